@@ -1,0 +1,24 @@
+// A sequence of contact indices w_1, w_2, … whose reset maps are applied in order (eq. 14).
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+namespace simpact {
+
+inline constexpr int kMaxStoredSequenceLength = 48;
+
+struct ContactSequence {
+  std::array<std::uint8_t, kMaxStoredSequenceLength> contacts{};  // closed-contact indices
+  int length = 0;  // full length; only the first kMaxStoredSequenceLength are stored
+
+  bool truncated() const { return length > kMaxStoredSequenceLength; }
+  int stored() const { return length < kMaxStoredSequenceLength ? length : kMaxStoredSequenceLength; }
+  void push(int contact) {
+    if (length < kMaxStoredSequenceLength) contacts[length] = static_cast<std::uint8_t>(contact);
+    ++length;
+  }
+  void pop() { --length; }
+};
+
+}  // namespace simpact

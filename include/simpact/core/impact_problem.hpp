@@ -1,0 +1,77 @@
+// One simultaneous impact, read-only once built (STYLE: immutable description): the factored
+// mass matrix, the closed contacts' normals u_i = Dφ_i(q*), the pre-impact momentum p⁻ and the
+// restitution R. Everything the resolution needs is precomputed in contact coordinates:
+//   A = N M⁻¹ Nᵀ (Gram matrix, A_ij = <u_i,u_j>_g) and c⁻ = N M⁻¹ p⁻ᵀ (rates <p⁻,u_i>_g),
+// so a reflection costs O(k) and a momentum is p = p⁻ + λᵀN for impulses λ.
+#pragma once
+
+#include <cstdint>
+
+#include "simpact/core/fixed_size.hpp"
+#include "simpact/core/kinetic_metric.hpp"
+
+namespace simpact {
+
+// Relative tolerances (DESIGN §1): a contact is violated when <p,u_i>_g < −tol_i with
+// tol_i = kFeasibilityTolerance · ||p⁻||_g · ||u_i||_g; a contact is closed when |φ_i| ≤ gap tol.
+inline constexpr double kFeasibilityTolerance = 1e-10;
+inline constexpr double kGapTolerance = 1e-9;
+
+class ImpactProblem {
+ public:
+  ImpactProblem() = default;
+  // normals: one row per contact (k×d); momentum: p⁻ (length d); gaps: optional φ_i (empty:
+  // every contact closed; open contacts, |φ_i| > kGapTolerance, are dropped). Throws
+  // InputError naming the field ("normals[2]", "momentum", "restitution", ...).
+  using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  ImpactProblem(KineticMetric metric, const Eigen::Ref<const RowMajorMatrix>& normals,
+                const Eigen::Ref<const Eigen::VectorXd>& momentum, double restitution,
+                const Eigen::Ref<const Eigen::VectorXd>& gaps = Eigen::VectorXd());
+
+  int dof() const { return metric_.dof(); }
+  int contacts() const { return static_cast<int>(normals_.rows()); }  // closed contacts only
+  // Index of closed contact i among the normals given (open contacts are skipped).
+  int given_index(int i) const { return given_index_[i]; }
+  int given_contacts() const { return given_contacts_; }
+
+  const KineticMetric& metric() const { return metric_; }
+  const NormalMatrix& normals() const { return normals_; }
+  const DofVector& momentum() const { return momentum_; }
+  double restitution() const { return restitution_; }
+  const ContactMatrix& gram() const { return gram_; }                // A
+  const ContactVector& initial_rates() const { return rates_; }     // c⁻
+  const ContactVector& tolerances() const { return tolerances_; }   // tol_i
+  const ContactVector& normal_norms() const { return normal_norms_; }  // ||u_i||_g
+  double momentum_norm() const { return momentum_norm_; }           // ||p⁻||_g
+  double energy_before() const { return 0.5 * momentum_norm_ * momentum_norm_; }  // [J]
+
+  // p = p⁻ + λᵀN.
+  DofVector momentum_from_impulses(const ContactVector& impulses) const;
+  // <p,u_i>_g for p = p⁻ + λᵀN: c = c⁻ + Aλ.
+  ContactVector rates_from_impulses(const ContactVector& impulses) const {
+    return rates_ + gram_ * impulses;
+  }
+  // ½||p⁻ + λᵀN||²_g without forming p: ½(||p⁻||² + 2λ·c⁻ + λᵀAλ).
+  double energy_from_impulses(const ContactVector& impulses) const;
+  // ||(λ_a − λ_b)ᵀN||_g: the g-distance between two momenta reached from p⁻.
+  double distance_between(const ContactVector& a, const ContactVector& b) const;
+  // True when every closed contact has <p,u_i>_g ≥ −tol_i.
+  bool feasible(const ContactVector& rates) const {
+    return (rates.array() >= -tolerances_.array()).all();
+  }
+
+ private:
+  KineticMetric metric_;
+  NormalMatrix normals_;
+  DofVector momentum_;
+  double restitution_ = 1.0;
+  ContactMatrix gram_;
+  ContactVector rates_;
+  ContactVector tolerances_;
+  ContactVector normal_norms_;
+  double momentum_norm_ = 0.0;
+  int given_index_[kMaxContacts] = {};
+  int given_contacts_ = 0;
+};
+
+}  // namespace simpact

@@ -1,0 +1,61 @@
+// Resolving one simultaneous impact: the elastic outcome(s) by propagation, the plastic outcome
+// by the unilateral LCP, the inelastic blend for R < 1, ξ and the uniqueness diagnostics.
+// `ImpactProblem` is read-only; `ImpactWorkspace` (one per thread) holds every buffer, so
+// `resolve_impact` allocates nothing once the workspace exists.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+
+#include "simpact/core/impact_problem.hpp"
+#include "simpact/core/ordering_policy.hpp"
+#include "simpact/core/plastic_impact.hpp"
+#include "simpact/core/propagation.hpp"
+
+namespace simpact {
+
+struct ResolveOptions {
+  OrderingPolicy policy = OrderingPolicy::kAll;
+  Minimality minimality = Minimality::kPropagation;
+  ResolveLimits limits;
+  bool compute_plastic = true;       // forced on when R < 1 (the blend needs p_p)
+  bool compare_argmin_argmax = true; // ξ between the argmin and argmax policies
+  bool check_definition1 = false;    // forced on when minimality = definition1
+  std::uint64_t seed = 0;            // for the random policy: draws keyed by (seed, task)
+  std::uint64_t task = 0;
+};
+
+enum class ResolveStatus {
+  kOk,                // outcome(s) found
+  kNoImpact,          // p⁻ already feasible: p⁺ = p⁻
+  kNoElasticOutcome,  // the closed normals positively span their span: only p_p exists
+  kCapHit,            // a step/depth/node/outcome cap was hit: outcomes may be incomplete
+};
+const char* resolve_status_name(ResolveStatus status);
+
+struct ImpactResolution {
+  ResolveStatus status = ResolveStatus::kOk;
+  int outcome_count = 0;      // distinct outcomes (workspace.outcomes)
+  double xi = std::numeric_limits<double>::quiet_NaN();  // diameter / ||p⁻||_g (policy all)
+  double xi_argmin_argmax = std::numeric_limits<double>::quiet_NaN();
+  bool unique = false;        // exactly one outcome and no cap hit
+  int minimal_outcomes = -1;  // outcomes with a Definition 1 minimal sequence (−1: unchecked)
+  bool step_cap_hit = false, depth_cap_hit = false, node_cap_hit = false, outcome_cap_hit = false;
+  long nodes = 0;
+  double energy_before = 0.0;  // ½||p⁻||²_g [J]
+  bool plastic_computed = false;
+  PlasticOutcome plastic;
+  Propagation argmin, argmax;  // filled when compare_argmin_argmax
+};
+
+class ImpactWorkspace {
+ public:
+  explicit ImpactWorkspace(const ResolveLimits& limits = {});
+  OutcomeSet outcomes;
+  EnumerationStack stack;
+};
+
+ImpactResolution resolve_impact(const ImpactProblem& problem, const ResolveOptions& options,
+                                ImpactWorkspace& workspace);
+
+}  // namespace simpact

@@ -1,0 +1,47 @@
+// The kinetic-energy metric on covectors, eq. (5): <a,b>_g = a M⁻¹ bᵀ.
+// M is factored once (Cholesky; a diagonal M is just inverted entrywise) and M⁻¹ is never formed.
+#pragma once
+
+#include <Eigen/Cholesky>
+
+#include "simpact/core/fixed_size.hpp"
+
+namespace simpact {
+
+class KineticMetric {
+ public:
+  KineticMetric() = default;
+  // Throws InputError("mass_matrix", ...) unless M is square, finite, symmetric and positive
+  // definite (checked with a relative tolerance).
+  explicit KineticMetric(const Eigen::Ref<const Eigen::MatrixXd>& mass_matrix);
+
+  int dof() const { return static_cast<int>(mass_.rows()); }
+  const DofMatrix& mass_matrix() const { return mass_; }
+  bool diagonal() const { return diagonal_; }
+
+  // x = M⁻¹ b for each column of b (velocity of a momentum, [m/s] for p in [kg·m/s]).
+  template <typename Derived>
+  void solve_in_place(Eigen::MatrixBase<Derived>& b) const {
+    if (diagonal_) {
+      for (Eigen::Index c = 0; c < b.cols(); ++c) b.col(c).array() *= inverse_diagonal_.array();
+    } else {
+      factor_.solveInPlace(b);
+    }
+  }
+  DofVector velocity(const DofVector& momentum) const {
+    DofVector v = momentum;
+    solve_in_place(v);
+    return v;
+  }
+  // <a,b>_g, [J] for momenta.
+  double inner(const DofVector& a, const DofVector& b) const { return a.dot(velocity(b)); }
+  double squared_norm(const DofVector& a) const { return inner(a, a); }
+
+ private:
+  DofMatrix mass_;
+  Eigen::LLT<DofMatrix> factor_;
+  DofVector inverse_diagonal_;
+  bool diagonal_ = false;
+};
+
+}  // namespace simpact

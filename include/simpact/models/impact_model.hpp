@@ -1,0 +1,30 @@
+// A model turns a set of named scalar parameters into one impact problem (M, closed-contact
+// normals, p⁻, R). Models know nothing of sweeps, MPI or files.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "simpact/core/impact_problem.hpp"
+#include "simpact/models/parameter_info.hpp"
+#include "simpact/models/parameter_set.hpp"
+
+namespace simpact {
+
+class ImpactModel {
+ public:
+  virtual ~ImpactModel() = default;
+  virtual std::string name() const = 0;
+  // Every parameter the model reads (restitution included), with units and allowed ranges.
+  virtual const std::vector<ParameterInfo>& parameters() const = 0;
+  // Throws InputError naming the parameter when a value is missing or out of range.
+  virtual ImpactProblem make_problem(const ParameterSet& params) const = 0;
+};
+
+// The restitution parameter every model shares: R of eq. (16), 1 = elastic, 0 = plastic.
+ParameterInfo restitution_parameter();
+// Reads a parameter with its default, checking range and integrality against `info`.
+double read_parameter(const ParameterSet& params, const ParameterInfo& info);
+
+}  // namespace simpact

@@ -1,0 +1,16 @@
+// The models a sweep config can name (`model: billiards`).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "simpact/models/impact_model.hpp"
+
+namespace simpact {
+
+std::vector<std::string> model_names();
+// Throws InputError("model", "unknown model 'x' (allowed: ...)").
+std::unique_ptr<ImpactModel> make_model(const std::string& name);
+
+}  // namespace simpact

@@ -1,0 +1,153 @@
+#include "simpact/core/propagation.hpp"
+
+#include <algorithm>
+
+#include "simpact/core/reset_map.hpp"
+
+namespace simpact {
+
+int choose_violated_contact(const ImpactProblem& problem, const ContactVector& rates,
+                            OrderingPolicy policy, CounterRng* rng) {
+  const ContactVector& tol = problem.tolerances();
+  const ContactVector& norms = problem.normal_norms();
+  const int k = problem.contacts();
+  int chosen = -1;
+  double best = 0.0;
+  int violated_count = 0;
+  for (int i = 0; i < k; ++i) {
+    if (rates[i] >= -tol[i]) continue;
+    ++violated_count;
+    const double normalized = rates[i] / norms[i];  // <p,u_i/||u_i||>_g
+    switch (policy) {
+      case OrderingPolicy::kArgmin:
+        if (chosen < 0 || normalized < best) chosen = i, best = normalized;
+        break;
+      case OrderingPolicy::kArgmax:  // ties go to the last index, so argmin ≠ argmax on ties
+        if (chosen < 0 || normalized >= best) chosen = i, best = normalized;
+        break;
+      case OrderingPolicy::kIndex:
+        if (chosen < 0) chosen = i;
+        break;
+      case OrderingPolicy::kReverse:
+      case OrderingPolicy::kRandom:
+      case OrderingPolicy::kAll:
+        chosen = i;
+        break;
+    }
+  }
+  if (policy == OrderingPolicy::kRandom && violated_count > 1 && rng != nullptr) {
+    auto pick = static_cast<int>(rng->below(static_cast<std::uint64_t>(violated_count)));
+    for (int i = 0; i < k; ++i) {
+      if (rates[i] >= -tol[i]) continue;
+      if (pick-- == 0) return i;
+    }
+  }
+  return chosen;
+}
+
+Propagation propagate(const ImpactProblem& problem, OrderingPolicy policy, const ResolveLimits& limits,
+                      CounterRng* rng) {
+  Propagation out;
+  out.impulses = ContactVector::Zero(problem.contacts());
+  out.rates = problem.initial_rates();
+  for (;;) {
+    const int i = choose_violated_contact(problem, out.rates, policy, rng);
+    if (i < 0) break;
+    if (out.sequence.length >= limits.max_steps) {
+      out.step_cap_hit = true;
+      break;
+    }
+    reflect_in_contact_coordinates(problem.gram(), i, out.impulses, out.rates);
+    out.sequence.push(i);
+  }
+  return out;
+}
+
+void OutcomeSet::add(const ImpactProblem& problem, const ContactVector& impulses,
+                     const ContactSequence& sequence) {
+  const double merge = kOutcomeMergeTolerance * problem.momentum_norm();
+  for (int j = 0; j < size; ++j) {
+    Outcome& o = items[j];
+    if (problem.distance_between(o.elastic_impulses, impulses) <= merge) {
+      ++o.sequence_count;
+      o.shortest = std::min(o.shortest, sequence.length);
+      if (o.stored_sequences < kMaxSequencesPerOutcome) o.sequences[o.stored_sequences++] = sequence;
+      return;
+    }
+  }
+  if (size == kMaxOutcomes) {
+    outcome_cap_hit = true;
+    return;
+  }
+  Outcome& o = items[size++];
+  o.elastic_impulses = impulses;
+  o.impulses = impulses;
+  o.alpha = 1.0;
+  o.energy = 0.0;
+  o.sequence_count = 1;
+  o.shortest = sequence.length;
+  o.stored_sequences = 1;
+  o.sequences[0] = sequence;
+  o.definition1_minimal = -1;
+}
+
+void enumerate_outcomes(const ImpactProblem& problem, const ResolveLimits& limits, OutcomeSet& outcomes,
+                        EnumerationStack& stack) {
+  outcomes.clear();
+  const int k = problem.contacts();
+  const ContactVector& tol = problem.tolerances();
+  if (static_cast<int>(stack.frames.size()) < limits.max_depth + 1)
+    stack.frames.resize(static_cast<std::size_t>(limits.max_depth) + 1);
+  ContactSequence path;
+
+  auto open_frame = [&](EnumerationStack::Frame& f) {
+    f.violated_count = 0;
+    f.next = 0;
+    for (int i = 0; i < k; ++i)
+      if (f.rates[i] < -tol[i]) f.violated[f.violated_count++] = static_cast<std::uint8_t>(i);
+  };
+
+  int depth = 0;
+  auto& root = stack.frames[0];
+  root.impulses = ContactVector::Zero(k);
+  root.rates = problem.initial_rates();
+  open_frame(root);
+  if (root.violated_count == 0) {
+    outcomes.add(problem, root.impulses, path);
+    return;
+  }
+  // Iterative depth-first search; frame d holds the state after d reflections.
+  while (depth >= 0) {
+    auto& frame = stack.frames[static_cast<std::size_t>(depth)];
+    if (frame.next == frame.violated_count) {  // every branch below this state explored
+      --depth;
+      if (depth >= 0) path.pop();
+      continue;
+    }
+    const int i = frame.violated[frame.next++];
+    if (depth == limits.max_depth) {
+      outcomes.depth_cap_hit = true;
+      frame.next = frame.violated_count;
+      continue;
+    }
+    if (outcomes.nodes >= limits.max_nodes) {
+      outcomes.node_cap_hit = true;
+      return;
+    }
+    ++outcomes.nodes;
+    auto& child = stack.frames[static_cast<std::size_t>(depth) + 1];
+    child.impulses = frame.impulses;
+    child.rates = frame.rates;
+    reflect_in_contact_coordinates(problem.gram(), i, child.impulses, child.rates);
+    path.push(i);
+    open_frame(child);
+    if (child.violated_count == 0) {
+      outcomes.add(problem, child.impulses, path);
+      path.pop();
+    } else {
+      ++depth;
+    }
+  }
+}
+
+}  // namespace simpact

@@ -1,0 +1,65 @@
+#include "simpact/models/billiards_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "simpact/core/input_error.hpp"
+
+namespace simpact {
+
+namespace {
+constexpr double kPi = 3.141592653589793;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+}  // namespace
+
+BilliardsModel::BilliardsModel() {
+  parameters_ = {
+      {"theta", "rad", "angle between the contact normals at the cue ball", std::nan(""), 0.0, kPi, false},
+      {"r_a", "m", "radius of target ball a", 1.0, 1e-300, kInf, false},
+      {"r_b", "m", "radius of target ball b", 1.0, 1e-300, kInf, false},
+      {"r_c", "m", "radius of the cue ball c", 1.0, 1e-300, kInf, false},
+      {"m_a", "kg", "mass of ball a (0: density x volume)", 0.0, 0.0, kInf, false},
+      {"m_b", "kg", "mass of ball b (0: density x volume)", 0.0, 0.0, kInf, false},
+      {"m_c", "kg", "mass of the cue ball (0: density x volume)", 0.0, 0.0, kInf, false},
+      {"density", "kg m-3", "density used for masses not given", 1.0, 1e-300, kInf, false},
+      {"psi", "rad", "cue direction relative to the bisector of theta", 0.0, -kPi / 2, kPi / 2, false},
+      {"speed", "m s-1", "speed of the cue ball", 1.0, 0.0, kInf, false},
+      restitution_parameter(),
+  };
+}
+
+double BilliardsModel::min_theta(double r_a, double r_b, double r_c) {
+  const double a = r_a + r_c, b = r_b + r_c, c = r_a + r_b;
+  return std::acos(std::clamp((a * a + b * b - c * c) / (2.0 * a * b), -1.0, 1.0));
+}
+
+ImpactProblem BilliardsModel::make_problem(const ParameterSet& params) const {
+  double v[11];
+  for (std::size_t i = 0; i < parameters_.size(); ++i) v[i] = read_parameter(params, parameters_[i]);
+  const double theta = v[0], r_a = v[1], r_b = v[2], r_c = v[3], density = v[7], psi = v[8], speed = v[9];
+  const double theta_min = min_theta(r_a, r_b, r_c);
+  if (theta < theta_min * (1.0 - 1e-12))
+    throw InputError("theta", fmt::format("{} is below the smallest admissible angle {} (balls a and b "
+                                          "would overlap)", theta, theta_min));
+  auto mass_of = [&](double given, double r) {
+    return given > 0.0 ? given : density * 4.0 / 3.0 * kPi * r * r * r;
+  };
+  const double m_a = mass_of(v[4], r_a), m_b = mass_of(v[5], r_b), m_c = mass_of(v[6], r_c);
+
+  Eigen::MatrixXd mass = Eigen::MatrixXd::Zero(6, 6);
+  mass.diagonal() << m_a, m_a, m_b, m_b, m_c, m_c;
+  const double half = 0.5 * theta;
+  const double na_x = std::cos(half), na_y = std::sin(half);   // unit vector c → a
+  const double nb_x = std::cos(half), nb_y = -std::sin(half);  // unit vector c → b
+  ImpactProblem::RowMajorMatrix normals = ImpactProblem::RowMajorMatrix::Zero(2, 6);
+  normals.row(0) << na_x, na_y, 0.0, 0.0, -na_x, -na_y;
+  normals.row(1) << 0.0, 0.0, nb_x, nb_y, -nb_x, -nb_y;
+  Eigen::VectorXd momentum = Eigen::VectorXd::Zero(6);
+  momentum[4] = m_c * speed * std::cos(psi);
+  momentum[5] = m_c * speed * std::sin(psi);
+  return ImpactProblem(KineticMetric(mass), normals, momentum, v[10]);
+}
+
+}  // namespace simpact

@@ -1,0 +1,58 @@
+#include "simpact/models/cradle_model.hpp"
+
+#include <cctype>
+#include <limits>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "simpact/core/input_error.hpp"
+
+namespace simpact {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+CradleModel::CradleModel() {
+  parameters_.push_back({"n", "1", "number of balls", 3.0, 2.0, kMaxCradleBalls, true});
+  parameters_.push_back({"speed", "m s-1", "velocity of ball 1 towards ball 2", 1.0, -kInf, kInf, false});
+  for (int i = 1; i <= kMaxCradleBalls; ++i) {
+    parameters_.push_back({fmt::format("m{}", i), "kg", fmt::format("mass of ball {}", i), 1.0, 1e-300, kInf, false});
+    parameters_.push_back({fmt::format("r{}", i), "m", fmt::format("radius of ball {}", i), 1.0, 1e-300, kInf, false});
+    if (i > 1)
+      parameters_.push_back({fmt::format("v{}", i), "m s-1", fmt::format("velocity of ball {}", i), 0.0, -kInf, kInf, false});
+  }
+  parameters_.push_back(restitution_parameter());
+}
+
+ImpactProblem CradleModel::make_problem(const ParameterSet& params) const {
+  auto info = [&](const std::string& name) -> const ParameterInfo& {
+    for (const auto& p : parameters_)
+      if (p.name == name) return p;
+    throw InputError(name, "unknown parameter of model 'cradle'");
+  };
+  const int n = static_cast<int>(read_parameter(params, info("n")));
+  for (const auto& [key, value] : params.entries()) {
+    // m7 with n = 3 is almost certainly a mistake in the caller's config.
+    if (key.size() >= 2 && (key[0] == 'm' || key[0] == 'r' || key[0] == 'v') && std::isdigit(key[1]) &&
+        std::stoi(key.substr(1)) > n)
+      throw InputError(key, fmt::format("names ball {} but the cradle has n = {} balls", key.substr(1), n));
+  }
+  Eigen::MatrixXd mass = Eigen::MatrixXd::Zero(n, n);
+  Eigen::VectorXd momentum(n);
+  for (int i = 1; i <= n; ++i) {
+    const double m = read_parameter(params, info(fmt::format("m{}", i)));
+    read_parameter(params, info(fmt::format("r{}", i)));  // validated; positions only
+    const double v = i == 1 ? read_parameter(params, info("speed"))
+                            : read_parameter(params, info(fmt::format("v{}", i)));
+    mass(i - 1, i - 1) = m;
+    momentum[i - 1] = m * v;
+  }
+  ImpactProblem::RowMajorMatrix normals = ImpactProblem::RowMajorMatrix::Zero(n - 1, n);
+  for (int i = 0; i + 1 < n; ++i) {
+    normals(i, i) = -1.0;
+    normals(i, i + 1) = 1.0;
+  }
+  return ImpactProblem(KineticMetric(mass), normals, momentum, read_parameter(params, info("restitution")));
+}
+
+}  // namespace simpact

@@ -1,0 +1,25 @@
+#include "simpact/models/impact_model.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "simpact/core/input_error.hpp"
+
+namespace simpact {
+
+ParameterInfo restitution_parameter() {
+  return {"restitution", "1", "energy-based coefficient of restitution R (eq. 16)", 1.0, 0.0, 1.0, false};
+}
+
+double read_parameter(const ParameterSet& params, const ParameterInfo& info) {
+  const double v = params.has(info.name) ? params.get(info.name, 0.0) : info.default_value;
+  if (std::isnan(v) && !params.has(info.name)) throw InputError(info.name, "required parameter is missing");
+  if (!std::isfinite(v)) throw InputError(info.name, "must be finite");
+  if (v < info.min || v > info.max)
+    throw InputError(info.name, fmt::format("{} is outside the allowed range [{}, {}]", v, info.min, info.max));
+  if (info.integer && v != std::round(v)) throw InputError(info.name, fmt::format("{} must be an integer", v));
+  return v;
+}
+
+}  // namespace simpact

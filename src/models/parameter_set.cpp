@@ -1,0 +1,46 @@
+#include "simpact/models/parameter_set.hpp"
+
+#include <fmt/format.h>
+
+#include "simpact/core/input_error.hpp"
+
+namespace simpact {
+
+void ParameterSet::set(std::string_view name, double value) {
+  for (auto& [key, v] : entries_) {
+    if (key == name) {
+      v = value;
+      return;
+    }
+  }
+  entries_.emplace_back(std::string(name), value);
+}
+
+bool ParameterSet::has(std::string_view name) const {
+  for (const auto& entry : entries_)
+    if (entry.first == name) return true;
+  return false;
+}
+
+double ParameterSet::get(std::string_view name, double fallback) const {
+  for (const auto& [key, v] : entries_)
+    if (key == name) return v;
+  return fallback;
+}
+
+double ParameterSet::require(std::string_view name) const {
+  for (const auto& [key, v] : entries_)
+    if (key == name) return v;
+  throw InputError(std::string(name), "required parameter is missing");
+}
+
+std::string ParameterSet::describe() const {
+  std::string out;
+  for (const auto& [key, v] : entries_) {
+    if (!out.empty()) out += ", ";
+    out += fmt::format("{}={:.17g}", key, v);
+  }
+  return out;
+}
+
+}  // namespace simpact
