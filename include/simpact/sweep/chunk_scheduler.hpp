@@ -1,0 +1,27 @@
+// Dynamic load balancing across ranks: a shared counter on rank 0 advanced with the one-sided
+// atomic MPI_Fetch_and_op, so a rank that finishes early simply claims the next chunk; no rank
+// waits on a coordinator. Collective to construct and destroy.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+
+namespace simpact {
+
+class ChunkScheduler {
+ public:
+  ChunkScheduler(MPI_Comm comm, std::int64_t total);
+  ~ChunkScheduler();  // frees the window: collective, so every rank must leave its loop
+  ChunkScheduler(const ChunkScheduler&) = delete;
+  ChunkScheduler& operator=(const ChunkScheduler&) = delete;
+  // The next unclaimed index in [0, total), or −1 when all are claimed.
+  std::int64_t next();
+
+ private:
+  MPI_Win window_ = MPI_WIN_NULL;
+  std::int64_t* counter_ = nullptr;
+  std::int64_t total_ = 0;
+};
+
+}  // namespace simpact

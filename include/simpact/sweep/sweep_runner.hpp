@@ -1,0 +1,45 @@
+// Runs a sweep: tasks 0..N−1 (grid point × Monte Carlo replica) in chunks claimed dynamically
+// by the MPI ranks, split over OpenMP threads inside a rank, each finished chunk journaled
+// crash-safely; then the HDF5 file is written collectively from the journal: per-grid-point
+// statistics (reduced in task order: bit-identical for any ranks/threads/chunking), optional
+// per-task samples, progress bitmap, provenance, and `complete = 1` last.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+
+#include "simpact/io/sweep_config.hpp"
+#include "simpact/sweep/task_kernel.hpp"
+
+namespace simpact {
+
+struct SweepRunOptions {
+  std::string output_path;
+  bool resume = false;     // continue from <output>.journal
+  bool overwrite = false;  // replace an existing output
+  std::string command_line;
+  double progress_interval_s = 5.0;
+};
+
+struct SweepRunSummary {
+  std::int64_t tasks = 0;           // in the sweep
+  std::int64_t tasks_computed = 0;  // by this run (all ranks)
+  std::int64_t chunks = 0;
+  double wall_seconds = 0.0;
+  double hdf5_seconds = 0.0;        // rank 0's time inside HDF5 calls
+  std::uintmax_t file_bytes = 0;
+  bool already_complete = false;    // --resume on a finished file: nothing to do
+};
+
+// Collective over `comm`. Throws InputError/IoError (same message on every rank) for problems
+// found before work starts; a failing task aborts the job (or is recorded, per on_task_error).
+SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKernel& kernel,
+                          const SweepRunOptions& options);
+
+// Chunk size used when the config leaves it at 0: depends only on the task count, so a resume
+// with a different number of ranks keeps the same chunks.
+std::int64_t default_chunk_size(std::int64_t task_count);
+
+}  // namespace simpact

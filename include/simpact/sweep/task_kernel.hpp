@@ -1,0 +1,49 @@
+// What the sweep engine runs: a model-agnostic task that maps one task's parameters to a fixed
+// list of named scalar results. The engine never special-cases a model; analysis/ provides the
+// kernel for impact models.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "simpact/models/parameter_set.hpp"
+
+namespace simpact {
+
+struct ResultColumn {
+  std::string name;       // e.g. "argmin_vs_argmax"
+  std::string group;      // HDF5 group of its grid maps, e.g. "xi_maps", "energy", "outcomes"
+  std::string units;      // e.g. "J", "1"
+  std::string long_name;  // e.g. "indeterminacy between the argmin and argmax orderings"
+};
+
+// Per-task outcome code stored in /samples/status (and counted per grid point).
+enum class TaskStatus : std::int64_t {
+  kOk = 0,
+  kNoImpact = 1,          // already feasible: nothing happened
+  kNoElasticOutcome = 2,  // normals positively span: only the plastic outcome exists
+  kCapHit = 3,            // a resolution cap was hit: results may be incomplete
+  kFailed = 4,            // the task threw (recorded under on_task_error: record); values NaN
+};
+
+// Per-thread scratch a kernel needs (e.g. an impact workspace); created once per thread.
+class TaskScratch {
+ public:
+  virtual ~TaskScratch() = default;
+};
+
+class TaskKernel {
+ public:
+  virtual ~TaskKernel() = default;
+  virtual const std::vector<ResultColumn>& columns() const = 0;
+  virtual std::unique_ptr<TaskScratch> make_scratch() const = 0;
+  // Writes columns().size() values to `results`; throws (InputError or other) on a bad task.
+  virtual TaskStatus evaluate(std::int64_t task, const ParameterSet& params, TaskScratch& scratch,
+                              double* results) const = 0;
+  // Index of the column shown as the headline map (/xi), or −1.
+  virtual int headline_column() const { return -1; }
+};
+
+}  // namespace simpact

@@ -1,0 +1,162 @@
+#include "simpact/analysis/impact_task_kernel.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "simpact/core/impact_diagnostics.hpp"
+
+namespace simpact {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+class ImpactScratch final : public TaskScratch {
+ public:
+  explicit ImpactScratch(const ResolveLimits& limits) : workspace(limits) {}
+  ImpactWorkspace workspace;
+  std::vector<ContactVector> final_impulses;  // one per single ordering
+};
+
+TaskStatus status_of(ResolveStatus s) {
+  switch (s) {
+    case ResolveStatus::kOk: return TaskStatus::kOk;
+    case ResolveStatus::kNoImpact: return TaskStatus::kNoImpact;
+    case ResolveStatus::kNoElasticOutcome: return TaskStatus::kNoElasticOutcome;
+    case ResolveStatus::kCapHit: return TaskStatus::kCapHit;
+  }
+  return TaskStatus::kFailed;
+}
+
+}  // namespace
+
+ImpactTaskKernel::ImpactTaskKernel(std::unique_ptr<ImpactModel> model, ImpactStudyOptions options)
+    : model_(std::move(model)), options_(std::move(options)) {
+  for (OrderingPolicy o : options_.orderings) {
+    if (o == OrderingPolicy::kAll) {
+      has_all_ = true;
+    } else if (std::find(single_.begin(), single_.end(), o) == single_.end()) {
+      single_.push_back(o);
+    }
+  }
+  auto name = [](OrderingPolicy o) { return std::string(ordering_policy_name(o)); };
+  if (has_all_) {
+    headline_ = static_cast<int>(columns_.size());
+    columns_.push_back({"outcome_set", "xi_maps", "1",
+                        "indeterminacy: diameter of the outcome set over ||p-||_g"});
+    columns_.push_back({"count", "outcomes", "1", "number of distinct propagative outcomes"});
+    columns_.push_back({"unique", "outcomes", "1", "1 when the outcome is unique (no cap hit)"});
+  }
+  for (std::size_t a = 0; a < single_.size(); ++a)
+    for (std::size_t b = a + 1; b < single_.size(); ++b) {
+      if (headline_ < 0) headline_ = static_cast<int>(columns_.size());
+      columns_.push_back({name(single_[a]) + "_vs_" + name(single_[b]), "xi_maps", "1",
+                          "indeterminacy between the " + name(single_[a]) + " and " + name(single_[b]) +
+                              " orderings: ||p_a - p_b||_g / ||p-||_g"});
+    }
+  columns_.push_back({"before", "energy", "J", "kinetic energy before the impact"});
+  std::vector<OrderingPolicy> all_orderings = single_;
+  if (has_all_) all_orderings.insert(all_orderings.begin(), OrderingPolicy::kAll);
+  for (OrderingPolicy o : all_orderings) {
+    const std::string what = o == OrderingPolicy::kAll ? "mean over the outcome set" : "ordering " + name(o);
+    columns_.push_back({"after_" + name(o), "energy", "J", "kinetic energy after the impact, " + what});
+    columns_.push_back({"relative_loss_" + name(o), "energy", "1",
+                        "(E_before - E_after) / E_before, " + what});
+  }
+  columns_.push_back({"after_plastic", "energy", "J", "kinetic energy after a perfectly plastic impact"});
+  columns_.push_back({"relative_loss_plastic", "energy", "1", "relative energy loss of a plastic impact"});
+  columns_.push_back({"normalized_cosine", "outcomes", "1",
+                      "normalized Gram entry G_12 = <u1,u2>_g/(||u1|| ||u2||) (first two contacts)"});
+  columns_.push_back({"dihedral_m", "outcomes", "1", "m with G_12 = -cos(pi/m) (0: none)"});
+  for (OrderingPolicy o : single_)
+    columns_.push_back({"steps_" + name(o), "outcomes", "1", "reflections applied by ordering " + name(o)});
+}
+
+std::unique_ptr<TaskScratch> ImpactTaskKernel::make_scratch() const {
+  auto scratch = std::make_unique<ImpactScratch>(options_.limits);
+  scratch->final_impulses.resize(single_.size());
+  return scratch;
+}
+
+TaskStatus ImpactTaskKernel::evaluate(std::int64_t task, const ParameterSet& params, TaskScratch& scratch_base,
+                                      double* results) const {
+  auto& scratch = static_cast<ImpactScratch&>(scratch_base);
+  const ImpactProblem problem = model_->make_problem(params);
+  const ImpactDiagnostics diagnostics = diagnose(problem);
+  TaskStatus status = TaskStatus::kOk;
+  auto worse = [&](TaskStatus s) {
+    if (static_cast<std::int64_t>(s) > static_cast<std::int64_t>(status)) status = s;
+  };
+  ResolveOptions options;
+  options.minimality = options_.minimality;
+  options.limits = options_.limits;
+  options.compare_argmin_argmax = false;
+  options.seed = options_.seed;
+  options.task = static_cast<std::uint64_t>(task);
+  const double e0 = problem.energy_before();
+  const double norm = problem.momentum_norm();
+  auto loss = [&](double after) { return e0 > 0.0 ? (e0 - after) / e0 : 0.0; };
+
+  int col = 0;
+  double all_after = kNaN;
+  PlasticOutcome plastic;
+  bool plastic_known = false;
+  if (has_all_) {
+    options.policy = OrderingPolicy::kAll;
+    const ImpactResolution r = resolve_impact(problem, options, scratch.workspace);
+    worse(status_of(r.status));
+    plastic = r.plastic;
+    plastic_known = r.plastic_computed;
+    results[col++] = r.xi;
+    results[col++] = r.status == ResolveStatus::kNoElasticOutcome ? 0.0 : r.outcome_count;
+    results[col++] = r.unique ? 1.0 : 0.0;
+    if (r.outcome_count > 0) {
+      double sum = 0.0;
+      for (int j = 0; j < r.outcome_count; ++j) sum += scratch.workspace.outcomes.items[j].energy;
+      all_after = sum / r.outcome_count;
+    }
+  }
+  std::vector<double> single_after(single_.size(), kNaN);
+  std::vector<double> single_steps(single_.size(), kNaN);
+  std::vector<bool> single_ok(single_.size(), false);
+  for (std::size_t s = 0; s < single_.size(); ++s) {
+    options.policy = single_[s];
+    const ImpactResolution r = resolve_impact(problem, options, scratch.workspace);
+    worse(status_of(r.status));
+    if (!plastic_known) {
+      plastic = r.plastic;
+      plastic_known = r.plastic_computed;
+    }
+    if (r.outcome_count > 0) {
+      const Outcome& o = scratch.workspace.outcomes.items[0];
+      scratch.final_impulses[s] = o.impulses;
+      single_after[s] = o.energy;
+      single_steps[s] = o.shortest;
+      single_ok[s] = true;
+    }
+  }
+  for (std::size_t a = 0; a < single_.size(); ++a)
+    for (std::size_t b = a + 1; b < single_.size(); ++b)
+      results[col++] = (single_ok[a] && single_ok[b] && norm > 0.0)
+                           ? problem.distance_between(scratch.final_impulses[a], scratch.final_impulses[b]) / norm
+                           : (norm > 0.0 ? kNaN : 0.0);
+  results[col++] = e0;
+  if (has_all_) {
+    results[col++] = all_after;
+    results[col++] = std::isfinite(all_after) ? loss(all_after) : kNaN;
+  }
+  for (std::size_t s = 0; s < single_.size(); ++s) {
+    results[col++] = single_after[s];
+    results[col++] = std::isfinite(single_after[s]) ? loss(single_after[s]) : kNaN;
+  }
+  results[col++] = plastic_known ? plastic.energy : kNaN;
+  results[col++] = plastic_known ? loss(plastic.energy) : kNaN;
+  results[col++] = problem.contacts() >= 2 ? diagnostics.normalized_gram(0, 1) : kNaN;
+  results[col++] = diagnostics.dihedral_m;
+  for (std::size_t s = 0; s < single_.size(); ++s) results[col++] = single_steps[s];
+  return status;
+}
+
+}  // namespace simpact

@@ -1,0 +1,133 @@
+// simpact run CONFIG.yaml [-o OUT.h5] [--resume | --overwrite] [--log-level L] [--quiet]
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "commands.hpp"
+#include "mpi_session.hpp"
+#include "simpact/analysis/impact_task_kernel.hpp"
+#include "simpact/core/input_error.hpp"
+#include "simpact/io/sweep_config.hpp"
+#include "simpact/models/model_catalog.hpp"
+#include "simpact/sweep/sweep_runner.hpp"
+
+namespace simpact::app {
+
+namespace {
+
+struct RunArgs {
+  std::string config;
+  std::string output;
+  bool resume = false;
+  bool overwrite = false;
+  bool quiet = false;
+  std::string log_level = "info";
+  double progress_interval = 5.0;
+  std::string command_line;
+};
+
+SweepConfig load_config(const std::string& path) {
+  const ModelCatalog catalog = [](const std::string& model, std::vector<ParameterInfo>& parameters) {
+    for (const auto& name : model_names())
+      if (name == model) {
+        parameters = make_model(name)->parameters();
+        return true;
+      }
+    return false;
+  };
+  return load_sweep_config(path, model_names(), catalog);
+}
+
+ImpactStudyOptions study_options(const SweepConfig& config) {
+  ImpactStudyOptions o;
+  o.orderings = config.orderings;
+  o.minimality = config.minimality;
+  o.limits.max_steps = static_cast<int>(config.limits.max_steps);
+  o.limits.max_depth = static_cast<int>(config.limits.max_depth);
+  o.limits.max_nodes = config.limits.max_nodes;
+  o.seed = config.seed;
+  return o;
+}
+
+int run(const RunArgs& args) {
+  MpiSession mpi;
+  const bool root = mpi.rank() == 0;
+  spdlog::set_pattern("[simpact %H:%M:%S] %v");
+  spdlog::set_level(!root || args.quiet ? spdlog::level::warn : spdlog::level::from_str(args.log_level));
+
+  SweepConfig config;
+  try {
+    config = load_config(args.config);
+  } catch (const ConfigErrors& e) {
+    if (root)
+      for (const auto& line : e.lines) std::fprintf(stderr, "simpact: error: %s\n", line.c_str());
+    return 2;
+  }
+  std::string output = args.output;
+  if (output.empty()) {  // default: results/<config name>.h5, creating results/ if needed
+    output = "results/" + std::filesystem::path(args.config).stem().string() + ".h5";
+    if (root) std::filesystem::create_directories("results");
+  }
+  const auto model = make_model(config.model);
+  const ImpactTaskKernel kernel(make_model(config.model), study_options(config));
+  if (root) {
+    const double maps = static_cast<double>(kernel.columns().size()) * (config.replicas() > 1 ? 5 : 4) + 1;
+    double bytes = maps * static_cast<double>(config.grid_points()) * 8.0;
+    if (config.output.samples)
+      bytes += static_cast<double>(config.task_count()) * 8.0 * (kernel.columns().size() + 6);
+    spdlog::info("{}: model '{}', {} tasks ({} grid points x {} replicas), output {} (at most {:.1f} MiB before compression)",
+                 args.config, config.model, config.task_count(), config.grid_points(), config.replicas(), output,
+                 bytes / (1024.0 * 1024.0));
+  }
+  SweepRunOptions options;
+  options.output_path = output;
+  options.resume = args.resume;
+  options.overwrite = args.overwrite;
+  options.command_line = args.command_line;
+  options.progress_interval_s = args.progress_interval;
+  try {
+    const SweepRunSummary s = run_sweep(MPI_COMM_WORLD, config, kernel, options);
+    if (root) {
+      if (s.already_complete) {
+        spdlog::info("{} is already complete: nothing to do", output);
+      } else {
+        spdlog::info("done: {} tasks ({} computed now) in {:.2f} s, {:.0f} tasks/s, HDF5 {:.3f} s ({:.1f}%), {} ({:.2f} MiB)",
+                     s.tasks, s.tasks_computed, s.wall_seconds,
+                     s.wall_seconds > 0 ? s.tasks_computed / s.wall_seconds : 0.0, s.hdf5_seconds,
+                     s.wall_seconds > 0 ? 100.0 * s.hdf5_seconds / s.wall_seconds : 0.0, output,
+                     static_cast<double>(s.file_bytes) / (1024.0 * 1024.0));
+      }
+    }
+  } catch (const std::exception& e) {
+    if (root) std::fprintf(stderr, "simpact: error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+CommandRunner add_run_command(CLI::App& app) {
+  auto args = std::make_shared<RunArgs>();
+  auto* cmd = app.add_subcommand("run", "run a parameter sweep (plain or under mpirun) into an HDF5 file");
+  cmd->add_option("config", args->config, "sweep config (YAML)")->required();
+  cmd->add_option("-o,--output", args->output, "output HDF5 file (default results/<config name>.h5)");
+  auto* resume = cmd->add_flag("--resume", args->resume, "continue an interrupted run from its journal");
+  cmd->add_flag("--overwrite", args->overwrite, "replace an existing output file")->excludes(resume);
+  cmd->add_option("--log-level", args->log_level, "trace, debug, info, warn, error, off")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
+  cmd->add_flag("-q,--quiet", args->quiet, "only warnings and errors");
+  cmd->add_option("--progress-interval", args->progress_interval, "seconds between progress lines")
+      ->check(CLI::PositiveNumber);
+  return [args, &app] {
+    args->command_line = "simpact run " + args->config + (args->output.empty() ? "" : " -o " + args->output) +
+                         (args->resume ? " --resume" : "") + (args->overwrite ? " --overwrite" : "");
+    (void)app;
+    return run(*args);
+  };
+}
+
+}  // namespace simpact::app

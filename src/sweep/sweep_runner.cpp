@@ -1,0 +1,529 @@
+#include "simpact/sweep/sweep_runner.hpp"
+
+#include <omp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "simpact/analysis/running_statistics.hpp"
+#include "simpact/core/input_error.hpp"
+#include "simpact/io/chunk_journal.hpp"
+#include "simpact/io/io_error.hpp"
+#include "simpact/io/sweep_file.hpp"
+#include "simpact/sweep/chunk_scheduler.hpp"
+#include "simpact/sweep/parameter_space.hpp"
+#include "simpact/version.hpp"
+
+namespace simpact {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kStatNames[] = {"mean", "std", "min", "max"};
+constexpr std::int64_t kSlabTasks = 1 << 16;  // tasks per collective write round (bounds memory)
+
+struct Mpi {
+  MPI_Comm comm;
+  int rank = 0, size = 1;
+  explicit Mpi(MPI_Comm c) : comm(c) {
+    MPI_Comm_rank(c, &rank);
+    MPI_Comm_size(c, &size);
+  }
+};
+
+std::string now_iso8601() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+// Rank 0 decides; every rank throws the same one-line error, so all exit non-zero together.
+void agree_or_throw(const Mpi& mpi, std::string error) {
+  int length = static_cast<int>(error.size());
+  MPI_Bcast(&length, 1, MPI_INT, 0, mpi.comm);
+  error.resize(static_cast<std::size_t>(length));
+  MPI_Bcast(error.data(), length, MPI_CHAR, 0, mpi.comm);
+  if (!error.empty()) throw InputError("output", error);
+}
+
+std::string gather_hosts(const Mpi& mpi) {
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  int len = 0;
+  MPI_Get_processor_name(name, &len);
+  std::vector<char> all(static_cast<std::size_t>(MPI_MAX_PROCESSOR_NAME) * mpi.size);
+  MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, mpi.comm);
+  std::set<std::string> hosts;
+  for (int r = 0; r < mpi.size; ++r) hosts.insert(std::string(all.data() + static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME));
+  std::string out;
+  for (const auto& h : hosts) out += (out.empty() ? "" : ",") + h;
+  return out;
+}
+
+std::string slurm_job_id() {
+  const char* job = std::getenv("SLURM_JOB_ID");
+  if (!job) return "";
+  std::string id = job;
+  const char* array_job = std::getenv("SLURM_ARRAY_JOB_ID");
+  const char* array_task = std::getenv("SLURM_ARRAY_TASK_ID");
+  if (array_job && array_task) id = fmt::format("{}_{}", array_job, array_task);
+  return id;
+}
+
+// One provenance row per run or resume, kept in the journal until the file is complete.
+// Tab-separated, fields escaped of tabs/newlines.
+std::string escape(std::string s) {
+  for (char& c : s)
+    if (c == '\t' || c == '\n') c = ' ';
+  return s;
+}
+
+void append_provenance_line(const std::string& dir, const ProvenanceRow& r) {
+  std::ofstream out(dir + "/provenance.tsv", std::ios::app);
+  out << escape(r.version) << '\t' << escape(r.git_revision) << '\t' << escape(r.build_flags) << '\t'
+      << escape(r.hosts) << '\t' << escape(r.slurm_job_id) << '\t' << escape(r.start_time) << '\t'
+      << escape(r.end_time) << '\t' << escape(r.command) << '\t' << r.ranks << '\t' << r.threads << '\t'
+      << r.seed << '\t' << r.tasks_done << '\n';
+}
+
+std::vector<ProvenanceRow> read_provenance_lines(const std::string& dir) {
+  std::vector<ProvenanceRow> rows;
+  std::ifstream in(dir + "/provenance.tsv");
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    std::string field;
+    while (std::getline(ss, field, '\t')) f.push_back(field);
+    if (f.size() != 12) continue;  // a torn last line from a kill
+    ProvenanceRow r;
+    r.version = f[0], r.git_revision = f[1], r.build_flags = f[2], r.hosts = f[3], r.slurm_job_id = f[4];
+    r.start_time = f[5], r.end_time = f[6], r.command = f[7];
+    r.ranks = std::stoll(f[8]), r.threads = std::stoll(f[9]), r.seed = std::stoull(f[10]);
+    r.tasks_done = std::stoll(f[11]);
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+std::string column_list(const TaskKernel& kernel) {
+  std::string out;
+  for (const auto& c : kernel.columns()) out += (out.empty() ? "" : ",") + c.group + "/" + c.name;
+  return out;
+}
+
+// The file layout: grid axes; per result column one map <group>/<name> without Monte Carlo, or
+// <name>_mean/_std/_min/_max/_count over the replicas of each grid point; the headline map /xi;
+// optional per-task samples.
+SweepFileLayout make_layout(const SweepConfig& config, const ParameterSpace& space, const TaskKernel& kernel,
+                            std::int64_t chunk_count) {
+  SweepFileLayout layout;
+  for (const auto& axis : space.axes()) layout.axes.push_back({axis.name, axis.units, axis.long_name, axis.values});
+  if (layout.axes.empty()) layout.axes.push_back({"point", "1", "grid point (the sweep has no grid axes)", {0.0}});
+  const bool replicas = space.replicas() > 1;
+  for (const auto& c : kernel.columns()) {
+    if (!replicas) {
+      layout.maps.push_back({c.group, c.name, c.units, c.long_name});
+      continue;
+    }
+    for (const char* stat : kStatNames)
+      layout.maps.push_back({c.group, c.name + "_" + stat, c.units, fmt::format("{} ({} over replicas)", c.long_name, stat)});
+    layout.maps.push_back({c.group, c.name + "_count", "1", c.long_name + " (replicas with a finite value)"});
+  }
+  if (kernel.headline_column() >= 0) {
+    const auto& c = kernel.columns()[static_cast<std::size_t>(kernel.headline_column())];
+    layout.maps.push_back({"", "xi", c.units, c.long_name + (replicas ? " (mean over replicas)" : "")});
+  }
+  if (config.output.samples) {
+    for (const auto& axis : space.axes()) layout.samples.push_back({axis.name, axis.units, axis.long_name, false});
+    for (const auto& p : space.random_parameters()) layout.samples.push_back({p.name, p.units, p.long_name, false});
+    layout.samples.push_back({"status", "1", "0 ok, 1 no impact, 2 no elastic outcome, 3 cap hit, 4 failed", true});
+    layout.samples.push_back({"random_counter", "1", "uniform draws consumed from the (seed, task) stream", true});
+    for (const auto& c : kernel.columns()) layout.samples.push_back({c.group + "_" + c.name, c.units, c.long_name, false});
+  }
+  layout.task_count = space.task_count();
+  layout.chunk_count = chunk_count;
+  layout.config_text = config.source_text;
+  layout.config_hash = config.source_hash;
+  layout.compression = config.output.compression;
+  std::string orderings;
+  for (auto o : config.orderings) orderings += (orderings.empty() ? "" : ",") + std::string(ordering_policy_name(o));
+  layout.root_string_attributes = {{"model", config.model},
+                                   {"orderings", orderings},
+                                   {"minimality", config.minimality == Minimality::kDefinition1 ? "definition1" : "propagation"},
+                                   {"replicas", std::to_string(space.replicas())},
+                                   {"title", "simpact sweep of simultaneous impacts"}};
+  return layout;
+}
+
+class ProgressLog {
+ public:
+  ProgressLog(std::int64_t total_tasks, double interval) : total_(total_tasks), interval_(interval) {}
+  void update(std::int64_t done_tasks) {
+    const auto now = Clock::now();
+    const double since = std::chrono::duration<double>(now - last_).count();
+    if (since < interval_ || done_tasks >= total_) return;
+    last_ = now;
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    const double rate = elapsed > 0 ? done_tasks / elapsed : 0.0;
+    const double eta = rate > 0 ? (total_ - done_tasks) / rate : 0.0;
+    spdlog::info("progress: {}/{} tasks ({:.1f}%), {:.0f} tasks/s, ETA {:.0f} s", done_tasks, total_,
+                 100.0 * done_tasks / std::max<std::int64_t>(1, total_), rate, eta);
+  }
+
+ private:
+  std::int64_t total_;
+  double interval_;
+  Clock::time_point start_ = Clock::now();
+  Clock::time_point last_ = Clock::now();
+};
+
+// Evaluates one chunk's tasks over the OpenMP threads; each task's slot is fixed, so the
+// result does not depend on which thread ran it.
+void compute_chunk(const ParameterSpace& space, const TaskKernel& kernel, const SweepConfig& config,
+                   std::vector<std::unique_ptr<TaskScratch>>& scratch, ChunkResults& out) {
+  const auto vpt = static_cast<std::int64_t>(kernel.columns().size());
+  std::string error;
+#pragma omp parallel
+  {
+    ParameterSet params;
+    TaskScratch& mine = *scratch[static_cast<std::size_t>(omp_get_thread_num())];
+#pragma omp for schedule(dynamic, 8)
+    for (std::int64_t i = 0; i < out.count; ++i) {
+      const std::int64_t task = out.first_task + i;
+      double* values = out.values.data() + i * vpt;
+      std::uint64_t draws = 0;
+      try {
+        draws = space.parameters_of(task, params);
+        out.status[static_cast<std::size_t>(i)] = static_cast<std::int64_t>(kernel.evaluate(task, params, mine, values));
+      } catch (const std::exception& e) {
+        out.status[static_cast<std::size_t>(i)] = static_cast<std::int64_t>(TaskStatus::kFailed);
+        std::fill(values, values + vpt, std::numeric_limits<double>::quiet_NaN());
+        if (config.on_task_error == TaskErrorMode::kAbort) {
+#pragma omp critical(simpact_task_error)
+          if (error.empty()) error = fmt::format("task {} failed ({}): {}", task, params.describe(), e.what());
+        }
+      }
+      out.counters[static_cast<std::size_t>(i)] = draws;
+    }
+  }
+  if (!error.empty()) throw std::runtime_error(error);
+}
+
+struct Finalizer {
+  const Mpi& mpi;
+  const SweepConfig& config;
+  const ParameterSpace& space;
+  const TaskKernel& kernel;
+  const JournalManifest& manifest;
+  const JournalIndex& index;
+  double hdf5_seconds = 0.0;
+
+  template <typename F>
+  void timed(F&& f) {
+    const auto t0 = Clock::now();
+    f();
+    hdf5_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+  }
+
+  // Reads task results in task order through a one-chunk cache.
+  struct TaskReader {
+    const JournalIndex& index;
+    std::int64_t chunk_size;
+    ChunkResults cache;
+    std::int64_t cached = -1;
+    std::int64_t vpt;
+    const double* values(std::int64_t task) {
+      load(task);
+      return cache.values.data() + (task - cache.first_task) * vpt;
+    }
+    std::int64_t status(std::int64_t task) { load(task); return cache.status[static_cast<std::size_t>(task - cache.first_task)]; }
+    std::int64_t counter(std::int64_t task) {
+      load(task);
+      return static_cast<std::int64_t>(cache.counters[static_cast<std::size_t>(task - cache.first_task)]);
+    }
+    void load(std::int64_t task) {
+      const std::int64_t chunk = task / chunk_size;
+      if (chunk != cached) {
+        index.read(chunk, cache);
+        cached = chunk;
+      }
+    }
+  };
+
+  void write(const std::string& path, const std::vector<ProvenanceRow>& provenance) {
+    const SweepFileLayout layout = make_layout(config, space, kernel, manifest.chunk_count());
+    std::unique_ptr<SweepFile> file;
+    timed([&] { file = std::make_unique<SweepFile>(SweepFile::create(path, mpi.comm, layout)); });
+    TaskReader reader{index, manifest.chunk_size, {}, -1, manifest.values_per_task};
+    const std::size_t columns = kernel.columns().size();
+    const bool replicas = space.replicas() > 1;
+    const std::size_t maps_per_column = replicas ? 5 : 1;
+
+    // Grid maps: a contiguous block of grid points per rank, written in equal-count rounds.
+    const std::int64_t points = space.grid_points();
+    const std::int64_t first = points * mpi.rank / mpi.size, last = points * (mpi.rank + 1) / mpi.size;
+    const std::int64_t max_share = (points + mpi.size - 1) / mpi.size;
+    const std::int64_t slab_points = std::max<std::int64_t>(1, kSlabTasks / space.replicas());
+    const std::int64_t rounds = (max_share + slab_points - 1) / slab_points;
+    std::vector<std::vector<double>> maps(layout.maps.size());
+    for (std::int64_t round = 0; round < rounds; ++round) {
+      const std::int64_t a = std::min(last, first + round * slab_points);
+      const std::int64_t b = std::min(last, a + slab_points);
+      for (auto& m : maps) m.assign(static_cast<std::size_t>(b - a), 0.0);
+      std::vector<RunningStatistics> stats(columns);
+      for (std::int64_t g = a; g < b; ++g) {
+        std::fill(stats.begin(), stats.end(), RunningStatistics{});
+        for (std::int64_t r = 0; r < space.replicas(); ++r) {
+          const double* v = reader.values(space.task_of(g, r));
+          for (std::size_t c = 0; c < columns; ++c) stats[c].add(v[c]);
+        }
+        const auto at = static_cast<std::size_t>(g - a);
+        for (std::size_t c = 0; c < columns; ++c) {
+          const std::size_t base = c * maps_per_column;
+          if (!replicas) {  // the single replica's value itself (NaN stays NaN)
+            maps[base][at] = reader.values(space.task_of(g, 0))[c];
+            continue;
+          }
+          maps[base + 0][at] = stats[c].mean();
+          maps[base + 1][at] = stats[c].std();
+          maps[base + 2][at] = stats[c].min();
+          maps[base + 3][at] = stats[c].max();
+          maps[base + 4][at] = static_cast<double>(stats[c].count());
+        }
+        if (kernel.headline_column() >= 0) {
+          const auto h = static_cast<std::size_t>(kernel.headline_column());
+          maps.back()[at] = replicas ? stats[h].mean() : maps[h * maps_per_column][at];
+        }
+      }
+      timed([&] {
+        for (std::size_t m = 0; m < maps.size(); ++m) file->write_map(m, a, maps[m].data(), b - a);
+      });
+    }
+
+    if (config.output.samples) write_samples(*file, reader);
+
+    timed([&] {
+      const std::vector<std::uint8_t> done = index.done_bitmap();
+      file->write_progress(0, done.data(), mpi.rank == 0 ? static_cast<std::int64_t>(done.size()) : 0);
+      file->write_provenance(provenance);
+      file->flush();
+      file->set_complete(true);  // last: a file marked complete holds everything
+      file->close();
+    });
+  }
+
+  void write_samples(SweepFile& file, TaskReader& reader) {
+    const std::int64_t tasks = space.task_count();
+    const std::int64_t first = tasks * mpi.rank / mpi.size, last = tasks * (mpi.rank + 1) / mpi.size;
+    const std::int64_t max_share = (tasks + mpi.size - 1) / mpi.size;
+    const std::int64_t rounds = (max_share + kSlabTasks - 1) / kSlabTasks;
+    const std::size_t inputs = space.axes().size() + space.random_parameters().size();
+    const std::size_t columns = kernel.columns().size();
+    ParameterSet params;
+    for (std::int64_t round = 0; round < rounds; ++round) {
+      const std::int64_t a = std::min(last, first + round * kSlabTasks);
+      const std::int64_t b = std::min(last, a + kSlabTasks);
+      const auto n = static_cast<std::size_t>(b - a);
+      std::vector<std::vector<double>> in(inputs, std::vector<double>(n));
+      std::vector<std::vector<double>> out(columns, std::vector<double>(n));
+      std::vector<std::int64_t> status(n), counter(n);
+      for (std::int64_t t = a; t < b; ++t) {
+        const auto i = static_cast<std::size_t>(t - a);
+        space.parameters_of(t, params);
+        std::size_t j = 0;
+        for (const auto& axis : space.axes()) in[j++][i] = params.get(axis.name, 0.0);
+        for (const auto& p : space.random_parameters()) in[j++][i] = params.get(p.name, 0.0);
+        const double* v = reader.values(t);
+        for (std::size_t c = 0; c < columns; ++c) out[c][i] = v[c];
+        status[i] = reader.status(t);
+        counter[i] = reader.counter(t);
+      }
+      timed([&] {
+        std::size_t col = 0;
+        for (std::size_t j = 0; j < inputs; ++j) file.write_samples(col++, a, in[j].data(), b - a);
+        file.write_samples(col++, a, status.data(), b - a);
+        file.write_samples(col++, a, counter.data(), b - a);
+        for (std::size_t c = 0; c < columns; ++c) file.write_samples(col++, a, out[c].data(), b - a);
+      });
+    }
+  }
+};
+
+}  // namespace
+
+std::int64_t default_chunk_size(std::int64_t task_count) {
+  // ~512 chunks: enough to balance 16+ ranks, few enough that journal syncs cost nothing.
+  return std::clamp<std::int64_t>((task_count + 511) / 512, 16, 4096);
+}
+
+SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKernel& kernel,
+                          const SweepRunOptions& options) {
+  const auto start = Clock::now();
+  const Mpi mpi(comm);
+  const ParameterSpace space(config);
+  SweepRunSummary summary;
+  summary.tasks = space.task_count();
+
+  JournalManifest manifest;
+  manifest.config_hash = config.source_hash;
+  manifest.task_count = space.task_count();
+  manifest.chunk_size = config.output.chunk_size > 0 ? config.output.chunk_size : default_chunk_size(space.task_count());
+  manifest.values_per_task = static_cast<std::int64_t>(kernel.columns().size());
+  manifest.columns = column_list(kernel);
+  summary.chunks = manifest.chunk_count();
+  const std::string& path = options.output_path;
+  const std::string journal = journal_directory(path);
+
+  // ---- decide, on rank 0, whether this run may start (nothing is written before) ----------
+  std::string error;
+  int mode = 0;  // 0 fresh, 1 resume from journal, 2 already complete
+  if (mpi.rank == 0) {
+    const fs::path parent = fs::absolute(path).parent_path();
+    const bool out_exists = fs::exists(path), journal_exists = fs::exists(journal);
+    if (!fs::is_directory(parent)) {
+      error = fmt::format("directory '{}' does not exist", parent.string());
+    } else if (::access(parent.c_str(), W_OK) != 0) {
+      error = fmt::format("directory '{}' is not writable", parent.string());
+    } else if (options.resume) {
+      JournalManifest previous;
+      if (journal_exists && read_journal_manifest(journal, previous)) {
+        if (previous.config_hash != manifest.config_hash)
+          error = fmt::format("--resume refused: the config changed since '{}' was started (sha256 {} vs {})",
+                              path, previous.config_hash.substr(0, 12), manifest.config_hash.substr(0, 12));
+        else if (!(previous == manifest))
+          error = fmt::format("--resume refused: '{}' was started with a different chunk size or results", path);
+        else
+          mode = 1;
+      } else if (out_exists && sweep_file_is_complete(path)) {
+        if (sweep_file_config_hash(path) != manifest.config_hash)
+          error = fmt::format("--resume refused: '{}' is complete but was made from a different config", path);
+        else
+          mode = 2;
+      }
+    } else if ((out_exists || journal_exists) && !options.overwrite) {
+      error = fmt::format("'{}' already exists: pass --resume to continue it or --overwrite to replace it", path);
+    }
+  }
+  agree_or_throw(mpi, error);
+  MPI_Bcast(&mode, 1, MPI_INT, 0, comm);
+  if (mode == 2) {
+    summary.already_complete = true;
+    if (mpi.rank == 0) summary.file_bytes = fs::file_size(path);
+    return summary;
+  }
+
+  // ---- set up: journal, provenance row, incomplete output file -----------------------------
+  const std::string run_id = fmt::format("{}", std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                   std::chrono::system_clock::now().time_since_epoch()).count());
+  ProvenanceRow row;
+  row.version = kVersion;
+  row.git_revision = kGitRevision;
+  row.build_flags = kBuildFlags;
+  row.hosts = gather_hosts(mpi);
+  row.slurm_job_id = slurm_job_id();
+  row.start_time = now_iso8601();
+  row.command = options.command_line;
+  row.ranks = mpi.size;
+  row.threads = omp_get_max_threads();
+  row.seed = config.monte_carlo ? config.monte_carlo->seed : config.seed;
+  if (mpi.rank == 0) {
+    try {
+      if (mode == 0) {
+        remove_journal(journal);
+        std::error_code ec;
+        fs::remove(path, ec);
+        create_journal(journal, manifest);
+      }
+      append_provenance_line(journal, row);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }
+  agree_or_throw(mpi, error);
+  double hdf5_seconds = 0.0;
+  if (mode == 0) {
+    // The file exists from the start, marked incomplete, so a killed job leaves an honest file.
+    const auto t0 = Clock::now();
+    SweepFile::create(path, comm, make_layout(config, space, kernel, manifest.chunk_count())).close();
+    hdf5_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+  }
+
+  // ---- which chunks remain ------------------------------------------------------------------
+  std::vector<std::uint8_t> done(static_cast<std::size_t>(manifest.chunk_count()), 0);
+  if (mpi.rank == 0 && mode == 1) done = JournalIndex::scan(journal, manifest).done_bitmap();
+  MPI_Bcast(done.data(), static_cast<int>(done.size()), MPI_UINT8_T, 0, comm);
+  std::vector<std::int64_t> todo;
+  for (std::size_t c = 0; c < done.size(); ++c)
+    if (!done[c]) todo.push_back(static_cast<std::int64_t>(c));
+  if (mpi.rank == 0)
+    spdlog::info("{} tasks in {} chunks of {}; {} chunks to compute on {} rank(s) x {} thread(s)", summary.tasks,
+                 manifest.chunk_count(), manifest.chunk_size, todo.size(), mpi.size, row.threads);
+
+  // ---- compute ------------------------------------------------------------------------------
+  std::int64_t computed = 0;
+  {
+    ChunkJournalWriter writer(journal, mpi.rank, run_id);
+    std::vector<std::unique_ptr<TaskScratch>> scratch;
+    for (int t = 0; t < omp_get_max_threads(); ++t) scratch.push_back(kernel.make_scratch());
+    ChunkScheduler scheduler(comm, static_cast<std::int64_t>(todo.size()));
+    ProgressLog progress(summary.tasks, options.progress_interval_s);
+    const std::int64_t already = summary.tasks - static_cast<std::int64_t>(todo.size()) * manifest.chunk_size;
+    ChunkResults chunk;
+    for (std::int64_t claimed = scheduler.next(); claimed >= 0; claimed = scheduler.next()) {
+      chunk.chunk = todo[static_cast<std::size_t>(claimed)];
+      chunk.first_task = chunk.chunk * manifest.chunk_size;
+      chunk.resize(std::min(manifest.chunk_size, summary.tasks - chunk.first_task), manifest.values_per_task);
+      try {
+        compute_chunk(space, kernel, config, scratch, chunk);
+      } catch (const std::exception& e) {
+        // Every finished chunk is already journaled; end all ranks now rather than hang.
+        spdlog::error("{}", e.what());
+        std::fprintf(stderr, "simpact: error: %s\n", e.what());
+        std::fflush(stderr);
+        MPI_Abort(comm, 3);
+      }
+      writer.append(chunk, manifest.values_per_task);
+      computed += chunk.count;
+      if (mpi.rank == 0) progress.update(std::max<std::int64_t>(0, already) + claimed * manifest.chunk_size);
+    }
+  }
+  MPI_Allreduce(&computed, &summary.tasks_computed, 1, MPI_INT64_T, MPI_SUM, comm);
+
+  // ---- finalize: write the HDF5 file from the journal ---------------------------------------
+  const JournalIndex index = JournalIndex::scan(journal, manifest);
+  std::int64_t missing = manifest.chunk_count() - index.done_count();
+  MPI_Allreduce(MPI_IN_PLACE, &missing, 1, MPI_INT64_T, MPI_MAX, comm);
+  if (missing != 0) throw IoError(fmt::format("{}: {} chunks missing from the journal after the run", journal, missing));
+  std::vector<ProvenanceRow> provenance = read_provenance_lines(journal);
+  if (!provenance.empty()) {
+    provenance.back().end_time = now_iso8601();
+    provenance.back().tasks_done = summary.tasks_computed;
+  }
+  Finalizer finalizer{mpi, config, space, kernel, manifest, index};
+  finalizer.write(path, provenance);
+  hdf5_seconds += finalizer.hdf5_seconds;
+  MPI_Barrier(comm);
+  if (mpi.rank == 0) {
+    remove_journal(journal);  // only now: the file holds everything the journal did
+    summary.file_bytes = fs::file_size(path);
+  }
+  summary.hdf5_seconds = hdf5_seconds;
+  summary.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return summary;
+}
+
+}  // namespace simpact
