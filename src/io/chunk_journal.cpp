@@ -1,6 +1,7 @@
 #include "simpact/io/chunk_journal.hpp"
 
 #include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -128,7 +129,23 @@ ChunkJournalWriter::ChunkJournalWriter(const std::string& directory, int rank, c
 }
 
 ChunkJournalWriter::~ChunkJournalWriter() {
-  if (fd_ >= 0) ::close(fd_);
+  if (fd_ < 0) return;
+  if (unsynced_) ::fdatasync(fd_);
+  ::close(fd_);
+}
+
+namespace {
+double monotonic_seconds() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+}  // namespace
+
+void ChunkJournalWriter::sync() {
+  if (::fdatasync(fd_) != 0) throw IoError(fmt::format("{}: fdatasync failed: {}", path_, std::strerror(errno)));
+  last_sync_ = monotonic_seconds();
+  unsynced_ = false;
 }
 
 void ChunkJournalWriter::append(const ChunkResults& chunk, std::int64_t values_per_task) {
@@ -140,7 +157,8 @@ void ChunkJournalWriter::append(const ChunkResults& chunk, std::int64_t values_p
   std::memcpy(record.data(), &h, sizeof h);
   std::memcpy(record.data() + sizeof h, payload.data(), payload.size());
   write_all(fd_, record.data(), record.size(), path_);
-  if (::fdatasync(fd_) != 0) throw IoError(fmt::format("{}: fdatasync failed: {}", path_, std::strerror(errno)));
+  unsynced_ = true;
+  if (monotonic_seconds() - last_sync_ >= sync_interval_s_) sync();
 }
 
 JournalIndex JournalIndex::scan(const std::string& directory, const JournalManifest& manifest) {

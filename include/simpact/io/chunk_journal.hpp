@@ -53,12 +53,18 @@ class ChunkJournalWriter {
   ~ChunkJournalWriter();
   ChunkJournalWriter(const ChunkJournalWriter&) = delete;
   ChunkJournalWriter& operator=(const ChunkJournalWriter&) = delete;
-  // Appends the record and fdatasync()s it: when this returns, the chunk survives a SIGKILL.
+  // Appends the record with one write(): when this returns, the chunk survives a SIGKILL of the
+  // process (the kernel holds the data). To also survive a node crash it is fdatasync()ed, at
+  // most once per `sync_interval_s` (syncing every chunk cost more than computing it) and at close.
   void append(const ChunkResults& chunk, std::int64_t values_per_task);
+  void sync();
 
  private:
   int fd_ = -1;
   std::string path_;
+  double sync_interval_s_ = 1.0;
+  double last_sync_ = 0.0;
+  bool unsynced_ = false;
 };
 
 // Every valid record in a journal directory, by chunk.
