@@ -1,0 +1,112 @@
+"""SIGKILL a sweep running under mpirun -n 2 at three points (early, middle, during the final
+HDF5 write), check the file left behind is not marked complete, resume, and compare with an
+uninterrupted run bit for bit. Also: --resume refuses a changed config; an existing output is
+not overwritten without --resume/--overwrite.
+
+usage: sweep_kill_resume.py SIMPACT"""
+import glob
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import h5py
+
+import sweep_common as sc
+
+CONFIG = """model: billiards
+params: {speed: 1.0, restitution: 0.9}
+grid:
+  theta: {start: 1.3, stop: pi, num: 64}
+monte_carlo:
+  samples_per_point: 3000
+  seed: 3
+  method: random
+  params:
+    r_a: {dist: uniform, low: 0.95, high: 1.05}
+    r_b: {dist: uniform, low: 0.95, high: 1.05}
+    psi: {dist: truncated_normal, mean: 0.0, std: 0.05, low: -0.2, high: 0.2}
+orderings: [all, argmin, argmax, index]
+minimality: definition1
+output: {samples: true, chunk_size: 500}
+"""
+
+
+def journal_fraction(out):
+    """Share of the task records present in the journal (0..1)."""
+    d = out + ".journal"
+    try:
+        manifest = dict(line.split(" ", 1) for line in open(f"{d}/manifest").read().splitlines())
+    except OSError:
+        return 0.0
+    tasks, vpt = int(manifest["task_count"]), int(manifest["values_per_task"])
+    chunks = -(-tasks // int(manifest["chunk_size"]))
+    total = chunks * 56 + tasks * (16 + 8 * vpt)
+    size = sum(os.path.getsize(f) for f in glob.glob(f"{d}/*.bin"))
+    return size / total
+
+
+def kill_at(simpact, config, out, fraction):
+    p = subprocess.Popen(sc.command(simpact, config, out, ranks=2), env=sc.env(1),
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.time() + 240
+    while p.poll() is None and time.time() < deadline:
+        if journal_fraction(out) >= fraction:
+            break
+        time.sleep(0.002)
+    finished = p.poll() is not None
+    if not finished:
+        os.killpg(p.pid, signal.SIGKILL)
+    p.wait()
+    return not finished
+
+
+def is_complete(path):
+    try:
+        with h5py.File(path, "r") as f:
+            return int(f.attrs["complete"]) == 1
+    except Exception:  # a file torn by the kill is not complete either
+        return False
+
+
+def main():
+    simpact = sys.argv[1]
+    d = sc.tempdir()
+    config = sc.write_config(CONFIG, d, "sweep.yaml")
+    ref = f"{d}/ref.h5"
+    sc.run(simpact, config, ref, ranks=2, threads=1)
+
+    for label, fraction in (("early", 0.05), ("middle", 0.5), ("finalize", 1.0)):
+        out = f"{d}/{label}.h5"
+        killed = kill_at(simpact, config, out, fraction)
+        if killed:
+            if is_complete(out):
+                sys.exit(f"FAIL: killed {label}: file is marked complete")
+            left = journal_fraction(out)
+            print(f"killed {label}: journal held {left:.0%} of the results, file incomplete")
+        else:
+            print(f"note: the {label} run finished before the kill point")
+        p = sc.run(simpact, config, out, ranks=2, threads=1, extra=("--resume",))
+        if os.path.exists(out + ".journal"):
+            sys.exit(f"FAIL: {label}: journal left behind after a complete resume")
+        sc.assert_identical(ref, out, f"killed {label} then resumed")
+
+    # Resume of a finished file does nothing and succeeds.
+    p = sc.run(simpact, config, ref, ranks=0, extra=("--resume",))
+    # An existing output is never replaced silently.
+    p = sc.run(simpact, config, ref, ranks=0, check=False)
+    if p.returncode == 0 or "--resume" not in p.stderr:
+        sys.exit(f"FAIL: rerun over an existing file: rc={p.returncode} {p.stderr}")
+    # --resume refuses a changed config (its hash is in the journal and the file).
+    out = f"{d}/changed.h5"
+    kill_at(simpact, config, out, 0.2)
+    changed = sc.write_config(CONFIG.replace("seed: 3", "seed: 4"), d, "changed.yaml")
+    p = sc.run(simpact, changed, out, ranks=0, extra=("--resume",), check=False)
+    if p.returncode == 0 or "config changed" not in p.stderr or len(p.stderr.strip().splitlines()) != 1:
+        sys.exit(f"FAIL: resume with a changed config: rc={p.returncode} stderr={p.stderr!r}")
+    print("ok: resume refuses a changed config:", p.stderr.strip())
+
+
+if __name__ == "__main__":
+    main()
