@@ -12,6 +12,7 @@
 #include "simpact/core/input_error.hpp"
 #include "simpact/io/sweep_config.hpp"
 #include "simpact/models/model_catalog.hpp"
+#include "simpact/sweep/parameter_space.hpp"
 #include "simpact/sweep/sweep_runner.hpp"
 
 namespace simpact::app {
@@ -52,6 +53,24 @@ ImpactStudyOptions study_options(const SweepConfig& config) {
   return o;
 }
 
+// Builds the impact problem of every grid point (first replica) before any work starts, so an
+// invalid corner of the grid (e.g. θ below the smallest admissible angle for the chosen radii)
+// is reported now, naming the point, instead of aborting the sweep later. Returns the error.
+std::string preflight(const SweepConfig& config, const ImpactModel& model) {
+  const ParameterSpace space(config);
+  ParameterSet params;
+  constexpr std::int64_t kMaxChecked = 2'000'000;
+  for (std::int64_t g = 0; g < std::min(space.grid_points(), kMaxChecked); ++g) {
+    try {
+      space.parameters_of(space.task_of(g, 0), params);
+      model.make_problem(params);
+    } catch (const InputError& e) {
+      return fmt::format("grid point {} ({}): {}", g, params.describe(), e.what());
+    }
+  }
+  return "";
+}
+
 int run(const RunArgs& args) {
   MpiSession mpi;
   const bool root = mpi.rank() == 0;
@@ -72,6 +91,10 @@ int run(const RunArgs& args) {
     if (root) std::filesystem::create_directories("results");
   }
   const auto model = make_model(config.model);
+  if (const std::string error = preflight(config, *model); !error.empty()) {
+    if (root) std::fprintf(stderr, "simpact: error: %s\n", error.c_str());
+    return 2;
+  }
   const ImpactTaskKernel kernel(make_model(config.model), study_options(config));
   if (root) {
     const double maps = static_cast<double>(kernel.columns().size()) * (config.replicas() > 1 ? 5 : 4) + 1;
