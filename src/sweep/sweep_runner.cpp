@@ -229,7 +229,7 @@ struct Finalizer {
   const ParameterSpace& space;
   const TaskKernel& kernel;
   const JournalManifest& manifest;
-  const JournalIndex& index;
+  const ChunkResultSource& index;
   double hdf5_seconds = 0.0;
 
   template <typename F>
@@ -241,7 +241,7 @@ struct Finalizer {
 
   // Reads task results in task order through a one-chunk cache.
   struct TaskReader {
-    const JournalIndex& index;
+    const ChunkResultSource& index;
     std::int64_t chunk_size;
     ChunkResults cache;
     std::int64_t cached = -1;
@@ -365,6 +365,26 @@ struct Finalizer {
 
 }  // namespace
 
+double write_sweep_file(MPI_Comm comm, const std::string& path, const SweepConfig& config,
+                        const TaskKernel& kernel, const JournalManifest& manifest,
+                        const ChunkResultSource& source, const std::vector<ProvenanceRow>& provenance) {
+  const Mpi mpi(comm);
+  const ParameterSpace space(config);
+  Finalizer finalizer{mpi, config, space, kernel, manifest, source};
+  finalizer.write(path, provenance);
+  return finalizer.hdf5_seconds;
+}
+
+JournalManifest sweep_manifest(const SweepConfig& config, const TaskKernel& kernel) {
+  JournalManifest manifest;
+  manifest.config_hash = config.source_hash;
+  manifest.task_count = config.task_count();
+  manifest.chunk_size = config.output.chunk_size > 0 ? config.output.chunk_size : default_chunk_size(config.task_count());
+  manifest.values_per_task = static_cast<std::int64_t>(kernel.columns().size());
+  manifest.columns = column_list(kernel);
+  return manifest;
+}
+
 std::int64_t default_chunk_size(std::int64_t task_count) {
   // ~512 chunks: enough to balance 16+ ranks, few enough that journal syncs cost nothing.
   return std::clamp<std::int64_t>((task_count + 511) / 512, 16, 4096);
@@ -378,12 +398,7 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
   SweepRunSummary summary;
   summary.tasks = space.task_count();
 
-  JournalManifest manifest;
-  manifest.config_hash = config.source_hash;
-  manifest.task_count = space.task_count();
-  manifest.chunk_size = config.output.chunk_size > 0 ? config.output.chunk_size : default_chunk_size(space.task_count());
-  manifest.values_per_task = static_cast<std::int64_t>(kernel.columns().size());
-  manifest.columns = column_list(kernel);
+  const JournalManifest manifest = sweep_manifest(config, kernel);
   summary.chunks = manifest.chunk_count();
   const std::string& path = options.output_path;
   const std::string journal = journal_directory(path);
@@ -513,9 +528,7 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
     provenance.back().end_time = now_iso8601();
     provenance.back().tasks_done = summary.tasks_computed;
   }
-  Finalizer finalizer{mpi, config, space, kernel, manifest, index};
-  finalizer.write(path, provenance);
-  hdf5_seconds += finalizer.hdf5_seconds;
+  hdf5_seconds += write_sweep_file(comm, path, config, kernel, manifest, index, provenance);
   MPI_Barrier(comm);
   if (mpi.rank == 0) {
     remove_journal(journal);  // only now: the file holds everything the journal did

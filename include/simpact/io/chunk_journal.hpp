@@ -39,6 +39,16 @@ struct ChunkResults {
   void resize(std::int64_t n, std::int64_t values_per_task);
 };
 
+// Where finished chunks can be read back from: the journal of a run, or the shard files of a
+// sharded sweep being merged.
+class ChunkResultSource {
+ public:
+  virtual ~ChunkResultSource() = default;
+  virtual std::vector<std::uint8_t> done_bitmap() const = 0;
+  // Reads chunk `chunk` (throws IoError if missing or corrupt).
+  virtual void read(std::int64_t chunk, ChunkResults& out) const = 0;
+};
+
 std::string journal_directory(const std::string& output_path);
 // Creates the directory and writes the manifest atomically (write temp + rename). Throws IoError.
 void create_journal(const std::string& directory, const JournalManifest& manifest);
@@ -68,14 +78,13 @@ class ChunkJournalWriter {
 };
 
 // Every valid record in a journal directory, by chunk.
-class JournalIndex {
+class JournalIndex final : public ChunkResultSource {
  public:
   static JournalIndex scan(const std::string& directory, const JournalManifest& manifest);
   bool done(std::int64_t chunk) const { return entries_.count(chunk) > 0; }
   std::int64_t done_count() const { return static_cast<std::int64_t>(entries_.size()); }
-  std::vector<std::uint8_t> done_bitmap() const;
-  // Reads chunk `chunk` back (throws IoError if missing or corrupt).
-  void read(std::int64_t chunk, ChunkResults& out) const;
+  std::vector<std::uint8_t> done_bitmap() const override;
+  void read(std::int64_t chunk, ChunkResults& out) const override;
 
  private:
   struct Entry {

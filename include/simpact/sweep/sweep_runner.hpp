@@ -10,7 +10,9 @@
 #include <cstdint>
 #include <string>
 
+#include "simpact/io/chunk_journal.hpp"
 #include "simpact/io/sweep_config.hpp"
+#include "simpact/io/sweep_file.hpp"
 #include "simpact/sweep/task_kernel.hpp"
 
 namespace simpact {
@@ -37,6 +39,16 @@ struct SweepRunSummary {
 // found before work starts; a failing task aborts the job (or is recorded, per on_task_error).
 SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKernel& kernel,
                           const SweepRunOptions& options);
+
+// Writes the complete HDF5 result file of a sweep from finished chunks (collective over
+// `comm`): per-grid-point statistics reduced in task order, optional samples, the progress
+// bitmap, provenance, and `complete = 1` last. Returns the seconds spent in HDF5 calls.
+double write_sweep_file(MPI_Comm comm, const std::string& path, const SweepConfig& config,
+                        const TaskKernel& kernel, const JournalManifest& manifest,
+                        const ChunkResultSource& source, const std::vector<ProvenanceRow>& provenance);
+
+// The journal manifest a sweep of `config` with this kernel uses.
+JournalManifest sweep_manifest(const SweepConfig& config, const TaskKernel& kernel);
 
 // Chunk size used when the config leaves it at 0: depends only on the task count, so a resume
 // with a different number of ranks keeps the same chunks.

@@ -1,0 +1,76 @@
+#include "simpact/sweep/parameter_space.hpp"
+
+#include <array>
+#include <stdexcept>
+#include <string>
+
+namespace simpact {
+
+ParameterSpace::ParameterSpace(const SweepConfig& config)
+    : fixed_(config.fixed),
+      axes_(config.grid),
+      replicas_(config.replicas()),
+      sampler_(config.monte_carlo.value_or(MonteCarloSpec{})) {
+  strides_.resize(axes_.size());
+  for (std::size_t i = axes_.size(); i-- > 0;) {
+    strides_[i] = grid_points_;
+    grid_points_ *= static_cast<std::int64_t>(axes_[i].values.size());
+  }
+  if (grid_points_ < 1 || replicas_ < 1)
+    throw std::invalid_argument("ParameterSpace: a grid axis or the replica count is empty");
+}
+
+std::vector<std::int64_t> ParameterSpace::grid_shape() const {
+  std::vector<std::int64_t> shape;
+  for (const auto& axis : axes_) shape.push_back(static_cast<std::int64_t>(axis.values.size()));
+  return shape;
+}
+
+std::vector<std::int64_t> ParameterSpace::grid_index_of(std::int64_t grid_point) const {
+  std::vector<std::int64_t> index(axes_.size());
+  for (std::size_t i = 0; i < axes_.size(); ++i) {
+    index[i] = grid_point / strides_[i];
+    grid_point %= strides_[i];
+  }
+  return index;
+}
+
+std::int64_t ParameterSpace::grid_point_at(const std::vector<std::int64_t>& index) const {
+  std::int64_t point = 0;
+  for (std::size_t i = 0; i < axes_.size() && i < index.size(); ++i) point += index[i] * strides_[i];
+  return point;
+}
+
+const std::vector<RandomParameter>& ParameterSpace::random_parameters() const {
+  return sampler_.spec().parameters;
+}
+
+std::uint64_t ParameterSpace::parameters_of(std::int64_t task, ParameterSet& out) const {
+  if (task < 0 || task >= task_count()) {
+    throw std::out_of_range("ParameterSpace: task " + std::to_string(task) + " is outside [0, " +
+                            std::to_string(task_count()) + ")");
+  }
+  out = fixed_;
+  const std::int64_t grid_point = grid_point_of(task);
+  std::int64_t rest = grid_point;
+  for (std::size_t i = 0; i < axes_.size(); ++i) {
+    out.set(axes_[i].name, axes_[i].values[static_cast<std::size_t>(rest / strides_[i])]);
+    rest %= strides_[i];
+  }
+  const std::size_t d = sampler_.dimension();
+  if (d == 0) return 0;
+  // Small draws stay on the stack; configs with many random parameters pay one allocation.
+  std::array<double, 16> small;
+  std::vector<double> large;
+  double* values = small.data();
+  if (d > small.size()) {
+    large.resize(d);
+    values = large.data();
+  }
+  const std::uint64_t used = sampler_.draw(task, grid_point, replica_of(task), values);
+  const auto& parameters = sampler_.spec().parameters;
+  for (std::size_t j = 0; j < d; ++j) out.set(parameters[j].name, values[j]);
+  return used;
+}
+
+}  // namespace simpact

@@ -1,0 +1,188 @@
+#include "simpact/sweep/sampling.hpp"
+
+#include <algorithm>
+#include <boost/math/special_functions/erf.hpp>
+#include <boost/random/sobol.hpp>
+#include <cmath>
+#include <stdexcept>
+#include <utility>
+
+#include "simpact/core/counter_rng.hpp"
+
+namespace simpact {
+namespace {
+
+constexpr double kSqrt2 = 1.41421356237309504880;
+
+// Standard normal CDF Φ and upper tail Q = 1 − Φ, each accurate where it is small.
+double normal_cdf(double x) {
+  return 0.5 * std::erfc(-x / kSqrt2);
+}
+double normal_tail(double x) {
+  return 0.5 * std::erfc(x / kSqrt2);
+}
+
+// Q⁻¹(q) for q in (0, 1): accurate for small q (the far upper tail).
+double normal_tail_quantile(double q) {
+  return kSqrt2 * boost::math::erfc_inv(2.0 * q);
+}
+
+// A truncated standard normal on [alpha, beta] at u. p = Φ(α) + u·(Φ(β) − Φ(α)) is computed from
+// Φ below the median and from Q above it, so neither tail loses digits to cancellation.
+double truncated_standard_normal(double alpha, double beta, double u) {
+  const double p = normal_cdf(alpha) + u * (normal_cdf(beta) - normal_cdf(alpha));
+  double x;
+  if (p < 0.5) {
+    x = normal_quantile(p);
+  } else {
+    const double q = normal_tail(alpha) - u * (normal_tail(alpha) - normal_tail(beta));
+    x = normal_tail_quantile(q);
+  }
+  return std::clamp(x, alpha, beta);  // rounding may step just outside
+}
+
+// SplitMix64's finalizer: a fast bijective mixer of 64 bits.
+std::uint64_t mix64(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+}  // namespace
+
+double normal_quantile(double u) {
+  return -kSqrt2 * boost::math::erfc_inv(2.0 * u);
+}
+
+double Distribution::quantile(double u) const {
+  // Keep u strictly inside (0, 1): the inverse CDFs diverge at the ends.
+  constexpr double kLowest = 0x1.0p-64;
+  constexpr double kHighest = 1.0 - 0x1.0p-53;
+  u = std::clamp(u, kLowest, kHighest);
+  switch (kind) {
+    case DistributionKind::kUniform:
+      return std::min(a + (b - a) * u, b);
+    case DistributionKind::kNormal:
+      return a + b * normal_quantile(u);
+    case DistributionKind::kLogNormal:
+      return std::exp(a + b * normal_quantile(u));
+    case DistributionKind::kTruncatedNormal: {
+      const double x = a + b * truncated_standard_normal((low - a) / b, (high - a) / b, u);
+      return std::clamp(x, low, high);
+    }
+    case DistributionKind::kChoice: {
+      if (values.empty()) return std::nan("");
+      double total = 0.0;
+      for (std::size_t i = 0; i < values.size(); ++i) total += weights.empty() ? 1.0 : weights[i];
+      const double target = u * total;
+      double cumulative = 0.0;
+      for (std::size_t i = 0; i < values.size(); ++i) {
+        cumulative += weights.empty() ? 1.0 : weights[i];
+        if (target < cumulative) return values[i];
+      }
+      // Rounding left target at the total: the last value with positive weight.
+      for (std::size_t i = values.size(); i-- > 0;)
+        if (weights.empty() || weights[i] > 0.0) return values[i];
+      return values.back();
+    }
+  }
+  return std::nan("");
+}
+
+std::uint64_t permute_index(std::uint64_t index, std::uint64_t n, std::uint64_t key) {
+  if (n <= 1) return 0;
+  int bits = 64 - __builtin_clzll(n - 1);  // smallest b with 2^b >= n
+  bits += bits & 1;                        // even, so both Feistel halves have b/2 bits
+  const int half = bits / 2;
+  const std::uint64_t mask = half == 32 ? 0xffffffffULL : (std::uint64_t{1} << half) - 1;
+  std::uint64_t x = index;
+  // Cycle walking: a bijection on [0, 2^bits) iterated until it lands in [0, n) restricts to a
+  // bijection on [0, n). Terminates because index < n lies on a cycle through [0, n).
+  do {
+    std::uint64_t left = x >> half, right = x & mask;
+    for (std::uint64_t round = 0; round < 4; ++round) {
+      const std::uint64_t f = mix64(key ^ mix64((round << 56) ^ right)) & mask;
+      const std::uint64_t next = left ^ f;
+      left = right;
+      right = next;
+    }
+    x = (left << half) | right;
+  } while (x >= n);
+  return x;
+}
+
+SobolSequence::SobolSequence(std::size_t dimension) : dimension_(dimension) {
+  if (dimension == 0) return;
+  if (dimension > kMaxDimension) throw std::invalid_argument("SobolSequence: at most 3667 dimensions");
+  // Read the direction numbers v_k from boost's engine: seed(m) positions it on point m + 1, and
+  // point 2^(k+1) − 1 has gray code 2^k, i.e. it *is* v_k.
+  boost::random::sobol engine(dimension);
+  directions_.resize(64 * dimension);
+  for (int k = 0; k < 64; ++k) {
+    const std::uint64_t point = k == 63 ? ~std::uint64_t{0} : (std::uint64_t{1} << (k + 1)) - 1;
+    engine.seed(point - 1);
+    for (std::size_t d = 0; d < dimension; ++d) directions_[k * dimension + d] = engine();
+  }
+}
+
+void SobolSequence::point(std::uint64_t index, double* x) const {
+  const std::uint64_t gray = index ^ (index >> 1);
+  for (std::size_t d = 0; d < dimension_; ++d) {
+    std::uint64_t bits = 0;
+    for (std::uint64_t g = gray, k = 0; g != 0; g >>= 1, ++k)
+      if (g & 1) bits ^= directions_[k * dimension_ + d];
+    x[d] = static_cast<double>(bits >> 11) * 0x1.0p-53;
+  }
+}
+
+MonteCarloSampler::MonteCarloSampler(MonteCarloSpec spec)
+    : spec_(std::move(spec)),
+      point_seed_(mix64(spec_.seed ^ 0x9e3779b97f4a7c15ULL)),
+      sobol_(spec_.method == SamplingMethod::kSobol ? spec_.parameters.size() : 0) {}
+
+std::uint64_t MonteCarloSampler::unit_point(std::int64_t task, std::int64_t grid_point, std::int64_t replica,
+                                            double* u) const {
+  const std::size_t d = dimension();
+  if (d == 0) return 0;
+  CounterRng task_rng(spec_.seed, RandomStream::kSampling, static_cast<std::uint64_t>(task));
+  switch (spec_.method) {
+    case SamplingMethod::kRandom:
+      for (std::size_t j = 0; j < d; ++j) u[j] = task_rng.uniform_open();
+      return d;
+    case SamplingMethod::kLatinHypercube: {
+      CounterRng point_rng(point_seed_, RandomStream::kPermutation, static_cast<std::uint64_t>(grid_point));
+      const auto strata = static_cast<std::uint64_t>(spec_.samples_per_point);
+      for (std::size_t j = 0; j < d; ++j) {
+        const std::uint64_t stratum =
+            permute_index(static_cast<std::uint64_t>(replica), strata, point_rng.next_u64());
+        const double v =
+            (static_cast<double>(stratum) + task_rng.uniform_open()) / static_cast<double>(strata);
+        // Rounding must not push v onto the next stratum's edge (or to 1).
+        const double top = std::nextafter(static_cast<double>(stratum + 1) / strata, 0.0);
+        u[j] = std::min(v, top);
+      }
+      return d;
+    }
+    case SamplingMethod::kSobol: {
+      CounterRng point_rng(point_seed_, RandomStream::kPermutation, static_cast<std::uint64_t>(grid_point));
+      sobol_.point(static_cast<std::uint64_t>(replica), u);
+      for (std::size_t j = 0; j < d; ++j) {
+        double v = u[j] + point_rng.uniform();
+        if (v >= 1.0) v -= 1.0;
+        u[j] = v > 0.0 ? v : 0x1.0p-64;  // shifted points never sit on 0 exactly
+      }
+      return 0;
+    }
+  }
+  return 0;
+}
+
+std::uint64_t MonteCarloSampler::draw(std::int64_t task, std::int64_t grid_point, std::int64_t replica,
+                                      double* values) const {
+  const std::uint64_t used = unit_point(task, grid_point, replica, values);
+  for (std::size_t j = 0; j < dimension(); ++j)
+    values[j] = spec_.parameters[j].distribution.quantile(values[j]);
+  return used;
+}
+
+}  // namespace simpact
