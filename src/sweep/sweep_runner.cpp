@@ -471,9 +471,13 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
   agree_or_throw(mpi, error);
   double hdf5_seconds = 0.0;
   if (mode == 0) {
-    // The file exists from the start, marked incomplete, so a killed job leaves an honest file.
+    // The file exists from the start, marked incomplete, so a killed job leaves an honest file;
+    // it holds only axes, config and progress until the final write lays out the maps.
     const auto t0 = Clock::now();
-    SweepFile::create(path, comm, make_layout(config, space, kernel, manifest.chunk_count())).close();
+    SweepFileLayout placeholder = make_layout(config, space, kernel, manifest.chunk_count());
+    placeholder.maps.clear();
+    placeholder.samples.clear();
+    SweepFile::create(path, comm, placeholder).close();
     hdf5_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
   }
 
