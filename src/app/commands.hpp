@@ -13,5 +13,6 @@ CommandRunner add_resolve_command(CLI::App& app);
 CommandRunner add_check_command(CLI::App& app);
 CommandRunner add_run_command(CLI::App& app);
 CommandRunner add_info_command(CLI::App& app);
+CommandRunner add_merge_command(CLI::App& app);
 
 }  // namespace simpact::app

@@ -2,6 +2,7 @@
 //   simpact resolve impact.json         one impact, JSON in/out
 //   simpact check impact.json           validate another simulator's post-impact state
 //   mpirun -n 4 simpact run sweep.yaml  a parameter sweep into HDF5
+//   simpact merge shard_*.h5 -o out.h5  shards of a job array → one result file
 //   simpact info results.h5             what a result file holds
 #include <cstdio>
 #include <exception>
@@ -21,6 +22,7 @@ int main(int argc, char** argv) {
   runners["resolve"] = simpact::app::add_resolve_command(app);
   runners["check"] = simpact::app::add_check_command(app);
   runners["run"] = simpact::app::add_run_command(app);
+  runners["merge"] = simpact::app::add_merge_command(app);
   runners["info"] = simpact::app::add_info_command(app);
   try {
     app.parse(argc, argv);

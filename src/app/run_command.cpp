@@ -14,6 +14,7 @@
 #include "simpact/models/model_catalog.hpp"
 #include "simpact/sweep/parameter_space.hpp"
 #include "simpact/sweep/sweep_runner.hpp"
+#include "sweep_setup.hpp"
 
 namespace simpact::app {
 
@@ -27,31 +28,9 @@ struct RunArgs {
   bool quiet = false;
   std::string log_level = "info";
   double progress_interval = 5.0;
+  std::string shard;  // "i/N"
   std::string command_line;
 };
-
-SweepConfig load_config(const std::string& path) {
-  const ModelCatalog catalog = [](const std::string& model, std::vector<ParameterInfo>& parameters) {
-    for (const auto& name : model_names())
-      if (name == model) {
-        parameters = make_model(name)->parameters();
-        return true;
-      }
-    return false;
-  };
-  return load_sweep_config(path, model_names(), catalog);
-}
-
-ImpactStudyOptions study_options(const SweepConfig& config) {
-  ImpactStudyOptions o;
-  o.orderings = config.orderings;
-  o.minimality = config.minimality;
-  o.limits.max_steps = static_cast<int>(config.limits.max_steps);
-  o.limits.max_depth = static_cast<int>(config.limits.max_depth);
-  o.limits.max_nodes = config.limits.max_nodes;
-  o.seed = config.seed;
-  return o;
-}
 
 // Builds the impact problem of every grid point (first replica) before any work starts, so an
 // invalid corner of the grid (e.g. θ below the smallest admissible angle for the chosen radii)
@@ -111,6 +90,16 @@ int run(const RunArgs& args) {
   options.overwrite = args.overwrite;
   options.command_line = args.command_line;
   options.progress_interval_s = args.progress_interval;
+  if (!args.shard.empty()) {
+    long long i = -1, n = -1;
+    char tail = 0;
+    if (std::sscanf(args.shard.c_str(), "%lld/%lld%c", &i, &n, &tail) != 2 || n < 1 || i < 0 || i >= n) {
+      if (root) std::fprintf(stderr, "simpact: error: --shard: expected i/N with 0 <= i < N (got '%s')\n", args.shard.c_str());
+      return 2;
+    }
+    options.shard_index = i;
+    options.shard_count = n;
+  }
   try {
     const SweepRunSummary s = run_sweep(MPI_COMM_WORLD, config, kernel, options);
     if (root) {
@@ -143,11 +132,13 @@ CommandRunner add_run_command(CLI::App& app) {
   cmd->add_option("--log-level", args->log_level, "trace, debug, info, warn, error, off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
   cmd->add_flag("-q,--quiet", args->quiet, "only warnings and errors");
+  cmd->add_option("--shard", args->shard, "i/N: compute only shard i of N (a job array; see `simpact merge`)");
   cmd->add_option("--progress-interval", args->progress_interval, "seconds between progress lines")
       ->check(CLI::PositiveNumber);
   return [args, &app] {
     args->command_line = "simpact run " + args->config + (args->output.empty() ? "" : " -o " + args->output) +
-                         (args->resume ? " --resume" : "") + (args->overwrite ? " --overwrite" : "");
+                         (args->resume ? " --resume" : "") + (args->overwrite ? " --overwrite" : "") +
+                         (args->shard.empty() ? "" : " --shard " + args->shard);
     (void)app;
     return run(*args);
   };

@@ -7,7 +7,9 @@ namespace simpact {
 
 ContactMatrix normalized_gram(const ImpactProblem& problem) {
   const ContactVector inv = problem.normal_norms().cwiseInverse();
-  return inv.asDiagonal() * problem.gram() * inv.asDiagonal();
+  ContactMatrix g = inv.asDiagonal() * problem.gram() * inv.asDiagonal();
+  g.diagonal().setOnes();  // exactly 1, not 1 − ulp
+  return g;
 }
 
 ImpactDiagnostics diagnose(const ImpactProblem& problem) {

@@ -51,7 +51,8 @@ ImpactProblem::ImpactProblem(KineticMetric metric, const Eigen::Ref<const RowMaj
   gram_.noalias() = normals_ * w;
   gram_ = 0.5 * (gram_ + gram_.transpose()).eval();  // exact symmetry for the LCP
   rates_.noalias() = w.transpose() * momentum_;
-  momentum_norm_ = std::sqrt(std::max(0.0, metric_.squared_norm(momentum_)));
+  momentum_norm_sq_ = std::max(0.0, metric_.squared_norm(momentum_));
+  momentum_norm_ = std::sqrt(momentum_norm_sq_);
   normal_norms_ = gram_.diagonal().cwiseSqrt();
   tolerances_ = kFeasibilityTolerance * momentum_norm_ * normal_norms_;
 }
@@ -63,7 +64,7 @@ DofVector ImpactProblem::momentum_from_impulses(const ContactVector& impulses) c
 }
 
 double ImpactProblem::energy_from_impulses(const ContactVector& impulses) const {
-  const double sq = momentum_norm_ * momentum_norm_ + 2.0 * impulses.dot(rates_) +
+  const double sq = momentum_norm_sq_ + 2.0 * impulses.dot(rates_) +
                     impulses.dot(gram_ * impulses);
   return 0.5 * std::max(0.0, sq);
 }

@@ -29,7 +29,7 @@ ContactVector blend_with_plastic(const ImpactProblem& problem, const PlasticOutc
                                  const ContactVector& elastic, double& alpha) {
   const double e_sq = 2.0 * problem.energy_from_impulses(elastic);
   // <p_e,p_p>_g = ||p⁻||² + λ_e·c⁻ + λ_p·c⁻ + λ_eᵀAλ_p
-  const double x = problem.momentum_norm() * problem.momentum_norm() +
+  const double x = 2.0 * problem.energy_before() +
                    elastic.dot(problem.initial_rates()) + plastic.impulses.dot(problem.initial_rates()) +
                    elastic.dot(problem.gram() * plastic.impulses);
   alpha = restitution_alpha(problem.restitution(), e_sq, 2.0 * plastic.energy, x);

@@ -1,6 +1,7 @@
 #include "simpact/models/cradle_model.hpp"
 
 #include <cctype>
+#include <charconv>
 #include <limits>
 #include <string>
 
@@ -33,8 +34,10 @@ ImpactProblem CradleModel::make_problem(const ParameterSet& params) const {
   const int n = static_cast<int>(read_parameter(params, info("n")));
   for (const auto& [key, value] : params.entries()) {
     // m7 with n = 3 is almost certainly a mistake in the caller's config.
-    if (key.size() >= 2 && (key[0] == 'm' || key[0] == 'r' || key[0] == 'v') && std::isdigit(key[1]) &&
-        std::stoi(key.substr(1)) > n)
+    if (key.size() < 2 || (key[0] != 'm' && key[0] != 'r' && key[0] != 'v')) continue;
+    long ball = 0;
+    const auto [end, error] = std::from_chars(key.data() + 1, key.data() + key.size(), ball);
+    if (end == key.data() + key.size() && (error == std::errc::result_out_of_range || (error == std::errc() && ball > n)))
       throw InputError(key, fmt::format("names ball {} but the cradle has n = {} balls", key.substr(1), n));
   }
   Eigen::MatrixXd mass = Eigen::MatrixXd::Zero(n, n);

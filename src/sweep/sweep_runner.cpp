@@ -20,6 +20,7 @@
 #include "simpact/io/chunk_journal.hpp"
 #include "simpact/io/io_error.hpp"
 #include "simpact/io/sweep_file.hpp"
+#include "simpact/io/sweep_file_reader.hpp"
 #include "simpact/sweep/chunk_scheduler.hpp"
 #include "simpact/sweep/parameter_space.hpp"
 #include "simpact/version.hpp"
@@ -365,6 +366,11 @@ struct Finalizer {
 
 }  // namespace
 
+double write_shard_file(MPI_Comm comm, const std::string& path, const SweepConfig& config, const TaskKernel& kernel,
+                        const JournalManifest& manifest, const ChunkResultSource& source,
+                        const std::vector<ProvenanceRow>& provenance, std::int64_t shard_index,
+                        std::int64_t shard_count);
+
 double write_sweep_file(MPI_Comm comm, const std::string& path, const SweepConfig& config,
                         const TaskKernel& kernel, const JournalManifest& manifest,
                         const ChunkResultSource& source, const std::vector<ProvenanceRow>& provenance) {
@@ -373,6 +379,157 @@ double write_sweep_file(MPI_Comm comm, const std::string& path, const SweepConfi
   Finalizer finalizer{mpi, config, space, kernel, manifest, source};
   finalizer.write(path, provenance);
   return finalizer.hdf5_seconds;
+}
+
+namespace {
+
+std::string sample_name(const ResultColumn& c) { return c.group + "_" + c.name; }
+
+// A shard file: the placeholder layout plus the raw per-task results (status, random counter,
+// every result column) of the shard's chunks as /samples, NaN elsewhere; `shard` = "i/N".
+double write_shard_file_impl(MPI_Comm comm, const std::string& path, const SweepConfig& config,
+                             const TaskKernel& kernel, const JournalManifest& manifest,
+                             const ChunkResultSource& source, const std::vector<ProvenanceRow>& provenance,
+                             std::int64_t shard_index, std::int64_t shard_count) {
+  const Mpi mpi(comm);
+  const ParameterSpace space(config);
+  SweepFileLayout layout = make_layout(config, space, kernel, manifest.chunk_count());
+  layout.maps.clear();
+  layout.samples = {{"status", "1", "0 ok, 1 no impact, 2 no elastic outcome, 3 cap hit, 4 failed", true},
+                    {"random_counter", "1", "uniform draws consumed from the (seed, task) stream", true}};
+  for (const auto& c : kernel.columns()) layout.samples.push_back({sample_name(c), c.units, c.long_name, false});
+  layout.root_string_attributes.push_back({"shard", fmt::format("{}/{}", shard_index, shard_count)});
+  const auto t0 = Clock::now();
+  SweepFile file = SweepFile::create(path, comm, layout);
+  std::vector<std::int64_t> mine;
+  for (std::int64_t c = shard_index; c < manifest.chunk_count(); c += shard_count) mine.push_back(c);
+  const auto n = static_cast<std::int64_t>(mine.size());
+  const std::int64_t first = n * mpi.rank / mpi.size, last = n * (mpi.rank + 1) / mpi.size;
+  const std::int64_t rounds = (n + mpi.size - 1) / mpi.size;
+  ChunkResults chunk;
+  const auto vpt = static_cast<std::size_t>(manifest.values_per_task);
+  std::vector<double> column;
+  std::vector<std::int64_t> counters;
+  for (std::int64_t round = 0; round < rounds; ++round) {
+    const std::int64_t k = first + round;
+    std::int64_t count = 0, task0 = 0;
+    if (k < last) {
+      source.read(mine[static_cast<std::size_t>(k)], chunk);
+      count = chunk.count;
+      task0 = chunk.first_task;
+    }
+    file.write_samples(0, task0, chunk.status.data(), count);
+    counters.assign(chunk.counters.begin(), chunk.counters.end());
+    file.write_samples(1, task0, counters.data(), count);
+    for (std::size_t c = 0; c < vpt; ++c) {
+      column.resize(static_cast<std::size_t>(count));
+      for (std::int64_t i = 0; i < count; ++i) column[static_cast<std::size_t>(i)] = chunk.values[static_cast<std::size_t>(i) * vpt + c];
+      file.write_samples(2 + c, task0, column.data(), count);
+    }
+  }
+  const std::vector<std::uint8_t> done = source.done_bitmap();
+  file.write_progress(0, done.data(), mpi.rank == 0 ? static_cast<std::int64_t>(done.size()) : 0);
+  file.write_provenance(provenance);
+  file.flush();
+  file.set_complete(true);
+  file.close();
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// The finished chunks of a sharded sweep, read back from its shard files.
+class ShardSource final : public ChunkResultSource {
+ public:
+  ShardSource(std::vector<SweepFileReader> shards, const JournalManifest& manifest, const TaskKernel& kernel)
+      : shards_(std::move(shards)), manifest_(manifest) {
+    for (const auto& c : kernel.columns()) columns_.push_back("samples/" + sample_name(c));
+  }
+  std::vector<std::uint8_t> done_bitmap() const override {
+    return std::vector<std::uint8_t>(static_cast<std::size_t>(manifest_.chunk_count()), 1);
+  }
+  void read(std::int64_t chunk, ChunkResults& out) const override {
+    const SweepFileReader& shard = shards_[static_cast<std::size_t>(chunk % static_cast<std::int64_t>(shards_.size()))];
+    const std::int64_t first = chunk * manifest_.chunk_size;
+    const std::int64_t count = std::min(manifest_.chunk_size, manifest_.task_count - first);
+    out.chunk = chunk;
+    out.first_task = first;
+    out.resize(count, manifest_.values_per_task);
+    shard.read("samples/status", first, count, out.status.data());
+    std::vector<std::int64_t> counters(static_cast<std::size_t>(count));
+    shard.read("samples/random_counter", first, count, counters.data());
+    for (std::int64_t i = 0; i < count; ++i) out.counters[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(counters[static_cast<std::size_t>(i)]);
+    std::vector<double> column(static_cast<std::size_t>(count));
+    const auto vpt = static_cast<std::size_t>(manifest_.values_per_task);
+    for (std::size_t c = 0; c < columns_.size(); ++c) {
+      shard.read(columns_[c], first, count, column.data());
+      for (std::int64_t i = 0; i < count; ++i) out.values[static_cast<std::size_t>(i) * vpt + c] = column[static_cast<std::size_t>(i)];
+    }
+  }
+
+ private:
+  std::vector<SweepFileReader> shards_;
+  JournalManifest manifest_;
+  std::vector<std::string> columns_;
+};
+
+}  // namespace
+
+double write_shard_file(MPI_Comm comm, const std::string& path, const SweepConfig& config, const TaskKernel& kernel,
+                        const JournalManifest& manifest, const ChunkResultSource& source,
+                        const std::vector<ProvenanceRow>& provenance, std::int64_t shard_index,
+                        std::int64_t shard_count) {
+  return write_shard_file_impl(comm, path, config, kernel, manifest, source, provenance, shard_index, shard_count);
+}
+
+double merge_shards(MPI_Comm comm, const SweepConfig& config, const TaskKernel& kernel,
+                    const std::vector<std::string>& shard_paths, const std::string& output_path,
+                    const std::string& command_line) {
+  const auto start_time = now_iso8601();
+  const JournalManifest manifest = sweep_manifest(config, kernel);
+  const auto n = static_cast<std::int64_t>(shard_paths.size());
+  std::vector<std::unique_ptr<SweepFileReader>> slots(static_cast<std::size_t>(n));
+  std::vector<ProvenanceRow> provenance;
+  std::vector<bool> seen(static_cast<std::size_t>(n), false);
+  for (const auto& path : shard_paths) {
+    SweepFileReader shard(path);
+    auto refuse = [&](const std::string& why) { throw InputError("shards", fmt::format("{}: {}", path, why)); };
+    if (!shard.has_attribute("shard")) refuse("not a shard file (no 'shard' attribute)");
+    if (shard.string_attribute("config_hash") != config.source_hash)
+      refuse("made from a different config than the first shard");
+    if (shard.integer_attribute("chunk_count") != manifest.chunk_count() ||
+        shard.integer_attribute("task_count") != manifest.task_count)
+      refuse("different task or chunk count");
+    std::int64_t index = -1, count = -1;
+    if (std::sscanf(shard.string_attribute("shard").c_str(), "%ld/%ld", &index, &count) != 2 || count != n ||
+        index < 0 || index >= n)
+      refuse(fmt::format("shard '{}' does not belong to a sweep of {} shards", shard.string_attribute("shard"), n));
+    if (seen[static_cast<std::size_t>(index)]) refuse(fmt::format("shard {} given twice", index));
+    seen[static_cast<std::size_t>(index)] = true;
+    if (!sweep_file_is_complete(path)) refuse("unfinished shard (resume it first)");
+    std::vector<std::uint8_t> done(static_cast<std::size_t>(manifest.chunk_count()));
+    shard.read("progress/done", 0, manifest.chunk_count(), done.data());
+    for (std::int64_t c = index; c < manifest.chunk_count(); c += n)
+      if (!done[static_cast<std::size_t>(c)]) refuse(fmt::format("chunk {} missing", c));
+    for (const auto& row : read_provenance(path)) provenance.push_back(row);
+    slots[static_cast<std::size_t>(index)] = std::make_unique<SweepFileReader>(std::move(shard));
+  }
+  std::vector<SweepFileReader> shards;
+  for (auto& slot : slots) shards.push_back(std::move(*slot));
+  const Mpi mpi(comm);
+  ProvenanceRow row;
+  row.version = kVersion;
+  row.git_revision = kGitRevision;
+  row.build_flags = kBuildFlags;
+  row.hosts = gather_hosts(mpi);
+  row.slurm_job_id = slurm_job_id();
+  row.start_time = start_time;
+  row.end_time = now_iso8601();
+  row.command = command_line;
+  row.ranks = mpi.size;
+  row.threads = omp_get_max_threads();
+  row.seed = config.monte_carlo ? config.monte_carlo->seed : config.seed;
+  provenance.push_back(row);
+  const ShardSource source(std::move(shards), manifest, kernel);
+  return write_sweep_file(comm, output_path, config, kernel, manifest, source, provenance);
 }
 
 JournalManifest sweep_manifest(const SweepConfig& config, const TaskKernel& kernel) {
@@ -487,7 +644,8 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
   MPI_Bcast(done.data(), static_cast<int>(done.size()), MPI_UINT8_T, 0, comm);
   std::vector<std::int64_t> todo;
   for (std::size_t c = 0; c < done.size(); ++c)
-    if (!done[c]) todo.push_back(static_cast<std::int64_t>(c));
+    if (!done[c] && static_cast<std::int64_t>(c) % options.shard_count == options.shard_index)
+      todo.push_back(static_cast<std::int64_t>(c));
   if (mpi.rank == 0)
     spdlog::info("{} tasks in {} chunks of {}; {} chunks to compute on {} rank(s) x {} thread(s)", summary.tasks,
                  manifest.chunk_count(), manifest.chunk_size, todo.size(), mpi.size, row.threads);
@@ -524,7 +682,10 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
 
   // ---- finalize: write the HDF5 file from the journal ---------------------------------------
   const JournalIndex index = JournalIndex::scan(journal, manifest);
-  std::int64_t missing = manifest.chunk_count() - index.done_count();
+  std::int64_t missing = 0;
+  const std::vector<std::uint8_t> finished = index.done_bitmap();
+  for (std::size_t c = 0; c < finished.size(); ++c)
+    if (!finished[c] && static_cast<std::int64_t>(c) % options.shard_count == options.shard_index) ++missing;
   MPI_Allreduce(MPI_IN_PLACE, &missing, 1, MPI_INT64_T, MPI_MAX, comm);
   if (missing != 0) throw IoError(fmt::format("{}: {} chunks missing from the journal after the run", journal, missing));
   std::vector<ProvenanceRow> provenance = read_provenance_lines(journal);
@@ -532,7 +693,11 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
     provenance.back().end_time = now_iso8601();
     provenance.back().tasks_done = summary.tasks_computed;
   }
-  hdf5_seconds += write_sweep_file(comm, path, config, kernel, manifest, index, provenance);
+  if (options.shard_count > 1)
+    hdf5_seconds += write_shard_file(comm, path, config, kernel, manifest, index, provenance, options.shard_index,
+                                     options.shard_count);
+  else
+    hdf5_seconds += write_sweep_file(comm, path, config, kernel, manifest, index, provenance);
   MPI_Barrier(comm);
   if (mpi.rank == 0) {
     remove_journal(journal);  // only now: the file holds everything the journal did

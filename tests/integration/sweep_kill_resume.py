@@ -84,7 +84,10 @@ def main():
             if is_complete(out):
                 sys.exit(f"FAIL: killed {label}: file is marked complete")
             left = journal_fraction(out)
-            print(f"killed {label}: journal held {left:.0%} of the results, file incomplete")
+            info = subprocess.run([simpact, "info", out], capture_output=True, text=True)
+            if info.returncode != 3 or "INCOMPLETE" not in info.stdout + info.stderr:
+                sys.exit(f"FAIL: simpact info on a killed file: rc={info.returncode} {info.stdout}{info.stderr}")
+            print(f"killed {label}: journal held {left:.0%} of the results; simpact info: INCOMPLETE")
         else:
             print(f"note: the {label} run finished before the kill point")
         p = sc.run(simpact, config, out, ranks=2, threads=1, extra=("--resume",))

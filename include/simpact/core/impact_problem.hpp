@@ -43,7 +43,7 @@ class ImpactProblem {
   const ContactVector& tolerances() const { return tolerances_; }   // tol_i
   const ContactVector& normal_norms() const { return normal_norms_; }  // ||u_i||_g
   double momentum_norm() const { return momentum_norm_; }           // ||p⁻||_g
-  double energy_before() const { return 0.5 * momentum_norm_ * momentum_norm_; }  // [J]
+  double energy_before() const { return 0.5 * momentum_norm_sq_; }  // ½||p⁻||²_g [J]
 
   // p = p⁻ + λᵀN.
   DofVector momentum_from_impulses(const ContactVector& impulses) const;
@@ -70,6 +70,7 @@ class ImpactProblem {
   ContactVector tolerances_;
   ContactVector normal_norms_;
   double momentum_norm_ = 0.0;
+  double momentum_norm_sq_ = 0.0;
   int given_index_[kMaxContacts] = {};
   int given_contacts_ = 0;
 };

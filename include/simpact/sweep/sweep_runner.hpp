@@ -23,6 +23,10 @@ struct SweepRunOptions {
   bool overwrite = false;  // replace an existing output
   std::string command_line;
   double progress_interval_s = 5.0;
+  // --shard i/N (a job array): compute only the chunks c with c % N == i and write a shard file
+  // (raw per-task results of those chunks) for `merge_shards`. N = 1: the whole sweep.
+  std::int64_t shard_index = 0;
+  std::int64_t shard_count = 1;
 };
 
 struct SweepRunSummary {
@@ -49,6 +53,13 @@ double write_sweep_file(MPI_Comm comm, const std::string& path, const SweepConfi
 
 // The journal manifest a sweep of `config` with this kernel uses.
 JournalManifest sweep_manifest(const SweepConfig& config, const TaskKernel& kernel);
+
+// Merges the shard files of one sharded sweep into the result file a single run would have
+// written (datasets bit-identical). Refuses shards of another config or shard count, missing,
+// duplicate or unfinished shards. Collective over `comm`. Returns the HDF5 seconds.
+double merge_shards(MPI_Comm comm, const SweepConfig& config, const TaskKernel& kernel,
+                    const std::vector<std::string>& shard_paths, const std::string& output_path,
+                    const std::string& command_line);
 
 // Chunk size used when the config leaves it at 0: depends only on the task count, so a resume
 // with a different number of ranks keeps the same chunks.

@@ -1,0 +1,70 @@
+// simpact merge SHARD.h5... -o OUT.h5 [--overwrite]: the shards of a job array → one result file
+// identical (datasets bit for bit) to a single run of the same config.
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <spdlog/spdlog.h>
+
+#include "commands.hpp"
+#include "mpi_session.hpp"
+#include "simpact/analysis/impact_task_kernel.hpp"
+#include "simpact/core/input_error.hpp"
+#include "simpact/io/sweep_config.hpp"
+#include "simpact/io/sweep_file_reader.hpp"
+#include "simpact/models/model_catalog.hpp"
+#include "simpact/sweep/sweep_runner.hpp"
+#include "sweep_setup.hpp"
+
+namespace simpact::app {
+
+namespace {
+
+struct MergeArgs {
+  std::vector<std::string> shards;
+  std::string output;
+  bool overwrite = false;
+  bool quiet = false;
+};
+
+int merge(const MergeArgs& args) {
+  MpiSession mpi;
+  const bool root = mpi.rank() == 0;
+  try {
+    if (std::filesystem::exists(args.output) && !args.overwrite)
+      throw InputError("output", "'" + args.output + "' already exists: pass --overwrite to replace it");
+    // The config travels inside every shard: parse the first shard's copy.
+    const std::string text = SweepFileReader(args.shards.at(0)).string_dataset("config");
+    const SweepConfig config = parse_config_text(text);
+    const ImpactTaskKernel kernel(make_model(config.model), study_options(config));
+    std::string command = "simpact merge";
+    for (const auto& s : args.shards) command += " " + s;
+    command += " -o " + args.output;
+    const double hdf5 = merge_shards(MPI_COMM_WORLD, config, kernel, args.shards, args.output, command);
+    if (root && !args.quiet)
+      std::printf("merged %zu shards (%lld tasks) into %s (HDF5 %.3f s)\n", args.shards.size(),
+                  static_cast<long long>(config.task_count()), args.output.c_str(), hdf5);
+  } catch (const ConfigErrors& e) {
+    if (root) std::fprintf(stderr, "simpact: error: config in %s: %s\n", args.shards.at(0).c_str(), e.lines.at(0).c_str());
+    return 2;
+  } catch (const std::exception& e) {
+    if (root) std::fprintf(stderr, "simpact: error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+CommandRunner add_merge_command(CLI::App& app) {
+  auto args = std::make_shared<MergeArgs>();
+  auto* cmd = app.add_subcommand("merge", "merge the shard files of `simpact run --shard i/N` into one result file");
+  cmd->add_option("shards", args->shards, "shard files (all N of them, any order)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("-o,--output", args->output, "merged HDF5 file")->required();
+  cmd->add_flag("--overwrite", args->overwrite, "replace an existing output file");
+  cmd->add_flag("-q,--quiet", args->quiet, "print nothing on success");
+  return [args] { return merge(*args); };
+}
+
+}  // namespace simpact::app

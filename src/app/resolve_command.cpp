@@ -1,0 +1,39 @@
+// `simpact resolve [INPUT] [-o OUTPUT] [--pretty]`: one impact problem, JSON in, JSON out
+// (DESIGN §4; request and output keys in include/simpact/io/impact_json.hpp).
+#include <memory>
+#include <string>
+
+#include "commands.hpp"
+#include "simpact/io/impact_json.hpp"
+
+namespace simpact::app {
+
+CommandRunner add_resolve_command(CLI::App& app) {
+  struct Args {
+    std::string input = "-";
+    std::string output;
+    bool pretty = false;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* sub = app.add_subcommand(
+      "resolve",
+      "Resolve one simultaneous impact (propagative model): every distinct outcome, the plastic "
+      "outcome, xi and the uniqueness diagnostics, as JSON");
+  sub->add_option("input", args->input, "impact problem JSON file ('-' or absent: standard input)");
+  sub->add_option("-o,--output", args->output,
+                  "write the JSON result to this file instead of standard output");
+  sub->add_flag("--pretty", args->pretty, "indent the JSON result");
+  sub->footer(
+      "Input: {\"mass_matrix\": [[..]], \"normals\": [[..]], \"momentum\": [..] (or \"velocity\"),\n"
+      "        \"restitution\": 1.0, \"ordering\": \"all\"}  or  {\"model\": \"billiards\", \"params\": "
+      "{\"theta\": 1.5708}}\n"
+      "Example: simpact resolve configs/examples/cradle3.json --pretty");
+  return [args] {
+    // Build the whole document before writing anything: an error leaves no output file.
+    const std::string result = resolve_json(read_text_input(args->input), args->pretty ? 2 : -1);
+    write_text_output(args->output, result);
+    return 0;
+  };
+}
+
+}  // namespace simpact::app

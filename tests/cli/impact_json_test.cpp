@@ -1,0 +1,516 @@
+// The JSON layer of `simpact resolve` / `simpact check` (include/simpact/io/impact_json.hpp):
+// requests parse into the right problem, every malformed input names its field in one line,
+// the output carries the paper's reference results (Newton's cradle, eq. 15 reversal, billiards
+// at θ = π/2), and the check report measures what it claims (energy, feasibility, impulses).
+#include "simpact/io/impact_json.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "simpact/core/input_error.hpp"
+#include "simpact/io/io_error.hpp"
+
+namespace simpact {
+namespace {
+
+using nlohmann::json;
+
+const char* const kCradle = R"({"mass_matrix": [[1,0,0],[0,1,0],[0,0,1]],
+                                 "normals": [[-1,1,0],[0,-1,1]], "momentum": [1,0,0]})";
+
+// The cradle request with one field replaced (or removed when value is null).
+std::string cradle_with(const std::string& key, const json& value) {
+  json doc = json::parse(kCradle);
+  if (value.is_null())
+    doc.erase(key);
+  else
+    doc[key] = value;
+  return doc.dump();
+}
+
+// Runs `parse` and returns the InputError's field, checking the message is one line.
+template <typename Parse>
+std::string error_field(Parse parse, const std::string& text, std::string* message = nullptr) {
+  try {
+    parse(text);
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    EXPECT_EQ(what.rfind(e.field() + ": ", 0), 0u) << what;
+    if (message != nullptr) *message = what;
+    return e.field();
+  }
+  ADD_FAILURE() << "no InputError for " << text;
+  return "";
+}
+
+std::string resolve_error(const std::string& text, std::string* message = nullptr) {
+  return error_field([](const std::string& t) { parse_resolve_request(t); }, text, message);
+}
+std::string check_error(const std::string& text, std::string* message = nullptr) {
+  return error_field([](const std::string& t) { parse_check_request(t); }, text, message);
+}
+
+json resolve(const std::string& text) {
+  return json::parse(resolve_json(text));
+}
+json check(const std::string& text) {
+  return json::parse(check_json(text));
+}
+
+void expect_vector_near(const json& actual, const std::vector<double>& expected, double tol = 1e-12) {
+  ASSERT_TRUE(actual.is_array()) << actual;
+  ASSERT_EQ(actual.size(), expected.size()) << actual;
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    EXPECT_NEAR(actual[i].get<double>(), expected[i], tol) << actual;
+}
+
+// ---- parsing ------------------------------------------------------------------------------------
+
+TEST(ImpactJsonParse, RawRequestWithDefaults) {
+  const ResolveRequest r = parse_resolve_request(kCradle);
+  EXPECT_EQ(r.problem.dof(), 3);
+  EXPECT_EQ(r.problem.contacts(), 2);
+  EXPECT_EQ(r.problem.restitution(), 1.0);
+  EXPECT_EQ(r.problem.momentum()[0], 1.0);
+  EXPECT_EQ(r.options.policy, OrderingPolicy::kAll);
+  EXPECT_EQ(r.options.minimality, Minimality::kPropagation);
+  EXPECT_TRUE(r.options.check_definition1);  // resolve reports definition1_minimal
+  EXPECT_TRUE(r.model.empty());
+}
+
+TEST(ImpactJsonParse, VelocityIsMultipliedByTheMassMatrix) {
+  const ResolveRequest r = parse_resolve_request(
+      R"({"mass_matrix": [[2,1],[1,3]], "normals": [[1,0]], "velocity": [1,-1], "restitution": 0.25})");
+  EXPECT_DOUBLE_EQ(r.problem.momentum()[0], 1.0);   // 2·1 + 1·(−1)
+  EXPECT_DOUBLE_EQ(r.problem.momentum()[1], -2.0);  // 1·1 + 3·(−1)
+  EXPECT_EQ(r.problem.restitution(), 0.25);
+}
+
+TEST(ImpactJsonParse, OptionsCommentAndLimits) {
+  const ResolveRequest r = parse_resolve_request(
+      R"({"_comment": "simpact resolve x.json", "mass_matrix": [[1]], "normals": [[1]], "momentum": [-1],
+          "ordering": "random", "seed": 18446744073709551615, "minimality": "definition1",
+          "limits": {"max_steps": 7, "max_depth": 1e3, "max_nodes": 99}})");
+  EXPECT_EQ(r.options.policy, OrderingPolicy::kRandom);
+  EXPECT_EQ(r.options.seed, 18446744073709551615ull);
+  EXPECT_EQ(r.options.minimality, Minimality::kDefinition1);
+  EXPECT_EQ(r.options.limits.max_steps, 7);
+  EXPECT_EQ(r.options.limits.max_depth, 1000);
+  EXPECT_EQ(r.options.limits.max_nodes, 99);
+}
+
+TEST(ImpactJsonParse, GapsDropOpenContacts) {
+  const ResolveRequest r = parse_resolve_request(
+      R"({"mass_matrix": [[1,0,0],[0,1,0],[0,0,1]], "normals": [[1,0,0],[-1,1,0],[0,-1,1]],
+          "momentum": [1,0,0], "gaps": [0.5, 0, 0]})");
+  EXPECT_EQ(r.problem.given_contacts(), 3);
+  ASSERT_EQ(r.problem.contacts(), 2);
+  EXPECT_EQ(r.problem.given_index(0), 1);
+  EXPECT_EQ(r.problem.given_index(1), 2);
+}
+
+TEST(ImpactJsonParse, ModelWithArrayParameters) {
+  const ResolveRequest r =
+      parse_resolve_request(R"({"model": "cradle", "params": {"n": 3, "m": [1, 3, 2], "speed": 2}})");
+  EXPECT_EQ(r.model, "cradle");
+  EXPECT_EQ(r.params.get("m1", 0), 1.0);
+  EXPECT_EQ(r.params.get("m2", 0), 3.0);
+  EXPECT_EQ(r.params.get("m3", 0), 2.0);
+  EXPECT_FALSE(r.params.has("m"));
+  ASSERT_EQ(r.problem.dof(), 3);
+  EXPECT_EQ(r.problem.metric().mass_matrix()(1, 1), 3.0);
+  EXPECT_EQ(r.problem.momentum()[0], 2.0);  // m1 · speed
+}
+
+TEST(ImpactJsonParse, TopLevelRestitutionGoesToTheModel) {
+  const ResolveRequest r =
+      parse_resolve_request(R"({"model": "billiards", "params": {"theta": 2}, "restitution": 0.5})");
+  EXPECT_EQ(r.problem.restitution(), 0.5);
+}
+
+// ---- every error names its field ---------------------------------------------------------------
+
+TEST(ImpactJsonErrors, MissingFields) {
+  EXPECT_EQ(resolve_error(cradle_with("mass_matrix", nullptr)), "mass_matrix");
+  EXPECT_EQ(resolve_error(cradle_with("normals", nullptr)), "normals");
+  EXPECT_EQ(resolve_error(cradle_with("momentum", nullptr)), "momentum");
+  EXPECT_EQ(resolve_error(cradle_with("velocity", json::array({1, 0, 0}))), "momentum");  // both given
+}
+
+TEST(ImpactJsonErrors, WrongTypes) {
+  EXPECT_EQ(resolve_error(cradle_with("mass_matrix", 1)), "mass_matrix");
+  EXPECT_EQ(resolve_error(cradle_with("mass_matrix", json::array({1, 1, 1}))), "mass_matrix[0]");
+  EXPECT_EQ(resolve_error(cradle_with("normals", "x")), "normals");
+  EXPECT_EQ(resolve_error(cradle_with("momentum", json::object())), "momentum");
+  EXPECT_EQ(resolve_error(cradle_with("momentum", json::array({1, true, 0}))), "momentum[1]");
+  EXPECT_EQ(resolve_error(cradle_with("restitution", "1")), "restitution");
+  EXPECT_EQ(resolve_error(cradle_with("ordering", 3)), "ordering");
+  EXPECT_EQ(resolve_error(cradle_with("minimality", "minimal")), "minimality");
+  EXPECT_EQ(resolve_error(cradle_with("limits", 5)), "limits");
+  EXPECT_EQ(resolve_error(cradle_with("limits", json{{"max_depth", 2.5}})), "limits.max_depth");
+  EXPECT_EQ(resolve_error(cradle_with("limits", json{{"max_depth", 1e9}})), "limits.max_depth");
+  EXPECT_EQ(resolve_error(cradle_with("limits", json{{"max_nodes", 0}})), "limits.max_nodes");
+  EXPECT_EQ(resolve_error(cradle_with("limits", json{{"max_dept", 1}})), "limits.max_dept");
+  EXPECT_EQ(resolve_error(cradle_with("seed", -1)), "seed");
+  EXPECT_EQ(resolve_error(cradle_with("seed", 0.5)), "seed");
+}
+
+TEST(ImpactJsonErrors, WrongShapes) {
+  EXPECT_EQ(resolve_error(cradle_with("mass_matrix", json::parse("[[1,0,0],[0,1],[0,0,1]]"))),
+            "mass_matrix[1]");
+  EXPECT_EQ(resolve_error(cradle_with("mass_matrix", json::parse("[[1,0],[0,1],[0,0]]"))), "mass_matrix");
+  EXPECT_EQ(resolve_error(cradle_with("mass_matrix", json::array())), "mass_matrix");
+  EXPECT_EQ(resolve_error(cradle_with("normals", json::parse("[[-1,1,0],[0,-1]]"))), "normals[1]");
+  EXPECT_EQ(resolve_error(cradle_with("normals", json::array())), "normals");
+  EXPECT_EQ(resolve_error(cradle_with("momentum", json::array({1, 0}))), "momentum");
+  EXPECT_EQ(resolve_error(cradle_with("momentum", json::array())), "momentum");
+  EXPECT_EQ(resolve_error(cradle_with("gaps", json::array({0}))), "gaps");
+  std::string message;
+  EXPECT_EQ(resolve_error(cradle_with("normals", json::parse("[[-1,1,0],[0,-1]]")), &message), "normals[1]");
+  EXPECT_NE(message.find("d = 3"), std::string::npos) << message;
+}
+
+TEST(ImpactJsonErrors, MassMatrixPhysics) {
+  std::string message;
+  EXPECT_EQ(resolve_error(cradle_with("mass_matrix", json::parse("[[1,0.5,0],[0,1,0],[0,0,1]]")), &message),
+            "mass_matrix");
+  EXPECT_NE(message.find("symmetric"), std::string::npos) << message;
+  EXPECT_EQ(resolve_error(cradle_with("mass_matrix", json::parse("[[1,2,0],[2,1,0],[0,0,1]]")), &message),
+            "mass_matrix");
+  EXPECT_NE(message.find("positive definite"), std::string::npos) << message;
+  EXPECT_EQ(resolve_error(cradle_with("mass_matrix", json::parse("[[1,0,0],[0,0,0],[0,0,1]]"))),
+            "mass_matrix");
+}
+
+TEST(ImpactJsonErrors, ZeroNormalAndRestitution) {
+  EXPECT_EQ(resolve_error(cradle_with("normals", json::parse("[[-1,1,0],[0,0,0]]"))), "normals[1]");
+  EXPECT_EQ(resolve_error(cradle_with("restitution", 1.5)), "restitution");
+  EXPECT_EQ(resolve_error(cradle_with("restitution", -0.1)), "restitution");
+}
+
+TEST(ImpactJsonErrors, NonFiniteNumbers) {
+  std::string message;
+  EXPECT_EQ(resolve_error(cradle_with("momentum", json::array({"NaN", 0, 0})), &message), "momentum[0]");
+  EXPECT_NE(message.find("NaN"), std::string::npos) << message;
+  EXPECT_EQ(resolve_error(cradle_with("mass_matrix", json::parse(R"([["Infinity",0,0],[0,1,0],[0,0,1]])"))),
+            "mass_matrix[0][0]");
+  EXPECT_EQ(resolve_error(cradle_with("normals", json::parse(R"([[-1,1,0],[0,"-inf",1]])"))),
+            "normals[1][1]");
+  EXPECT_EQ(resolve_error(cradle_with("restitution", "nan")), "restitution");
+  EXPECT_EQ(resolve_error(cradle_with("gaps", json::array({0, "NaN"}))), "gaps[1]");
+  // A bare NaN token is not JSON: a syntax error with its position.
+  EXPECT_EQ(resolve_error(R"({"mass_matrix": [[1]], "normals": [[1]], "momentum": [NaN]})", &message),
+            "input");
+  EXPECT_NE(message.find("line 1, column"), std::string::npos) << message;
+  EXPECT_NE(message.find("NaN or Infinity"), std::string::npos) << message;
+  EXPECT_EQ(resolve_error(R"({"mass_matrix": [[1]], "normals": [[1]], "momentum": [1e400]})"), "input");
+}
+
+TEST(ImpactJsonErrors, UnknownNamesSuggestTheNearest) {
+  std::string message;
+  EXPECT_EQ(resolve_error(cradle_with("ordering", "argmn"), &message), "ordering");
+  EXPECT_NE(message.find("did you mean 'argmin'"), std::string::npos) << message;
+  EXPECT_NE(message.find("argmin, argmax, index, reverse, random, all"), std::string::npos) << message;
+  EXPECT_EQ(resolve_error(cradle_with("normal", json::array()), &message), "normal");
+  EXPECT_NE(message.find("did you mean 'normals'"), std::string::npos) << message;
+  EXPECT_EQ(resolve_error(R"({"model": "biliards"})", &message), "model");
+  EXPECT_NE(message.find("did you mean 'billiards'"), std::string::npos) << message;
+  EXPECT_EQ(resolve_error(R"({"model": "pendulum"})", &message), "model");
+  EXPECT_NE(message.find("billiards, cradle"), std::string::npos) << message;
+  EXPECT_EQ(resolve_error(R"({"model": "billiards", "params": {"thet": 2}})", &message), "params.thet");
+  EXPECT_NE(message.find("did you mean 'theta'"), std::string::npos) << message;
+  EXPECT_EQ(resolve_error(cradle_with("momentum_after", json::array({0, 0, 1}))), "momentum_after");
+  EXPECT_EQ(resolve_error(R"({"we\nird": 1})", &message), "we\\x0aird");  // stays one line
+}
+
+TEST(ImpactJsonErrors, ModelRequests) {
+  EXPECT_EQ(resolve_error(R"({"model": "billiards"})"), "params.theta");  // required
+  EXPECT_EQ(resolve_error(R"({"model": "billiards", "params": {"theta": 4}})"), "params.theta");
+  EXPECT_EQ(resolve_error(R"({"model": "billiards", "params": {"theta": "2"}})"), "params.theta");
+  EXPECT_EQ(resolve_error(R"({"model": "billiards", "params": [2]})"), "params");
+  EXPECT_EQ(resolve_error(R"({"model": 3})"), "model");
+  EXPECT_EQ(resolve_error(R"({"model": "billiards", "params": {"theta": 2}, "normals": [[1]]})"), "normals");
+  EXPECT_EQ(resolve_error(R"({"model": "billiards", "params": {"theta": 2}, "restitution": 2})"),
+            "restitution");
+  EXPECT_EQ(resolve_error(R"({"model": "billiards", "params": {"theta": 2, "restitution": 2}})"),
+            "params.restitution");
+  EXPECT_EQ(resolve_error(R"({"model": "billiards", "params": {"theta": 2, "restitution": 1},
+                              "restitution": 1})"),
+            "restitution");
+  EXPECT_EQ(resolve_error(R"({"model": "cradle", "params": {"m": [1, "x", 1]}})"), "params.m[1]");
+  EXPECT_EQ(resolve_error(R"({"model": "cradle", "params": {"m": []}})"), "params.m");
+  EXPECT_EQ(resolve_error(R"({"model": "cradle", "params": {"mass": [1, 2]}})"), "params.mass[0]");
+  // Keys are read in sorted order: "m" first, so the clash is reported at "m1".
+  EXPECT_EQ(resolve_error(R"({"model": "cradle", "params": {"m1": 1, "m": [1, 2]}})"), "params.m1");
+  EXPECT_EQ(resolve_error(R"({"params": {"theta": 2}, "mass_matrix": [[1]]})"), "params");
+}
+
+TEST(ImpactJsonErrors, InvalidDocuments) {
+  std::string message;
+  EXPECT_EQ(resolve_error(R"({"mass_matrix": [[1]],)", &message), "input");
+  EXPECT_NE(message.find("invalid JSON at line 1, column"), std::string::npos) << message;
+  EXPECT_EQ(resolve_error("{\n\"a\": 1,\n}", &message), "input");
+  EXPECT_NE(message.find("line 3"), std::string::npos) << message;
+  EXPECT_EQ(resolve_error("", &message), "input");
+  EXPECT_EQ(resolve_error("  \n", &message), "input");
+  EXPECT_EQ(resolve_error("[1, 2]", &message), "input");
+  EXPECT_NE(message.find("object"), std::string::npos) << message;
+  EXPECT_EQ(resolve_error(R"({"mass_matrix": [[1]], "normals": [[1]], "momentum": [1], "momentum": [2]})"),
+            "momentum");  // repeated key
+  EXPECT_EQ(resolve_error(R"({"model": "cradle", "params": {"n": 3, "n": 4}})"), "params.n");
+}
+
+TEST(ImpactJsonErrors, CheckRequests) {
+  const std::string base = cradle_with("momentum_after", json::array({0, 0, 1}));
+  EXPECT_NO_THROW(parse_check_request(base));
+  EXPECT_EQ(check_error(kCradle), "momentum_after");  // missing
+  EXPECT_EQ(check_error(cradle_with("momentum_after", json::array({0, 1}))), "momentum_after");
+  EXPECT_EQ(check_error(cradle_with("velocity_after", json::array({0, 1}))), "velocity_after");
+  EXPECT_EQ(check_error(cradle_with("momentum_after", json::array({0, "NaN", 1}))), "momentum_after[1]");
+  json both = json::parse(base);
+  both["velocity_after"] = json::array({0, 0, 1});
+  EXPECT_EQ(check_error(both.dump()), "momentum_after");
+  json tol = json::parse(base);
+  tol["tolerance"] = 0;
+  EXPECT_EQ(check_error(tol.dump()), "tolerance");
+  tol["tolerance"] = "small";
+  EXPECT_EQ(check_error(tol.dump()), "tolerance");
+  json unknown = json::parse(base);
+  unknown["momentum_afterr"] = 1;
+  EXPECT_EQ(check_error(unknown.dump()), "momentum_afterr");
+  // The problem's own errors still name their field under check.
+  json bad = json::parse(base);
+  bad["normals"][1] = json::array({0, 0, 0});
+  EXPECT_EQ(check_error(bad.dump()), "normals[1]");
+}
+
+// ---- resolve output ----------------------------------------------------------------------------
+
+TEST(ImpactJsonResolve, NewtonsCradleEndsWithTheLastBallMoving) {
+  const json out = resolve(kCradle);
+  EXPECT_EQ(out["status"], "ok");
+  ASSERT_EQ(out["outcomes"].size(), 1u);
+  const json& o = out["outcomes"][0];
+  expect_vector_near(o["momentum"], {0, 0, 1});  // not [0,1,0]: DESIGN §1
+  expect_vector_near(o["velocity"], {0, 0, 1});
+  expect_vector_near(o["impulses"], {1, 1});
+  EXPECT_NEAR(o["energy"].get<double>(), 0.5, 1e-12);
+  EXPECT_EQ(o["sequences"], json::parse("[[0, 1]]"));
+  EXPECT_EQ(o["sequence_count"], 1);
+  EXPECT_EQ(o["definition1_minimal"], true);
+  EXPECT_EQ(out["unique"], true);
+  EXPECT_NEAR(out["xi"].get<double>(), 0.0, 1e-15);
+  EXPECT_NEAR(out["gram"][0][1].get<double>(), -0.5, 1e-12);  // Theorem 3
+  EXPECT_EQ(out["dihedral_m"], 3);
+  EXPECT_EQ(out["orthogonal"], false);
+  EXPECT_EQ(out["closed_contacts"], json::parse("[0, 1]"));
+  EXPECT_NEAR(out["energy_before"].get<double>(), 0.5, 1e-15);
+  // Plastic: all three balls at 1/3 (every contact stays active), complementarity exact.
+  expect_vector_near(out["plastic"]["momentum"], {1.0 / 3, 1.0 / 3, 1.0 / 3});
+  expect_vector_near(out["plastic"]["impulses"], {2.0 / 3, 1.0 / 3});
+  EXPECT_LE(out["plastic"]["complementarity_residual"].get<double>(), 1e-12);
+  EXPECT_EQ(out["caps"]["node_cap_hit"], false);
+  EXPECT_EQ(out["model"], nullptr);
+}
+
+TEST(ImpactJsonResolve, ReversalForBothOrders) {
+  // p⁻ violating both contacts: eq. (15), p⁺ = p⁻ · antidiag, reached by [0,1,0] and [1,0,1].
+  const json out = resolve(cradle_with("momentum", json::array({1, 0, -1})));
+  ASSERT_EQ(out["outcomes"].size(), 1u);
+  const json& o = out["outcomes"][0];
+  expect_vector_near(o["momentum"], {-1, 0, 1});
+  EXPECT_EQ(o["sequence_count"], 2);
+  EXPECT_EQ(o["sequences"], json::parse("[[0, 1, 0], [1, 0, 1]]"));
+  EXPECT_EQ(o["sequence_lengths"], json::parse("[3, 3]"));
+  EXPECT_EQ(o["sequences_truncated"], false);
+  for (const char* policy : {"argmin", "argmax", "index", "reverse"}) {
+    json doc = json::parse(cradle_with("momentum", json::array({1, 0, -1})));
+    doc["ordering"] = policy;
+    const json single = resolve(doc.dump());
+    ASSERT_EQ(single["outcomes"].size(), 1u) << policy;
+    expect_vector_near(single["outcomes"][0]["momentum"], {-1, 0, 1});
+    EXPECT_EQ(single["ordering"], policy);
+    EXPECT_EQ(single["xi"], nullptr);  // ξ needs the full outcome set: NaN → null
+    EXPECT_NEAR(single["xi_argmin_argmax"].get<double>(), 0.0, 1e-12);
+  }
+}
+
+TEST(ImpactJsonResolve, SequencesUseTheGivenNormalIndices) {
+  const json out = resolve(
+      R"({"mass_matrix": [[1,0,0],[0,1,0],[0,0,1]], "normals": [[1,0,0],[-1,1,0],[0,-1,1]],
+          "momentum": [1,0,0], "gaps": [0.5, 0, 0]})");
+  EXPECT_EQ(out["contacts"], 3);
+  EXPECT_EQ(out["closed_contacts"], json::parse("[1, 2]"));
+  ASSERT_EQ(out["outcomes"].size(), 1u);
+  EXPECT_EQ(out["outcomes"][0]["sequences"], json::parse("[[1, 2]]"));
+  expect_vector_near(out["outcomes"][0]["impulses"], {0, 1, 1});  // the open contact carries none
+  expect_vector_near(out["plastic"]["impulses"], {0, 2.0 / 3, 1.0 / 3});
+}
+
+TEST(ImpactJsonResolve, InelasticBlendCarriesAlphaAndTheElasticMomentum) {
+  // Every contact stays active in the plastic outcome here, so α = R (DESIGN §1 erratum).
+  const double r = 0.5;
+  const json out = resolve(cradle_with("restitution", r));
+  const json& o = out["outcomes"][0];
+  EXPECT_NEAR(o["alpha"].get<double>(), r, 1e-12);
+  expect_vector_near(o["elastic_momentum"], {0, 0, 1});
+  expect_vector_near(o["momentum"], {r * 0 + (1 - r) / 3, (1 - r) / 3, r + (1 - r) / 3});
+  // Eq. (16): R² = 1 − ΔE / E_p.
+  const double e0 = out["energy_before"], e = o["energy"], ep = out["plastic"]["energy"];
+  EXPECT_NEAR(1.0 - (e0 - e) / (e0 - ep), r * r, 1e-12);
+  const json elastic = resolve(kCradle);
+  EXPECT_FALSE(elastic["outcomes"][0].contains("alpha"));
+}
+
+TEST(ImpactJsonResolve, NoElasticOutcomeGivesNullXi) {
+  // Opposite normals on one axis positively span it: only p = 0 is feasible.
+  const json out = resolve(R"({"mass_matrix": [[2]], "normals": [[1], [-1]], "momentum": [-1]})");
+  EXPECT_EQ(out["status"], "no_elastic_outcome");
+  EXPECT_TRUE(out["outcomes"].empty());
+  EXPECT_EQ(out["xi"], nullptr);
+  EXPECT_EQ(out["unique"], false);
+  expect_vector_near(out["plastic"]["momentum"], {0});
+  EXPECT_EQ(out["dihedral_m"], nullptr);
+}
+
+TEST(ImpactJsonResolve, NoImpactWhenAlreadyFeasible) {
+  const json out = resolve(cradle_with("momentum", json::array({-1, 0, 1})));
+  EXPECT_EQ(out["status"], "no_impact");
+  ASSERT_EQ(out["outcomes"].size(), 1u);
+  expect_vector_near(out["outcomes"][0]["momentum"], {-1, 0, 1});
+  EXPECT_EQ(out["outcomes"][0]["sequences"], json::parse("[[]]"));
+}
+
+TEST(ImpactJsonResolve, BilliardsXiVanishesOnlyAtRightAngle) {
+  const json right = resolve(R"({"model": "billiards", "params": {"theta": 1.5707963267948966}})");
+  EXPECT_LE(right["xi"].get<double>(), 1e-12);
+  EXPECT_EQ(right["orthogonal"], true);
+  EXPECT_EQ(right["model"], "billiards");
+  EXPECT_EQ(right["dof"], 6);
+  const json wide = resolve(R"({"model": "billiards", "params": {"theta": 2.0943951023931957}})");
+  EXPECT_GT(wide["xi"].get<double>(), 1e-3);
+  EXPECT_EQ(wide["outcomes"].size(), 2u);
+  // Equal masses: the normalized cosine is ½cos θ (DESIGN errata).
+  EXPECT_NEAR(wide["gram"][0][1].get<double>(), 0.5 * std::cos(2.0943951023931957), 1e-12);
+  for (const auto& o : wide["outcomes"])
+    EXPECT_NEAR(o["energy"].get<double>(), wide["energy_before"].get<double>(), 1e-12);
+}
+
+TEST(ImpactJsonResolve, CapsAreReported) {
+  json doc = json::parse(cradle_with("momentum", json::array({1, 0, -1})));
+  doc["limits"] = {{"max_depth", 2}};
+  const json out = resolve(doc.dump());
+  EXPECT_EQ(out["status"], "cap_hit");
+  EXPECT_EQ(out["caps"]["depth_cap_hit"], true);
+  EXPECT_EQ(out["unique"], false);
+  EXPECT_EQ(out["limits"]["max_depth"], 2);
+}
+
+TEST(ImpactJsonResolve, PrettyAndCompactAreTheSameDocument) {
+  const std::string compact = resolve_json(kCradle), pretty = resolve_json(kCradle, 2);
+  EXPECT_EQ(std::count(compact.begin(), compact.end(), '\n'), 1);
+  EXPECT_GT(std::count(pretty.begin(), pretty.end(), '\n'), 10);
+  EXPECT_EQ(json::parse(compact), json::parse(pretty));
+  EXPECT_NE(pretty.find("\"momentum\": [0.0, 0.0, 1.0]"), std::string::npos) << pretty;
+}
+
+// ---- check output ------------------------------------------------------------------------------
+
+TEST(ImpactJsonCheck, TheResolveOutcomeIsConsistent) {
+  const json out = check(cradle_with("momentum_after", json::array({0, 0, 1})));
+  EXPECT_EQ(out["consistent_with_propagative_model"], true);
+  EXPECT_NEAR(out["distance_to_nearest_outcome"].get<double>(), 0.0, 1e-15);
+  EXPECT_EQ(out["nearest_outcome"], 0);
+  EXPECT_NEAR(out["relative_energy_error"].get<double>(), 0.0, 1e-15);
+  EXPECT_TRUE(out["feasibility_violations"].empty());
+  expect_vector_near(out["implied_impulses"], {1, 1});
+  EXPECT_LE(out["impulse_residual"].get<double>(), 1e-12);
+  EXPECT_EQ(out["negative_impulses"], false);
+  // Elastic: contact 2 separates while carrying impulse 1, |λ·rate| / ||p⁻||² = 1.
+  EXPECT_NEAR(out["complementarity_residual"].get<double>(), 1.0, 1e-12);
+  EXPECT_NEAR(out["distance_to_plastic"].get<double>(), std::sqrt(2.0 / 3.0), 1e-12);
+}
+
+TEST(ImpactJsonCheck, EnergyGainAndInfeasibilityAreReported) {
+  // Ball 2 leaving at speed 2 into ball 3: contact 1 violated, energy ×4.
+  const json out = check(cradle_with("momentum_after", json::array({0, 2, 0})));
+  EXPECT_EQ(out["consistent_with_propagative_model"], false);
+  EXPECT_NEAR(out["relative_energy_error"].get<double>(), 3.0, 1e-12);
+  ASSERT_EQ(out["feasibility_violations"].size(), 1u);
+  EXPECT_EQ(out["feasibility_violations"][0]["contact"], 1);
+  // <p,u_2>_g / (||p⁻||_g ||u_2||_g) = −2 / √2.
+  EXPECT_NEAR(out["feasibility_violations"][0]["rate"].get<double>(), -std::sqrt(2.0), 1e-12);
+  EXPECT_NEAR(out["max_feasibility_violation"].get<double>(), std::sqrt(2.0), 1e-12);
+  EXPECT_NEAR(out["distance_to_nearest_outcome"].get<double>(), std::sqrt(5.0), 1e-12);
+}
+
+TEST(ImpactJsonCheck, ImpulsesOutsideTheNormalsAndPulling) {
+  // p_after − p⁻ = [−2/3, 1/3, 4/3] has the component [1,1,1]/3 outside span{u_i} (sum-free vectors).
+  const json off = check(cradle_with("momentum_after", json::array({1.0 / 3, 1.0 / 3, 4.0 / 3})));
+  EXPECT_NEAR(off["impulse_residual"].get<double>(), std::sqrt(1.0 / 3.0), 1e-12);
+  // p_after = p⁻ − u_1: an adhesive impulse λ_1 = −1.
+  const json pull = check(cradle_with("momentum_after", json::array({2, -1, 0})));
+  EXPECT_EQ(pull["negative_impulses"], true);
+  expect_vector_near(pull["implied_impulses"], {-1, 0});
+  EXPECT_LE(pull["impulse_residual"].get<double>(), 1e-12);
+}
+
+TEST(ImpactJsonCheck, PlasticStateAndVelocityInput) {
+  json doc = json::parse(kCradle);
+  doc["mass_matrix"] = json::parse("[[2,0,0],[0,2,0],[0,0,2]]");
+  doc["velocity_after"] = json::array({1.0 / 3, 1.0 / 3, 1.0 / 3});  // momentum 2/3 each
+  doc["momentum"] = json::array({2, 0, 0});
+  const json out = check(doc.dump());
+  EXPECT_NEAR(out["distance_to_plastic"].get<double>(), 0.0, 1e-12);
+  EXPECT_EQ(out["consistent_with_propagative_model"], false);
+  EXPECT_NEAR(out["relative_energy_error"].get<double>(), -2.0 / 3.0, 1e-12);
+  EXPECT_LE(out["complementarity_residual"].get<double>(), 1e-12);
+  expect_vector_near(out["momentum_after"], {2.0 / 3, 2.0 / 3, 2.0 / 3});
+}
+
+TEST(ImpactJsonCheck, NearestOfSeveralOutcomesWithAModel) {
+  const std::string request =
+      R"({"model": "billiards", "params": {"theta": 2.0943951023931957}, "momentum_after": [0,0,0,0,0,0]})";
+  const CheckRequest parsed = parse_check_request(request);
+  const json resolved = resolve(R"({"model": "billiards", "params": {"theta": 2.0943951023931957}})");
+  ASSERT_EQ(resolved["outcomes"].size(), 2u);
+  json doc = json::parse(request);
+  doc["momentum_after"] = resolved["outcomes"][1]["momentum"];
+  const json out = check(doc.dump());
+  EXPECT_EQ(out["nearest_outcome"], 1);
+  EXPECT_LE(out["distance_to_nearest_outcome"].get<double>(), 1e-12);
+  EXPECT_EQ(out["consistent_with_propagative_model"], true);
+  EXPECT_EQ(parsed.impact.problem.dof(), 6);
+}
+
+// ---- text in and out ---------------------------------------------------------------------------
+
+TEST(ImpactJsonFiles, WriteIsWholeOrNothing) {
+  // Unique per process: other build trees may run this test at the same time.
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("simpact_cli_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "out.json").string();
+  write_text_output(path, "{\"a\": 1}\n");
+  EXPECT_EQ(read_text_input(path), "{\"a\": 1}\n");
+  // Only the renamed file remains: no temporaries beside it.
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()),
+            1);
+  EXPECT_THROW(write_text_output((dir / "missing" / "out.json").string(), "x"), IoError);
+  EXPECT_FALSE(std::filesystem::exists(dir / "missing"));
+  EXPECT_THROW(read_text_input((dir / "nope.json").string()), IoError);
+  EXPECT_THROW(read_text_input(dir.string()), IoError);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace simpact

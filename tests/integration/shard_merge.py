@@ -1,0 +1,68 @@
+"""A sweep split into 3 shards (`simpact run --shard i/3`, one of them under mpirun -n 2),
+merged by `simpact merge`, is bit-identical to a single run; merge refuses shards of another
+config, a missing shard, a duplicate shard and a non-shard file.
+
+usage: shard_merge.py SIMPACT"""
+import subprocess
+import sys
+
+import sweep_common as sc
+
+CONFIG = """model: cradle
+params: {{n: 3, m1: 1.0, speed: 1.0}}
+grid:
+  restitution: [0.0, 0.7, 1.0]
+  m2: {{start: 0.2, stop: 5, num: 13, spacing: log}}
+monte_carlo:
+  samples_per_point: 24
+  seed: {seed}
+  method: sobol
+  params:
+    m3: {{dist: lognormal, mu: 0.0, sigma: 0.3}}
+orderings: [all, argmin, argmax]
+output: {{samples: {samples}, chunk_size: 10}}
+"""
+
+
+def merge(simpact, shards, out, check=True):
+    p = subprocess.run([simpact, "merge", *shards, "-o", out, "--quiet"], env=sc.env(1), capture_output=True,
+                       text=True, timeout=300)
+    if check and p.returncode != 0:
+        sys.exit(f"FAIL: merge exited {p.returncode}: {p.stderr}")
+    return p
+
+
+def refuses(simpact, shards, out, what, needle):
+    p = merge(simpact, shards, out, check=False)
+    lines = p.stderr.strip().splitlines()
+    if p.returncode == 0 or len(lines) != 1 or needle not in lines[0]:
+        sys.exit(f"FAIL: merge of {what}: rc={p.returncode} stderr={p.stderr!r}")
+    print(f"ok: merge refuses {what}: {lines[0]}")
+
+
+def main():
+    simpact = sys.argv[1]
+    d = sc.tempdir()
+    for samples in ("false", "true"):
+        config = sc.write_config(CONFIG.format(seed=1, samples=samples), d, f"c{samples}.yaml")
+        ref = f"{d}/single_{samples}.h5"
+        sc.run(simpact, config, ref)
+        shards = []
+        for i in range(3):
+            shard = f"{d}/shard{i}_{samples}.h5"
+            sc.run(simpact, config, shard, ranks=2 if i == 1 else 0, threads=1, extra=("--shard", f"{i}/3"))
+            shards.append(shard)
+        merged = f"{d}/merged_{samples}.h5"
+        merge(simpact, list(reversed(shards)), merged)
+        sc.assert_identical(ref, merged, f"3 shards merged (samples: {samples})")
+    other = sc.write_config(CONFIG.format(seed=2, samples="false"), d, "other.yaml")
+    sc.run(simpact, other, f"{d}/other0.h5", extra=("--shard", "0/3"))
+    s = [f"{d}/shard{i}_false.h5" for i in range(3)]
+    refuses(simpact, [f"{d}/other0.h5", s[1], s[2]], f"{d}/m1.h5", "a shard of another config", "different config")
+    refuses(simpact, [s[0], s[1], s[1]], f"{d}/m2.h5", "a duplicate shard", "given twice")
+    refuses(simpact, [s[0], s[1]], f"{d}/m3.h5", "a missing shard", "does not belong")
+    refuses(simpact, [s[0], s[1], f"{d}/single_false.h5"], f"{d}/m4.h5", "a non-shard file", "not a shard")
+
+
+if __name__ == "__main__":
+    main()
