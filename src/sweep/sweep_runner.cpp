@@ -170,6 +170,27 @@ SweepFileLayout make_layout(const SweepConfig& config, const ParameterSpace& spa
   return layout;
 }
 
+// The journal and the final file both live beside the output: refuse to start a sweep whose
+// results cannot fit (the estimate is an upper bound before compression).
+std::string check_free_space(const fs::path& dir, const std::string& journal_dir, const SweepConfig& config,
+                             const ParameterSpace& space, const TaskKernel& kernel) {
+  const double columns = static_cast<double>(kernel.columns().size());
+  const double tasks = static_cast<double>(space.task_count());
+  const double journal = tasks * (16.0 + 8.0 * columns);
+  double file = static_cast<double>(space.grid_points()) * 8.0 * (columns * (space.replicas() > 1 ? 5 : 1) + 1);
+  if (config.output.samples) file += tasks * 8.0 * (columns + 2 + static_cast<double>(space.axes().size()));
+  double needed = journal + file + 1024.0 * 1024.0;  // + metadata
+  std::error_code ec;
+  // On --resume the finished part of the journal is already on disk.
+  for (const auto& e : fs::directory_iterator(journal_dir, ec)) needed -= static_cast<double>(e.file_size(ec));
+  const fs::space_info info = fs::space(dir, ec);
+  if (ec) return "";
+  if (static_cast<double>(info.available) < needed)
+    return fmt::format("not enough free space in '{}': the sweep needs about {:.1f} MiB, {:.1f} MiB available",
+                       dir.string(), needed / 1048576.0, static_cast<double>(info.available) / 1048576.0);
+  return "";
+}
+
 class ProgressLog {
  public:
   ProgressLog(std::int64_t total_tasks, double interval) : total_(total_tasks), interval_(interval) {}
@@ -570,6 +591,8 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
       error = fmt::format("directory '{}' does not exist", parent.string());
     } else if (::access(parent.c_str(), W_OK) != 0) {
       error = fmt::format("directory '{}' is not writable", parent.string());
+    } else if (const std::string space_error = check_free_space(parent, journal, config, space, kernel); !space_error.empty()) {
+      error = space_error;
     } else if (options.resume) {
       JournalManifest previous;
       if (journal_exists && read_journal_manifest(journal, previous)) {
@@ -666,14 +689,14 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
       chunk.resize(std::min(manifest.chunk_size, summary.tasks - chunk.first_task), manifest.values_per_task);
       try {
         compute_chunk(space, kernel, config, scratch, chunk);
+        writer.append(chunk, manifest.values_per_task);
       } catch (const std::exception& e) {
-        // Every finished chunk is already journaled; end all ranks now rather than hang.
-        spdlog::error("{}", e.what());
-        std::fprintf(stderr, "simpact: error: %s\n", e.what());
+        // A failing task or a failing journal write (disk full) on one rank: every finished
+        // chunk is already journaled, so end all ranks now rather than leave them waiting.
+        std::fprintf(stderr, "simpact: error: rank %d: %s\n", mpi.rank, e.what());
         std::fflush(stderr);
         MPI_Abort(comm, 3);
       }
-      writer.append(chunk, manifest.values_per_task);
       computed += chunk.count;
       if (mpi.rank == 0) progress.update(std::max<std::int64_t>(0, already) + claimed * manifest.chunk_size);
     }
