@@ -17,7 +17,10 @@ class ImpactScratch final : public TaskScratch {
  public:
   explicit ImpactScratch(const ResolveLimits& limits) : workspace(limits) {}
   ImpactWorkspace workspace;
-  std::vector<ContactVector> final_impulses;  // one per single ordering
+  // One entry per single ordering, sized once: evaluating a task allocates nothing here.
+  std::vector<ContactVector> final_impulses;
+  std::vector<double> after, steps;
+  std::vector<char> ok;
 };
 
 TaskStatus status_of(ResolveStatus s) {
@@ -77,6 +80,9 @@ ImpactTaskKernel::ImpactTaskKernel(std::unique_ptr<ImpactModel> model, ImpactStu
 std::unique_ptr<TaskScratch> ImpactTaskKernel::make_scratch() const {
   auto scratch = std::make_unique<ImpactScratch>(options_.limits);
   scratch->final_impulses.resize(single_.size());
+  scratch->after.resize(single_.size());
+  scratch->steps.resize(single_.size());
+  scratch->ok.resize(single_.size());
   return scratch;
 }
 
@@ -118,9 +124,12 @@ TaskStatus ImpactTaskKernel::evaluate(std::int64_t task, const ParameterSet& par
       all_after = sum / r.outcome_count;
     }
   }
-  std::vector<double> single_after(single_.size(), kNaN);
-  std::vector<double> single_steps(single_.size(), kNaN);
-  std::vector<bool> single_ok(single_.size(), false);
+  std::vector<double>& single_after = scratch.after;
+  std::vector<double>& single_steps = scratch.steps;
+  std::vector<char>& single_ok = scratch.ok;
+  std::fill(single_after.begin(), single_after.end(), kNaN);
+  std::fill(single_steps.begin(), single_steps.end(), kNaN);
+  std::fill(single_ok.begin(), single_ok.end(), 0);
   for (std::size_t s = 0; s < single_.size(); ++s) {
     options.policy = single_[s];
     const ImpactResolution r = resolve_impact(problem, options, scratch.workspace);
@@ -134,7 +143,7 @@ TaskStatus ImpactTaskKernel::evaluate(std::int64_t task, const ParameterSet& par
       scratch.final_impulses[s] = o.impulses;
       single_after[s] = o.energy;
       single_steps[s] = o.shortest;
-      single_ok[s] = true;
+      single_ok[s] = 1;
     }
   }
   for (std::size_t a = 0; a < single_.size(); ++a)
