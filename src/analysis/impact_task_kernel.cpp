@@ -70,6 +70,8 @@ ImpactTaskKernel::ImpactTaskKernel(std::unique_ptr<ImpactModel> model, ImpactStu
   }
   columns_.push_back({"after_plastic", "energy", "J", "kinetic energy after a perfectly plastic impact"});
   columns_.push_back({"relative_loss_plastic", "energy", "1", "relative energy loss of a plastic impact"});
+  columns_.push_back({"impact", "outcomes", "1",
+                      "1 when some closed contact was approaching (an impact happened), 0 when p- was feasible"});
   columns_.push_back({"normalized_cosine", "outcomes", "1",
                       "normalized Gram entry G_12 = <u1,u2>_g/(||u1|| ||u2||) (first two contacts)"});
   columns_.push_back({"dihedral_m", "outcomes", "1", "m with G_12 = -cos(pi/m) (0: none)"});
@@ -162,6 +164,7 @@ TaskStatus ImpactTaskKernel::evaluate(std::int64_t task, const ParameterSet& par
   }
   results[col++] = plastic_known ? plastic.energy : kNaN;
   results[col++] = plastic_known ? loss(plastic.energy) : kNaN;
+  results[col++] = problem.feasible(problem.initial_rates()) ? 0.0 : 1.0;
   results[col++] = problem.contacts() >= 2 ? diagnostics.normalized_gram(0, 1) : kNaN;
   results[col++] = diagnostics.dihedral_m;
   for (std::size_t s = 0; s < single_.size(); ++s) results[col++] = single_steps[s];

@@ -13,6 +13,9 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 constexpr double kE = 2.71828182845904523536;
+// Every '(', 'sqrt(' and sign recurses: a cap on the nesting keeps hostile text ("((((...", a
+// few ten thousand deep) from overflowing the stack. No real config comes near it.
+constexpr int kMaxNesting = 200;
 
 class ExpressionParser {
  public:
@@ -30,6 +33,7 @@ class ExpressionParser {
 
  private:
   double expr() {
+    const Nesting nesting = nest();
     double value = term();
     for (;;) {
       skip_space();
@@ -62,8 +66,14 @@ class ExpressionParser {
 
   double unary() {
     skip_space();
-    if (accept('-')) return -unary();
-    if (accept('+')) return unary();
+    if (accept('-')) {
+      const Nesting nesting = nest();
+      return -unary();
+    }
+    if (accept('+')) {
+      const Nesting nesting = nest();
+      return unary();
+    }
     return atom();
   }
 
@@ -127,6 +137,16 @@ class ExpressionParser {
     return std::strtod(literal.c_str(), nullptr);
   }
 
+  // One level of recursion, undone when it returns.
+  struct Nesting {
+    int& depth;
+    ~Nesting() { --depth; }
+  };
+  Nesting nest() {
+    if (++depth_ > kMaxNesting) fail(fmt::format("nested more than {} levels deep", kMaxNesting));
+    return Nesting{depth_};
+  }
+
   void expect_close() {
     skip_space();
     if (!accept(')')) fail("expected ')'");
@@ -153,6 +173,7 @@ class ExpressionParser {
   std::string_view text_;
   const std::string& field_;
   std::size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace

@@ -132,6 +132,17 @@ class ConfigParser {
     errors_.push_back(path + ": " + message);
   }
 
+  // The product of the axis sizes read so far, saturated at INT64_MAX: unlike
+  // SweepConfig::grid_points(), safe before check_required has bounded it.
+  std::int64_t grid_points_saturated() const {
+    std::int64_t points = 1;
+    for (const auto& axis : config_.grid) {
+      if (__builtin_mul_overflow(points, static_cast<std::int64_t>(axis.values.size()), &points))
+        return std::numeric_limits<std::int64_t>::max();
+    }
+    return points;
+  }
+
   // ---- generic readers ---------------------------------------------------------------------
 
   // Entries of a mapping whose keys are fixed names: unknown and repeated keys are errors.
@@ -421,6 +432,15 @@ class ConfigParser {
       log = *kind == 1;
     }
     if (!first || !last || count == 0) return std::nullopt;
+    // An axis costs 8 bytes a point: refuse one that makes the grid too large to run before
+    // allocating it (check_required would reject the grid anyway, after up to 10^8 points of
+    // every axis were in memory).
+    const std::int64_t before = grid_points_saturated();
+    if (count > kMaxTasks / before) {
+      error(child(path, "num"),
+            fmt::format("{} grid points x {} is too many tasks (at most 2^62)", before, count));
+      return std::nullopt;
+    }
     bool ok = true;
     if (log) {
       for (const auto& [key, v] : {std::pair{"start", *first}, {"stop", *last}}) {
@@ -491,8 +511,9 @@ class ConfigParser {
         spec.samples_per_point = *n;
     } else if (total != nullptr) {
       if (auto n = integer(*total, child(path, "samples"), 1, kMaxTasks, "must be a positive integer")) {
-        const std::int64_t points = std::max<std::int64_t>(1, config_.grid_points());
-        spec.samples_per_point = (*n + points - 1) / points;
+        // The grid is not checked yet: its size may not fit in int64 (the check comes later).
+        const std::int64_t points = grid_points_saturated();
+        spec.samples_per_point = points >= *n ? 1 : (*n + points - 1) / points;
       }
     } else {
       error(path, "needs samples_per_point (replicas of each grid point) or samples (in total)");

@@ -553,7 +553,12 @@ double merge_shards(MPI_Comm comm, const SweepConfig& config, const TaskKernel& 
   row.seed = config.monte_carlo ? config.monte_carlo->seed : config.seed;
   provenance.push_back(row);
   const ShardSource source(std::move(shards), manifest, kernel);
-  return write_sweep_file(comm, output_path, config, kernel, manifest, source, provenance);
+  const std::string staging = output_path + ".tmp";  // renamed when complete, as in run_sweep
+  const double seconds = write_sweep_file(comm, staging, config, kernel, manifest, source, provenance);
+  MPI_Barrier(comm);
+  if (mpi.rank == 0) fs::rename(staging, output_path);
+  MPI_Barrier(comm);
+  return seconds;
 }
 
 JournalManifest sweep_manifest(const SweepConfig& config, const TaskKernel& kernel) {
@@ -719,13 +724,17 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
     provenance.back().end_time = now_iso8601();
     provenance.back().tasks_done = summary.tasks_computed;
   }
+  // Written beside the output and renamed over it when complete: a kill during this step leaves
+  // the (readable, incomplete) placeholder in place, never a half-written file.
+  const std::string staging = path + ".tmp";
   if (options.shard_count > 1)
-    hdf5_seconds += write_shard_file(comm, path, config, kernel, manifest, index, provenance, options.shard_index,
-                                     options.shard_count);
+    hdf5_seconds += write_shard_file(comm, staging, config, kernel, manifest, index, provenance,
+                                     options.shard_index, options.shard_count);
   else
-    hdf5_seconds += write_sweep_file(comm, path, config, kernel, manifest, index, provenance);
+    hdf5_seconds += write_sweep_file(comm, staging, config, kernel, manifest, index, provenance);
   MPI_Barrier(comm);
   if (mpi.rank == 0) {
+    fs::rename(staging, path);
     remove_journal(journal);  // only now: the file holds everything the journal did
     summary.file_bytes = fs::file_size(path);
   }

@@ -47,7 +47,26 @@ def journal_fraction(out):
     return size / total
 
 
-def kill_at(simpact, config, out, fraction):
+def job_processes(out):
+    """PIDs of the ranks writing `out` (Open MPI gives each rank its own session, so killing
+    mpirun's process group does not reach them)."""
+    pids = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmd = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
+            state = open(f"/proc/{pid}/stat").read().split(")")[-1].split()[0]
+        except OSError:
+            continue
+        if state != "Z" and out.encode() in cmd and cmd[0].endswith(b"simpact"):
+            pids.append(int(pid))
+    return pids
+
+
+def kill_at(simpact, config, out, fraction, whole_job):
+    """SIGKILL one rank (mpirun must then end the others) or the whole job once the journal
+    holds `fraction` of the results; returns False if the run finished first."""
     p = subprocess.Popen(sc.command(simpact, config, out, ranks=2), env=sc.env(1),
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.time() + 240
@@ -55,11 +74,20 @@ def kill_at(simpact, config, out, fraction):
         if journal_fraction(out) >= fraction:
             break
         time.sleep(0.002)
-    finished = p.poll() is not None
-    if not finished:
+    if p.poll() is not None:
+        return False
+    ranks = job_processes(out)
+    for pid in (ranks if whole_job else ranks[-1:]):
+        os.kill(pid, signal.SIGKILL)
+    if whole_job:
         os.killpg(p.pid, signal.SIGKILL)
-    p.wait()
-    return not finished
+    p.wait(timeout=60)
+    t0 = time.time()
+    while job_processes(out):
+        if time.time() - t0 > 20:
+            sys.exit(f"FAIL: ranks {job_processes(out)} still running 20 s after the kill")
+        time.sleep(0.05)
+    return True
 
 
 def is_complete(path):
@@ -77,9 +105,10 @@ def main():
     ref = f"{d}/ref.h5"
     sc.run(simpact, config, ref, ranks=2, threads=1)
 
-    for label, fraction in (("early", 0.05), ("middle", 0.5), ("finalize", 1.0)):
-        out = f"{d}/{label}.h5"
-        killed = kill_at(simpact, config, out, fraction)
+    for label, fraction, whole_job in (("early, one rank", 0.05, False), ("middle, whole job", 0.5, True),
+                                       ("finalize, whole job", 1.0, True)):
+        out = f"{d}/{label.split(',')[0]}.h5"
+        killed = kill_at(simpact, config, out, fraction, whole_job)
         if killed:
             if is_complete(out):
                 sys.exit(f"FAIL: killed {label}: file is marked complete")
@@ -103,7 +132,7 @@ def main():
         sys.exit(f"FAIL: rerun over an existing file: rc={p.returncode} {p.stderr}")
     # --resume refuses a changed config (its hash is in the journal and the file).
     out = f"{d}/changed.h5"
-    kill_at(simpact, config, out, 0.2)
+    kill_at(simpact, config, out, 0.2, True)
     changed = sc.write_config(CONFIG.replace("seed: 3", "seed: 4"), d, "changed.yaml")
     p = sc.run(simpact, changed, out, ranks=0, extra=("--resume",), check=False)
     if p.returncode == 0 or "config changed" not in p.stderr or len(p.stderr.strip().splitlines()) != 1:

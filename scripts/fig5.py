@@ -1,0 +1,134 @@
+#!/usr/bin/python3
+"""usage: python3 scripts/fig5.py results/billiards_theta.h5 -o fig5.png
+       (the file from: simpact run configs/billiards_theta.yaml -o results/billiards_theta.h5)
+
+The paper's Fig. 5 (Seghete & Murphey): indeterminacy ξ of a billiards break versus the angle
+θ between the two contact normals, with the zeros of ξ marked and named.
+
+Draws /xi (ξ over the outcome set) and, if present, /xi_maps/argmin_vs_argmax (ξ between the
+two ordering policies; for two contacts the two coincide). Grid points with ξ <= 1e-12 are
+marked; each run of such points is labelled with its θ as a fraction of π and why ξ vanishes
+there, read from the file:
+  no energy lost even by a plastic impact (/energy/relative_loss_plastic = 0): "grazing"
+  normalized Gram entry G_12 = 0 (/outcomes/dihedral_m = 2):                  "g-orthogonal"
+  G_12 = -cos(π/m), m >= 3:                                                   "dihedral, m = …"
+Monte Carlo files (replicas > 1) are drawn as mean with ±std band and min/max.
+Writes fig5.png unless -o names another .png or .pdf file.
+"""
+import argparse
+import math
+
+import numpy as np
+
+import simpact_h5 as sh
+
+ZERO = 1e-12  # ξ at or below this is zero (the paper's exact zeros, up to round-off)
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[1],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("file", help="billiards θ sweep (.h5), e.g. results/billiards_theta.h5")
+    parser.add_argument("-o", "--out", default="fig5.png", help="output .png or .pdf")
+    return parser.parse_args()
+
+
+def zero_runs(xi):
+    """[(first, last)] index ranges of consecutive grid points where ξ <= ZERO."""
+    runs, start = [], None
+    for i, is_zero in enumerate(np.isfinite(xi) & (xi <= ZERO)):
+        if is_zero and start is None:
+            start = i
+        if not is_zero and start is not None:
+            runs.append((start, i - 1))
+            start = None
+    if start is not None:
+        runs.append((start, len(xi) - 1))
+    return runs
+
+
+def optional_map(sweep, path):
+    try:
+        return sweep.read_map(path, with_spread=False).values
+    except sh.SweepError:
+        return None
+
+
+def zero_reason(i, plastic_loss, dihedral_m):
+    """Why ξ vanishes at grid point i, from the file's own diagnostics ('' if unknown)."""
+    if plastic_loss is not None and np.isfinite(plastic_loss[i]) and plastic_loss[i] <= ZERO:
+        return "grazing: no impact"
+    if dihedral_m is not None and np.isfinite(dihedral_m[i]):
+        m = int(round(dihedral_m[i]))
+        if m == 2:
+            return "g-orthogonal"
+        if m >= 3:
+            return f"dihedral, m = {m}"
+    return ""
+
+
+def theta_text(theta):
+    fraction = sh.pi_fraction(theta)
+    return f"θ = {fraction}" if fraction else f"θ ≈ {theta:.4f} rad"
+
+
+def annotate_zeros(ax, theta, xi, plastic_loss, dihedral_m):
+    """Mark each run of zeros (red dots, dashed line) and name it above the plot frame:
+    'θ = π/2 (g-orthogonal)'."""
+    lo, hi = theta.min(), theta.max()
+    for first, last in zero_runs(xi):
+        i = (first + last) // 2
+        reason = zero_reason(i, plastic_loss, dihedral_m)
+        text = theta_text(theta[i]) + (f"\n({reason})" if reason else "")
+        if last > first:
+            text += f"\n[{last - first + 1} grid points]"
+        ax.axvline(theta[i], color="crimson", lw=0.8, ls="--", alpha=0.6, zorder=0)
+        ax.plot(theta[first:last + 1], np.zeros(last - first + 1), "o", color="crimson",
+                ms=6, zorder=5, clip_on=False)
+        where = (theta[i] - lo) / (hi - lo) if hi > lo else 0.5
+        align = "right" if where > 0.9 else "left" if where < 0.1 else "center"
+        ax.annotate(text, xy=(theta[i], 1.0), xycoords=ax.get_xaxis_transform(),
+                    xytext=(0, 3), textcoords="offset points", ha=align, va="bottom",
+                    fontsize=9, color="crimson")
+
+
+def main():
+    args = parse_args()
+    sh.check_output(args.out)
+    with sh.open_sweep(args.file) as sweep:
+        xi = sweep.read_map("/xi")
+        if xi.values.ndim != 1:
+            raise sh.SweepError(f"{args.file} sweeps {len(xi.axes)} axes "
+                                f"({', '.join(a.name for a in xi.axes)}); Fig. 5 needs a "
+                                "1-axis θ sweep such as configs/billiards_theta.yaml")
+        pair = None
+        try:
+            pair = sweep.read_map("/xi_maps/argmin_vs_argmax")
+        except sh.SweepError:
+            pass
+        plastic_loss = optional_map(sweep, "/energy/relative_loss_plastic")
+        dihedral_m = optional_map(sweep, "/outcomes/dihedral_m")
+        model, complete, replicas = sweep.model, sweep.complete, sweep.replicas
+
+    fig = sh.plt.figure(figsize=(8.5, 4.8), layout="constrained")
+    ax = fig.add_subplot()
+    sh.draw_curve(ax, xi, label="ξ: diameter of the outcome set")
+    if pair is not None:
+        sh.draw_curve(ax, pair, label="ξ between orderings argmin and argmax",
+                      colour="darkorange", linestyle="--", spread=False)
+    theta = xi.axes[0].values
+    annotate_zeros(ax, theta, xi.values, plastic_loss, dihedral_m)
+    ax.set_ylabel(sh.wrap(xi.label, 50))
+    top = np.nanmax([np.nanmax(xi.values)] + ([np.nanmax(pair.values)] if pair else []))
+    ax.set_ylim(-0.02 * top, 1.08 * top if math.isfinite(top) and top > 0 else 1.0)
+    ax.legend(loc="upper right", fontsize=8)
+    what = f"{model}, {len(theta)} angles" + (f" × {replicas} replicas" if replicas > 1 else "")
+    fig.suptitle(f"Fig. 5: indeterminacy ξ versus θ ({what})"
+                 + ("" if complete else "  [INCOMPLETE FILE]"), fontsize=11)
+    sh.save_figure(fig, args.out)
+    zeros = [theta_text(theta[(a + b) // 2]) for a, b in zero_runs(xi.values)]
+    print(f"wrote {args.out}; ξ = 0 at: {', '.join(zeros) or 'no grid point'}")
+
+
+if __name__ == "__main__":
+    sh.run_main(main)

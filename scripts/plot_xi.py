@@ -1,0 +1,65 @@
+#!/usr/bin/python3
+"""usage: python3 scripts/plot_xi.py results/billiards_theta.h5 --out xi.png
+       python3 scripts/plot_xi.py results/billiards_map.h5 --map /xi /outcomes/count -o map.pdf
+       python3 scripts/plot_xi.py results/cradle_masses.h5 --group energy --out energy.png
+       python3 scripts/plot_xi.py results/billiards_mc.h5 --log   # mean ξ, ±std band, min/max
+
+Plot maps of a simpact sweep file: curves over 1-axis grids, heatmaps over 2-axis grids, one
+heatmap panel per value of the first axis over 3-axis grids. Labels come from the file.
+
+Default map: /xi (the headline ξ). With Monte Carlo files a name without a statistic
+('/xi_maps/outcome_set') means its `_mean`, drawn with its std and min/max. `--group G` draws
+every map of /G. `--log`: logarithmic colour (or y) scale; values <= 0 are masked (white
+cells, or ▼ marks under a curve). An incomplete file is plotted with a warning; missing file,
+unknown map or a bad output extension exit with status 1 and a one-line message.
+Writes <file stem>_xi.png in the current folder unless --out names a .png or .pdf file.
+"""
+import argparse
+import os
+
+import simpact_h5 as sh
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[1],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("file", help="simpact result file (.h5)")
+    parser.add_argument("--map", dest="maps", nargs="+", action="extend", metavar="PATH",
+                        help="map(s) to draw, e.g. /xi /energy/relative_loss_argmin "
+                             "(default: /xi)")
+    parser.add_argument("--group", metavar="G",
+                        help="draw every map of group G (xi_maps, energy, outcomes)")
+    parser.add_argument("--log", action="store_true", help="logarithmic colour / y scale")
+    parser.add_argument("-o", "--out", help="output .png or .pdf (default: <stem>_xi.png)")
+    return parser.parse_args()
+
+
+def selected_paths(sweep, args):
+    """The map paths to draw, in order: --map ones, then --group ones; /xi if neither."""
+    paths = [sweep.resolve(p) for p in (args.maps or [])]
+    if args.group:
+        group = args.group.strip("/")
+        in_group = sweep.quantity_paths(group)
+        if not in_group:
+            groups = sorted({p.split("/")[1] for p in sweep.quantity_paths() if p.count("/") > 1})
+            raise sh.SweepError(f"no maps in group '/{group}' of {sweep.path} "
+                                f"(groups: {', '.join(groups)})")
+        paths += [p for p in in_group if p not in paths]
+    return paths or [sweep.resolve("/xi")]
+
+
+def main():
+    args = parse_args()
+    out = args.out or sh.default_output(args.file, "xi")
+    sh.check_output(out)
+    with sh.open_sweep(args.file) as sweep:
+        maps = [sweep.read_map(p) for p in selected_paths(sweep, args)]
+        title = (f"{sweep.model}: {os.path.basename(args.file)}"
+                 + ("" if sweep.complete else "  [INCOMPLETE]"))
+    fig = sh.figure_of_maps(maps, log=args.log, suptitle=title)
+    sh.save_figure(fig, out)
+    print(f"wrote {out} ({', '.join(m.path for m in maps)})")
+
+
+if __name__ == "__main__":
+    sh.run_main(main)

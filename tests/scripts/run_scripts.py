@@ -1,0 +1,235 @@
+#!/usr/bin/python3
+"""Runs the post-processing scripts (scripts/plot_xi.py, fig5.py, energy_maps.py, report.py) on
+real sweep files made by the real `simpact` program, and checks what they write: non-empty
+PNG/PDF files with the right signature, HTML holding the provenance and embedded figures, a
+warning (not a failure) for an incomplete file, and a one-line error with a non-zero exit for a
+missing file, an unknown map or a bad output name.
+
+usage: /usr/bin/python3 tests/scripts/run_scripts.py build/simpact
+       /usr/bin/python3 tests/scripts/run_scripts.py build/simpact --files DIR --only fig5 --out O
+
+SIMPACT makes the four sweep files from tests/scripts/*.yaml (into --files DIR, or a temporary
+folder) unless DIR already holds them (CTest's generate tests make them first). --only runs the
+checks of some scripts; --out keeps the outputs in OUT (default: a temporary folder).
+Needs h5py, numpy and matplotlib (Debian's /usr/bin/python3); run with MPLBACKEND=Agg.
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPTS = os.path.normpath(os.path.join(HERE, "..", "..", "scripts"))
+SWEEPS = ("billiards_theta_65", "billiards_map_17x9", "cradle_masses_3x9x9", "billiards_mc_8x16")
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+PDF_SIGNATURE = b"%PDF"
+
+failures = []
+
+
+# -- files -------------------------------------------------------------------------------------
+def make_sweeps(simpact, folder):
+    """{name: path} of the four sweep files, running simpact for those not in `folder` yet."""
+    os.makedirs(folder, exist_ok=True)
+    paths = {}
+    for name in SWEEPS:
+        path = os.path.join(folder, f"{name}.h5")
+        if not os.path.exists(path):
+            command = [simpact, "run", os.path.join(HERE, f"{name}.yaml"), "-o", path,
+                       "--overwrite", "--quiet"]
+            done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+            if done.returncode != 0:
+                sys.exit(f"FAIL: {' '.join(command)} exited {done.returncode}:\n"
+                         f"{done.stdout}{done.stderr}")
+        paths[name] = path
+    return paths
+
+
+def make_incomplete(source, target):
+    """A copy of `source` as an interrupted run leaves it: complete = 0, half of the chunks not
+    done, their grid points NaN in every map."""
+    shutil.copyfile(source, target)
+    with h5py.File(target, "r+") as f:
+        f.attrs["complete"] = np.uint8(0)
+        done = f["progress/done"]
+        done[done.shape[0] // 2:] = 0
+        for path in list(f.attrs["map_datasets"]):
+            ds = f[path if isinstance(path, str) else path.decode()]
+            values = ds[()]
+            values.reshape(-1)[values.size // 2:] = np.nan
+            ds[()] = values
+    return target
+
+
+# -- running and checking ----------------------------------------------------------------------
+def run_script(script, *args):
+    env = dict(os.environ, MPLBACKEND="Agg")
+    command = [sys.executable, os.path.join(SCRIPTS, f"{script}.py"), *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
+
+
+def check(condition, what, done=None):
+    if condition:
+        print(f"ok: {what}")
+        return True
+    detail = ""
+    if done:
+        detail = f"\n  exit {done.returncode}\n  stdout: {done.stdout}\n  stderr: {done.stderr}"
+    failures.append(what)
+    print(f"FAIL: {what}{detail}")
+    return False
+
+
+def file_starts_with(path, signature):
+    try:
+        with open(path, "rb") as stream:
+            head = stream.read(len(signature))
+        return os.path.getsize(path) > 1000 and head == signature
+    except OSError:
+        return False
+
+
+def png_size(path):
+    """(width, height) from the PNG header."""
+    with open(path, "rb") as stream:
+        header = stream.read(24)
+    return int.from_bytes(header[16:20], "big"), int.from_bytes(header[20:24], "big")
+
+
+def expect_figure(script, out, *args):
+    """Run a script that must write the figure `out` (PNG or PDF) and succeed."""
+    done = run_script(script, *args)
+    what = f"{script} {' '.join(os.path.basename(a) for a in args)}"
+    if not check(done.returncode == 0, f"{what}: exit 0", done):
+        return done
+    signature = PDF_SIGNATURE if out.endswith(".pdf") else PNG_SIGNATURE
+    check(file_starts_with(out, signature), f"{what}: {os.path.basename(out)} is a non-empty "
+          f"{'PDF' if out.endswith('.pdf') else 'PNG'}")
+    if out.endswith(".png") and os.path.exists(out):
+        width, height = png_size(out)
+        check(width >= 400 and height >= 300, f"{what}: image {width}×{height} px")
+    return done
+
+
+def expect_error(script, words, *args):
+    """Run a script that must fail with a one-line 'script.py: error: ...' naming `words`."""
+    done = run_script(script, *args)
+    lines = done.stderr.strip().splitlines()
+    what = f"{script} {' '.join(os.path.basename(a) for a in args)}"
+    check(done.returncode != 0 and len(lines) == 1 and lines[0].startswith(f"{script}.py: error:")
+          and all(w in lines[0] for w in words),
+          f"{what}: fails with one line naming {words}", done)
+
+
+def expect_incomplete_warning(done, what):
+    check("warning" in done.stderr and "incomplete" in done.stderr,
+          f"{what}: warns that the file is incomplete", done)
+
+
+# -- the checks of each script -----------------------------------------------------------------
+def check_plot_xi(files, out):
+    theta, plane, cradle, mc = (files[n] for n in SWEEPS)
+    expect_figure("plot_xi", f"{out}/theta.png", theta, "--out", f"{out}/theta.png")
+    expect_figure("plot_xi", f"{out}/theta_log.pdf", theta, "--log", "--out",
+                  f"{out}/theta_log.pdf")
+    expect_figure("plot_xi", f"{out}/plane.png", plane, "--map", "/xi", "xi_maps/argmin_vs_argmax",
+                  "/outcomes/dihedral_m", "--out", f"{out}/plane.png")
+    expect_figure("plot_xi", f"{out}/plane_log.png", plane, "--log", "-o", f"{out}/plane_log.png")
+    expect_figure("plot_xi", f"{out}/cradle.png", cradle, "-o", f"{out}/cradle.png")
+    expect_figure("plot_xi", f"{out}/cradle_energy.pdf", cradle, "--group", "energy", "-o",
+                  f"{out}/cradle_energy.pdf")
+    expect_figure("plot_xi", f"{out}/mc.png", mc, "--map", "/xi_maps/outcome_set", "--log",
+                  "-o", f"{out}/mc.png")
+    done = expect_figure("plot_xi", f"{out}/incomplete.png", files["incomplete"], "-o",
+                         f"{out}/incomplete.png")
+    expect_incomplete_warning(done, "plot_xi on an incomplete file")
+    expect_error("plot_xi", ["no such file"], f"{out}/missing.h5", "-o", f"{out}/x.png")
+    expect_error("plot_xi", ["no map", "/nonexistent"], theta, "--map", "/nonexistent", "-o",
+                 f"{out}/x.png")
+    expect_error("plot_xi", ["no maps in group"], theta, "--group", "nonexistent", "-o",
+                 f"{out}/x.png")
+    expect_error("plot_xi", ["extension"], theta, "-o", f"{out}/x.jpeg")
+    expect_error("plot_xi", ["not an HDF5 file"], os.path.join(HERE, "billiards_theta_65.yaml"),
+                 "-o", f"{out}/x.png")
+
+
+def check_fig5(files, out):
+    done = expect_figure("fig5", f"{out}/fig5.png", files["billiards_theta_65"], "-o",
+                         f"{out}/fig5.png")
+    check("θ = π/2" in done.stdout and "θ = π" in done.stdout,
+          f"fig5 finds the zeros θ = π/2 and θ = π ({done.stdout.strip()})", done)
+    expect_figure("fig5", f"{out}/fig5_mc.pdf", files["billiards_mc_8x16"], "-o",
+                  f"{out}/fig5_mc.pdf")
+    expect_error("fig5", ["1-axis"], files["billiards_map_17x9"], "-o", f"{out}/x.png")
+    expect_error("fig5", ["no such file"], f"{out}/missing.h5")
+
+
+def check_energy_maps(files, out):
+    for name in SWEEPS:
+        expect_figure("energy_maps", f"{out}/energy_{name}.png", files[name], "-o",
+                      f"{out}/energy_{name}.png")
+    done = expect_figure("energy_maps", f"{out}/energy_incomplete.pdf", files["incomplete"],
+                         "-o", f"{out}/energy_incomplete.pdf")
+    expect_incomplete_warning(done, "energy_maps on an incomplete file")
+    expect_error("energy_maps", ["no such file"], f"{out}/missing.h5")
+
+
+def check_report(files, out):
+    for name in SWEEPS + ("incomplete",):
+        page = f"{out}/report_{name}.html"
+        done = run_script("report", files[name], "-o", page)
+        if not check(done.returncode == 0 and os.path.getsize(page) > 1000,
+                     f"report {name}: writes {os.path.basename(page)}", done):
+            continue
+        text = open(page, encoding="utf-8").read()
+        with h5py.File(files[name], "r") as f:
+            revision = f["provenance"]["git_revision"][0].decode()
+            config_first_line = f["config"][()].decode().splitlines()[0]
+        check("<h2>Provenance</h2>" in text and revision in text,
+              f"report {name}: provenance table with git revision {revision}")
+        check(text.count("data:image/png;base64,") >= 2, f"report {name}: ξ and energy figures")
+        check("Statistics of every map" in text and "/energy/relative_loss_plastic" in text,
+              f"report {name}: statistics table")
+        check(config_first_line in text, f"report {name}: config text")
+        if name == "incomplete":
+            check("incomplete" in text, "report: the page says the file is incomplete")
+            expect_incomplete_warning(done, "report on an incomplete file")
+    expect_figure("report", f"{out}/summary.png", files["cradle_masses_3x9x9"], "--png", "-o",
+                  f"{out}/summary.png")
+    expect_figure("report", f"{out}/summary_mc.png", files["billiards_mc_8x16"], "--png", "-o",
+                  f"{out}/summary_mc.png")
+    expect_error("report", ["extension"], files["billiards_theta_65"], "-o", f"{out}/x.txt")
+
+
+CHECKS = {"plot_xi": check_plot_xi, "fig5": check_fig5, "energy_maps": check_energy_maps,
+          "report": check_report}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("simpact", help="the simpact program (build/simpact)")
+    parser.add_argument("--files", help="folder of the sweep files (made there if missing)")
+    parser.add_argument("--only", nargs="+", choices=sorted(CHECKS), help="scripts to check")
+    parser.add_argument("--out", help="folder for the outputs (default: a temporary folder)")
+    args = parser.parse_args()
+
+    scratch = tempfile.mkdtemp(prefix="simpact_scripts_")
+    out = args.out or os.path.join(scratch, "out")
+    os.makedirs(out, exist_ok=True)
+    files = make_sweeps(args.simpact, args.files or os.path.join(scratch, "files"))
+    files["incomplete"] = make_incomplete(files["billiards_map_17x9"], f"{out}/incomplete.h5")
+    for name in args.only or CHECKS:
+        CHECKS[name](files, out)
+    if failures:
+        sys.exit(f"{len(failures)} check(s) failed (outputs in {out}): {'; '.join(failures)}")
+    shutil.rmtree(scratch, ignore_errors=True)
+    print(f"all checks passed ({', '.join(args.only or CHECKS)})")
+
+
+if __name__ == "__main__":
+    main()
