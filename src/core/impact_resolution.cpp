@@ -115,7 +115,8 @@ ImpactResolution resolve_impact(const ImpactProblem& problem, const ResolveOptio
   const bool capped = res.step_cap_hit || res.depth_cap_hit || res.node_cap_hit || res.outcome_cap_hit;
   res.status = capped ? ResolveStatus::kCapHit
                       : (initially_feasible ? ResolveStatus::kNoImpact : ResolveStatus::kOk);
-  res.unique = set.size == 1 && !capped;
+  // Only the full enumeration can tell: one policy always ends in exactly one outcome.
+  res.unique = options.policy == OrderingPolicy::kAll && set.size == 1 && !capped;
   if (norm > 0.0) {
     if (options.policy == OrderingPolicy::kAll) {
       const bool only_minimal = options.minimality == Minimality::kDefinition1;

@@ -109,8 +109,11 @@ bool normals_positively_span(const ImpactProblem& problem) {
     // min ||u_i + Σ μ_j u_j||²_g over μ ≥ 0: zero iff −u_i ∈ cone{u_j}.
     const ContactVector b = a.col(i);
     const NonnegativeSolution sol = solve_nonnegative_quadratic(a, b, 1e-14 * a(i, i));
-    const double residual_sq = a(i, i) + 2.0 * b.dot(sol.x) + sol.x.dot(a * sol.x);
-    if (residual_sq > 1e-16 * a(i, i)) return false;
+    // The residual in the full space: the Gram form a_ii + 2b·x + xᵀAx cancels to ~1e-16·a_ii
+    // of rounding noise exactly when the answer is zero.
+    DofVector r = problem.normals().row(i).transpose();
+    r.noalias() += problem.normals().transpose() * sol.x;
+    if (problem.metric().squared_norm(r) > 1e-16 * a(i, i)) return false;
   }
   return true;
 }

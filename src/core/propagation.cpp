@@ -144,6 +144,7 @@ void enumerate_outcomes(const ImpactProblem& problem, const ResolveLimits& limit
     if (child.violated_count == 0) {
       outcomes.add(problem, child.impulses, path);
       path.pop();
+      if (outcomes.outcome_cap_hit) return;  // the set is incomplete anyway: stop searching
     } else {
       ++depth;
     }

@@ -38,7 +38,7 @@ struct ImpactResolution {
   int outcome_count = 0;      // distinct outcomes (workspace.outcomes)
   double xi = std::numeric_limits<double>::quiet_NaN();  // diameter / ||p⁻||_g (policy all)
   double xi_argmin_argmax = std::numeric_limits<double>::quiet_NaN();
-  bool unique = false;        // exactly one outcome and no cap hit
+  bool unique = false;        // policy all: exactly one outcome and no cap hit
   int minimal_outcomes = -1;  // outcomes with a Definition 1 minimal sequence (−1: unchecked)
   bool step_cap_hit = false, depth_cap_hit = false, node_cap_hit = false, outcome_cap_hit = false;
   long nodes = 0;
