@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include <Eigen/LU>
 #include <Eigen/QR>
 #include <cmath>
@@ -14,16 +16,12 @@
 namespace simpact {
 namespace {
 
+using testing::expect_input_error;
+using testing::random_spd;
+using testing::random_vector;
+
 using RowMatrix = ImpactProblem::RowMajorMatrix;
 constexpr double kPi = 3.141592653589793;
-
-Eigen::MatrixXd random_spd(int d, std::mt19937_64& gen) {
-  std::normal_distribution<double> normal;
-  Eigen::MatrixXd a(d, d);
-  for (int i = 0; i < d; ++i)
-    for (int j = 0; j < d; ++j) a(i, j) = normal(gen);
-  return a.transpose() * a + d * Eigen::MatrixXd::Identity(d, d);
-}
 
 // Two normals in the metric of M with normalized cosine `g` and arbitrary lengths:
 // u = (L e1)ᵀ s1, v = (L (g e1 + √(1−g²) e2))ᵀ s2 with M = LLᵀ and e1 ⊥ e2 random unit vectors.

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include <Eigen/LU>
 #include <cmath>
 #include <limits>
@@ -15,18 +17,9 @@
 namespace simpact {
 namespace {
 
-using RowMatrix = ImpactProblem::RowMajorMatrix;
+using testing::expect_input_error;
 
-template <typename Fn>
-void expect_input_error(Fn&& fn, const std::string& field) {
-  try {
-    fn();
-    ADD_FAILURE() << "expected InputError naming " << field;
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), field) << e.what();
-    EXPECT_EQ(std::string(e.what()).rfind(field + ": ", 0), 0u) << e.what();  // "FIELD: message"
-  }
-}
+using RowMatrix = ImpactProblem::RowMajorMatrix;
 
 TEST(ImpactProblem, ContactCoordinatesMatchExplicitFormulas) {
   std::mt19937_64 gen(81);

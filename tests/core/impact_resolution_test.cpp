@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include <Eigen/LU>
 #include <Eigen/QR>
 #include <chrono>
@@ -19,26 +21,15 @@
 namespace simpact {
 namespace {
 
+using testing::expect_input_error;
+using testing::random_spd;
+using testing::random_vector;
+
 using RowMatrix = ImpactProblem::RowMajorMatrix;
 constexpr double kPi = 3.141592653589793;
 constexpr OrderingPolicy kSinglePolicies[] = {OrderingPolicy::kArgmin, OrderingPolicy::kArgmax,
                                               OrderingPolicy::kIndex, OrderingPolicy::kReverse,
                                               OrderingPolicy::kRandom};
-
-Eigen::MatrixXd random_spd(int d, std::mt19937_64& gen) {
-  std::normal_distribution<double> normal;
-  Eigen::MatrixXd a(d, d);
-  for (int i = 0; i < d; ++i)
-    for (int j = 0; j < d; ++j) a(i, j) = normal(gen);
-  return a.transpose() * a + d * Eigen::MatrixXd::Identity(d, d);
-}
-
-Eigen::VectorXd random_vector(int d, std::mt19937_64& gen) {
-  std::normal_distribution<double> normal;
-  Eigen::VectorXd v(d);
-  for (int i = 0; i < d; ++i) v[i] = normal(gen);
-  return v;
-}
 
 // k normals with the prescribed normalized Gram matrix G (G = Eᵀ E for unit columns e_i in
 // whitened coordinates): u_i = s_i (L Q e_i)ᵀ, M = LLᵀ, Q a random orthogonal matrix.

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include <Eigen/LU>
 #include <cmath>
 #include <limits>
@@ -14,32 +16,9 @@
 namespace simpact {
 namespace {
 
-Eigen::MatrixXd random_spd(int d, std::mt19937_64& gen) {
-  std::normal_distribution<double> normal;
-  Eigen::MatrixXd a(d, d);
-  for (int i = 0; i < d; ++i)
-    for (int j = 0; j < d; ++j) a(i, j) = normal(gen);
-  return a.transpose() * a + d * Eigen::MatrixXd::Identity(d, d);
-}
-
-DofVector random_vector(int d, std::mt19937_64& gen) {
-  std::normal_distribution<double> normal;
-  DofVector v(d);
-  for (int i = 0; i < d; ++i) v[i] = normal(gen);
-  return v;
-}
-
-// Expects `fn` to throw InputError whose field() is `field`.
-template <typename Fn>
-void expect_input_error(Fn&& fn, const std::string& field) {
-  try {
-    fn();
-    ADD_FAILURE() << "expected InputError naming " << field;
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), field) << e.what();
-    EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
-  }
-}
+using testing::expect_input_error;
+using testing::random_spd;
+using testing::random_vector;
 
 TEST(KineticMetric, InnerProductMatchesExplicitInverse) {
   std::mt19937_64 gen(11);

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include <Eigen/SVD>
 #include <cmath>
 #include <limits>
@@ -14,23 +16,12 @@
 namespace simpact {
 namespace {
 
+using testing::expect_input_error;
+using testing::random_spd;
+using testing::random_vector;
+
 using RowMatrix = ImpactProblem::RowMajorMatrix;
 constexpr double kPi = 3.141592653589793;
-
-Eigen::MatrixXd random_spd(int d, std::mt19937_64& gen) {
-  std::normal_distribution<double> normal;
-  Eigen::MatrixXd a(d, d);
-  for (int i = 0; i < d; ++i)
-    for (int j = 0; j < d; ++j) a(i, j) = normal(gen);
-  return a.transpose() * a + d * Eigen::MatrixXd::Identity(d, d);
-}
-
-Eigen::VectorXd random_vector(int d, std::mt19937_64& gen) {
-  std::normal_distribution<double> normal;
-  Eigen::VectorXd v(d);
-  for (int i = 0; i < d; ++i) v[i] = normal(gen);
-  return v;
-}
 
 // Brute-force g-projection of p⁻ onto the cone {p : <p,u_i>_g ≥ 0}: the projection lies in the
 // relative interior of some face, so it is the nearest feasible point among the projections of

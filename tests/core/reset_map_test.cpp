@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include <random>
 
 #include "simpact/core/impact_problem.hpp"
@@ -12,20 +14,9 @@
 namespace simpact {
 namespace {
 
-Eigen::MatrixXd random_spd(int d, std::mt19937_64& gen) {
-  std::normal_distribution<double> normal;
-  Eigen::MatrixXd a(d, d);
-  for (int i = 0; i < d; ++i)
-    for (int j = 0; j < d; ++j) a(i, j) = normal(gen);
-  return a.transpose() * a + d * Eigen::MatrixXd::Identity(d, d);
-}
-
-DofVector random_vector(int d, std::mt19937_64& gen) {
-  std::normal_distribution<double> normal;
-  DofVector v(d);
-  for (int i = 0; i < d; ++i) v[i] = normal(gen);
-  return v;
-}
+using testing::expect_input_error;
+using testing::random_spd;
+using testing::random_vector;
 
 DofVector vec3(double a, double b, double c) {
   DofVector v(3);

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../core/test_support.hpp"
+
 #include <algorithm>
 #include <limits>
 #include <random>
@@ -19,6 +21,8 @@
 namespace simpact {
 namespace {
 
+using testing::expect_input_error;
+
 constexpr OrderingPolicy kPolicies[] = {OrderingPolicy::kArgmin, OrderingPolicy::kArgmax,
                                         OrderingPolicy::kIndex,  OrderingPolicy::kReverse,
                                         OrderingPolicy::kRandom, OrderingPolicy::kAll};
@@ -31,16 +35,6 @@ ParameterSet cradle_params(int n, const std::vector<double>& masses = {},
   for (std::size_t i = 0; i < velocities.size(); ++i)
     params.set(i == 0 ? std::string("speed") : "v" + std::to_string(i + 1), velocities[i]);
   return params;
-}
-
-template <typename Fn>
-void expect_input_error(Fn&& fn, const std::string& field) {
-  try {
-    fn();
-    ADD_FAILURE() << "expected InputError naming " << field;
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), field) << e.what();
-  }
 }
 
 // Distinct outcomes (momenta) of a resolution with policy `policy`.
