@@ -84,6 +84,22 @@ std::string slurm_job_id() {
   return id;
 }
 
+// This run's provenance (collective: gathers the host names); start time = now.
+ProvenanceRow provenance_row(const Mpi& mpi, const SweepConfig& config, const std::string& command) {
+  ProvenanceRow row;
+  row.version = kVersion;
+  row.git_revision = kGitRevision;
+  row.build_flags = kBuildFlags;
+  row.hosts = gather_hosts(mpi);
+  row.slurm_job_id = slurm_job_id();
+  row.start_time = now_iso8601();
+  row.command = command;
+  row.ranks = mpi.size;
+  row.threads = omp_get_max_threads();
+  row.seed = config.monte_carlo ? config.monte_carlo->seed : config.seed;
+  return row;
+}
+
 // One provenance row per run or resume, kept in the journal until the file is complete.
 // Tab-separated, fields escaped of tabs/newlines.
 std::string escape(std::string s) {
@@ -539,18 +555,9 @@ double merge_shards(MPI_Comm comm, const SweepConfig& config, const TaskKernel& 
   std::vector<SweepFileReader> shards;
   for (auto& slot : slots) shards.push_back(std::move(*slot));
   const Mpi mpi(comm);
-  ProvenanceRow row;
-  row.version = kVersion;
-  row.git_revision = kGitRevision;
-  row.build_flags = kBuildFlags;
-  row.hosts = gather_hosts(mpi);
-  row.slurm_job_id = slurm_job_id();
+  ProvenanceRow row = provenance_row(mpi, config, command_line);
   row.start_time = start_time;
   row.end_time = now_iso8601();
-  row.command = command_line;
-  row.ranks = mpi.size;
-  row.threads = omp_get_max_threads();
-  row.seed = config.monte_carlo ? config.monte_carlo->seed : config.seed;
   provenance.push_back(row);
   const ShardSource source(std::move(shards), manifest, kernel);
   const std::string staging = output_path + ".tmp";  // renamed when complete, as in run_sweep
@@ -632,17 +639,7 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
   // ---- set up: journal, provenance row, incomplete output file -----------------------------
   const std::string run_id = fmt::format("{}", std::chrono::duration_cast<std::chrono::milliseconds>(
                                                    std::chrono::system_clock::now().time_since_epoch()).count());
-  ProvenanceRow row;
-  row.version = kVersion;
-  row.git_revision = kGitRevision;
-  row.build_flags = kBuildFlags;
-  row.hosts = gather_hosts(mpi);
-  row.slurm_job_id = slurm_job_id();
-  row.start_time = now_iso8601();
-  row.command = options.command_line;
-  row.ranks = mpi.size;
-  row.threads = omp_get_max_threads();
-  row.seed = config.monte_carlo ? config.monte_carlo->seed : config.seed;
+  const ProvenanceRow row = provenance_row(mpi, config, options.command_line);
   if (mpi.rank == 0) {
     try {
       if (mode == 0) {
