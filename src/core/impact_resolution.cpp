@@ -92,10 +92,20 @@ ImpactResolution resolve_impact(const ImpactProblem& problem, const ResolveOptio
   const bool definition1 = options.check_definition1 || options.minimality == Minimality::kDefinition1;
   if (definition1) {
     res.minimal_outcomes = 0;
+    // Each check enumerates 2^n subsequences: bound the total so one resolve stays fast; a
+    // sequence left over is reported unchecked (−1), never guessed.
+    long budget = kDefinition1Budget;
     for (int j = 0; j < set.size; ++j) {
       Outcome& o = set.items[j];
       o.definition1_minimal = 0;
       for (int s = 0; s < o.stored_sequences; ++s) {
+        const int n = o.sequences[s].length;
+        const long cost = n <= kMaxDefinition1Length ? (1L << n) : 0;
+        if (cost > budget) {
+          o.definition1_minimal = -1;
+          continue;
+        }
+        budget -= cost;
         const int m = definition1_minimal(problem, o.sequences[s]);
         if (m == 1) {
           o.definition1_minimal = 1;

@@ -84,8 +84,9 @@ NonnegativeSolution solve_nonnegative_quadratic(const ContactMatrix& a, const Co
 PlasticOutcome plastic_outcome(const ImpactProblem& problem) {
   PlasticOutcome out;
   const double scale = problem.momentum_norm();
-  // gradient of ½||p⁻ + λᵀN||²_g in λ is c⁻ + Aλ: the contact rates.
-  const double tol = 1e-13 * scale * problem.normal_norms().maxCoeff();
+  // gradient of ½||p⁻ + λᵀN||²_g in λ is c⁻ + Aλ: the contact rates. With every contact open
+  // (by its gap) there is none: maxCoeff() of the empty vector would be undefined.
+  const double tol = problem.contacts() == 0 ? 0.0 : 1e-13 * scale * problem.normal_norms().maxCoeff();
   const NonnegativeSolution sol =
       solve_nonnegative_quadratic(problem.gram(), problem.initial_rates(), tol);
   out.impulses = sol.x;

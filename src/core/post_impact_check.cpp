@@ -44,7 +44,9 @@ PostImpactCheck check_post_impact_state(const ImpactProblem& problem, const DofV
   // singular (dependent normals): the complete orthogonal decomposition gives the minimum-norm λ.
   const Eigen::MatrixXd gram = problem.gram();
   const Eigen::VectorXd rhs = rates - problem.initial_rates();
-  const ContactVector lambda = gram.completeOrthogonalDecomposition().solve(rhs);
+  // No closed contact: no impulse (Eigen's QR of a 0×0 matrix dereferences empty storage).
+  const ContactVector lambda =
+      k == 0 ? ContactVector(0) : ContactVector(gram.completeOrthogonalDecomposition().solve(rhs));
   c.impulse_residual = distance(problem.momentum_from_impulses(lambda));
   c.implied_impulses.assign(static_cast<std::size_t>(problem.given_contacts()), 0.0);
   for (int i = 0; i < k; ++i) {

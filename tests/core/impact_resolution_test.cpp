@@ -425,3 +425,25 @@ TEST(ImpactResolution, WorkspaceGrowsForDeeperLimits) {
 
 }  // namespace
 }  // namespace simpact
+
+namespace simpact {
+namespace {
+
+// Found by fuzzing: with every contact open (by its gap) there is no closed contact at all; the
+// plastic solve took maxCoeff() of an empty vector. Nothing happens: p⁺ = p⁻, no impact.
+TEST(ImpactResolution, EveryContactOpenIsNoImpact) {
+  const ImpactProblem problem(KineticMetric(Eigen::MatrixXd::Identity(2, 2)),
+                              ImpactProblem::RowMajorMatrix::Identity(1, 2), Eigen::Vector2d(-1, 0), 1.0,
+                              Eigen::VectorXd::Constant(1, 0.5));
+  EXPECT_EQ(problem.contacts(), 0);
+  ImpactWorkspace ws;
+  const ImpactResolution r = resolve_impact(problem, ResolveOptions{}, ws);
+  EXPECT_EQ(r.status, ResolveStatus::kNoImpact);
+  ASSERT_EQ(r.outcome_count, 1);
+  EXPECT_EQ(problem.momentum_from_impulses(ws.outcomes.items[0].impulses), Eigen::Vector2d(-1, 0));
+  EXPECT_EQ(r.xi, 0.0);
+  EXPECT_EQ(r.plastic.energy, 0.5);
+}
+
+}  // namespace
+}  // namespace simpact

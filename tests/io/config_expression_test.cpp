@@ -86,3 +86,25 @@ TEST(ConfigExpression, ErrorsNameTheFieldTheTextAndTheColumn) {
 
 }  // namespace
 }  // namespace simpact
+
+namespace simpact {
+namespace {
+
+// Found by fuzzing: unbounded recursion on 30 000 '(' overflowed the stack. 200 levels are
+// accepted (the top level counts as one), 201 refused with an error naming the field.
+TEST(ConfigExpression, NestingIsBoundedNotACrash) {
+  const std::string ok = std::string(199, '(') + "1" + std::string(199, ')');  // + the top level = 200
+  EXPECT_EQ(evaluate_expression(ok, "grid.theta.start"), 1.0);
+  const std::string deep = std::string(201, '(') + "1" + std::string(201, ')');
+  try {
+    evaluate_expression(deep, "grid.theta.start");
+    ADD_FAILURE() << "201 levels accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "grid.theta.start");
+    EXPECT_NE(std::string(e.what()).find("nested more than 200 levels"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(evaluate_expression(std::string(40000, '('), "x"), InputError);
+}
+
+}  // namespace
+}  // namespace simpact
