@@ -25,10 +25,14 @@ class ImpactScratch final : public TaskScratch {
 
 TaskStatus status_of(ResolveStatus s) {
   switch (s) {
-    case ResolveStatus::kOk: return TaskStatus::kOk;
-    case ResolveStatus::kNoImpact: return TaskStatus::kNoImpact;
-    case ResolveStatus::kNoElasticOutcome: return TaskStatus::kNoElasticOutcome;
-    case ResolveStatus::kCapHit: return TaskStatus::kCapHit;
+    case ResolveStatus::kOk:
+      return TaskStatus::kOk;
+    case ResolveStatus::kNoImpact:
+      return TaskStatus::kNoImpact;
+    case ResolveStatus::kNoElasticOutcome:
+      return TaskStatus::kNoElasticOutcome;
+    case ResolveStatus::kCapHit:
+      return TaskStatus::kCapHit;
   }
   return TaskStatus::kFailed;
 }
@@ -47,8 +51,8 @@ ImpactTaskKernel::ImpactTaskKernel(std::unique_ptr<ImpactModel> model, ImpactStu
   auto name = [](OrderingPolicy o) { return std::string(ordering_policy_name(o)); };
   if (has_all_) {
     headline_ = static_cast<int>(columns_.size());
-    columns_.push_back({"outcome_set", "xi_maps", "1",
-                        "indeterminacy: diameter of the outcome set over ||p-||_g"});
+    columns_.push_back(
+        {"outcome_set", "xi_maps", "1", "indeterminacy: diameter of the outcome set over ||p-||_g"});
     columns_.push_back({"count", "outcomes", "1", "number of distinct propagative outcomes"});
     columns_.push_back({"unique", "outcomes", "1", "1 when the outcome is unique (no cap hit)"});
   }
@@ -65,13 +69,14 @@ ImpactTaskKernel::ImpactTaskKernel(std::unique_ptr<ImpactModel> model, ImpactStu
   for (OrderingPolicy o : all_orderings) {
     const std::string what = o == OrderingPolicy::kAll ? "mean over the outcome set" : "ordering " + name(o);
     columns_.push_back({"after_" + name(o), "energy", "J", "kinetic energy after the impact, " + what});
-    columns_.push_back({"relative_loss_" + name(o), "energy", "1",
-                        "(E_before - E_after) / E_before, " + what});
+    columns_.push_back(
+        {"relative_loss_" + name(o), "energy", "1", "(E_before - E_after) / E_before, " + what});
   }
   columns_.push_back({"after_plastic", "energy", "J", "kinetic energy after a perfectly plastic impact"});
   columns_.push_back({"relative_loss_plastic", "energy", "1", "relative energy loss of a plastic impact"});
-  columns_.push_back({"impact", "outcomes", "1",
-                      "1 when some closed contact was approaching (an impact happened), 0 when p- was feasible"});
+  columns_.push_back(
+      {"impact", "outcomes", "1",
+       "1 when some closed contact was approaching (an impact happened), 0 when p- was feasible"});
   columns_.push_back({"normalized_cosine", "outcomes", "1",
                       "normalized Gram entry G_12 = <u1,u2>_g/(||u1|| ||u2||) (first two contacts)"});
   columns_.push_back({"dihedral_m", "outcomes", "1", "m with G_12 = -cos(pi/m) (0: none)"});
@@ -88,8 +93,8 @@ std::unique_ptr<TaskScratch> ImpactTaskKernel::make_scratch() const {
   return scratch;
 }
 
-TaskStatus ImpactTaskKernel::evaluate(std::int64_t task, const ParameterSet& params, TaskScratch& scratch_base,
-                                      double* results) const {
+TaskStatus ImpactTaskKernel::evaluate(std::int64_t task, const ParameterSet& params,
+                                      TaskScratch& scratch_base, double* results) const {
   auto& scratch = static_cast<ImpactScratch&>(scratch_base);
   const ImpactProblem problem = model_->make_problem(params);
   const ImpactDiagnostics diagnostics = diagnose(problem);
@@ -150,9 +155,10 @@ TaskStatus ImpactTaskKernel::evaluate(std::int64_t task, const ParameterSet& par
   }
   for (std::size_t a = 0; a < single_.size(); ++a)
     for (std::size_t b = a + 1; b < single_.size(); ++b)
-      results[col++] = (single_ok[a] && single_ok[b] && norm > 0.0)
-                           ? problem.distance_between(scratch.final_impulses[a], scratch.final_impulses[b]) / norm
-                           : (norm > 0.0 ? kNaN : 0.0);
+      results[col++] =
+          (single_ok[a] && single_ok[b] && norm > 0.0)
+              ? problem.distance_between(scratch.final_impulses[a], scratch.final_impulses[b]) / norm
+              : (norm > 0.0 ? kNaN : 0.0);
   results[col++] = e0;
   if (has_all_) {
     results[col++] = all_after;

@@ -1,9 +1,8 @@
 // Each subcommand registers itself on the CLI11 app and returns the callback that runs it.
 #pragma once
 
-#include <functional>
-
 #include <CLI/CLI.hpp>
+#include <functional>
 
 namespace simpact::app {
 

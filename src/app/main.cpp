@@ -4,12 +4,11 @@
 //   mpirun -n 4 simpact run sweep.yaml  a parameter sweep into HDF5
 //   simpact merge shard_*.h5 -o out.h5  shards of a job array → one result file
 //   simpact info results.h5             what a result file holds
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
 #include <map>
 #include <string>
-
-#include <CLI/CLI.hpp>
 
 #include "commands.hpp"
 #include "simpact/version.hpp"

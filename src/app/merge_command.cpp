@@ -1,11 +1,11 @@
 // simpact merge SHARD.h5... -o OUT.h5 [--overwrite]: the shards of a job array → one result file
 // identical (datasets bit for bit) to a single run of the same config.
+#include <spdlog/spdlog.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <string>
 #include <vector>
-
-#include <spdlog/spdlog.h>
 
 #include "commands.hpp"
 #include "mpi_session.hpp"
@@ -46,7 +46,9 @@ int merge(const MergeArgs& args) {
       std::printf("merged %zu shards (%lld tasks) into %s (HDF5 %.3f s)\n", args.shards.size(),
                   static_cast<long long>(config.task_count()), args.output.c_str(), hdf5);
   } catch (const ConfigErrors& e) {
-    if (root) std::fprintf(stderr, "simpact: error: config in %s: %s\n", args.shards.at(0).c_str(), e.lines.at(0).c_str());
+    if (root)
+      std::fprintf(stderr, "simpact: error: config in %s: %s\n", args.shards.at(0).c_str(),
+                   e.lines.at(0).c_str());
     return 2;
   } catch (const std::exception& e) {
     if (root) std::fprintf(stderr, "simpact: error: %s\n", e.what());
@@ -59,8 +61,11 @@ int merge(const MergeArgs& args) {
 
 CommandRunner add_merge_command(CLI::App& app) {
   auto args = std::make_shared<MergeArgs>();
-  auto* cmd = app.add_subcommand("merge", "merge the shard files of `simpact run --shard i/N` into one result file");
-  cmd->add_option("shards", args->shards, "shard files (all N of them, any order)")->required()->check(CLI::ExistingFile);
+  auto* cmd =
+      app.add_subcommand("merge", "merge the shard files of `simpact run --shard i/N` into one result file");
+  cmd->add_option("shards", args->shards, "shard files (all N of them, any order)")
+      ->required()
+      ->check(CLI::ExistingFile);
   cmd->add_option("-o,--output", args->output, "merged HDF5 file")->required();
   cmd->add_flag("--overwrite", args->overwrite, "replace an existing output file");
   cmd->add_flag("-q,--quiet", args->quiet, "print nothing on success");

@@ -1,10 +1,10 @@
 // simpact run CONFIG.yaml [-o OUT.h5] [--resume | --overwrite] [--log-level L] [--quiet]
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <string>
-
-#include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include "commands.hpp"
 #include "mpi_session.hpp"
@@ -80,9 +80,11 @@ int run(const RunArgs& args) {
     double bytes = maps * static_cast<double>(config.grid_points()) * 8.0;
     if (config.output.samples)
       bytes += static_cast<double>(config.task_count()) * 8.0 * (kernel.columns().size() + 6);
-    spdlog::info("{}: model '{}', {} tasks ({} grid points x {} replicas), output {} (at most {:.1f} MiB before compression)",
-                 args.config, config.model, config.task_count(), config.grid_points(), config.replicas(), output,
-                 bytes / (1024.0 * 1024.0));
+    spdlog::info(
+        "{}: model '{}', {} tasks ({} grid points x {} replicas), output {} (at most {:.1f} MiB before "
+        "compression)",
+        args.config, config.model, config.task_count(), config.grid_points(), config.replicas(), output,
+        bytes / (1024.0 * 1024.0));
   }
   SweepRunOptions options;
   options.output_path = output;
@@ -94,7 +96,9 @@ int run(const RunArgs& args) {
     long long i = -1, n = -1;
     char tail = 0;
     if (std::sscanf(args.shard.c_str(), "%lld/%lld%c", &i, &n, &tail) != 2 || n < 1 || i < 0 || i >= n) {
-      if (root) std::fprintf(stderr, "simpact: error: --shard: expected i/N with 0 <= i < N (got '%s')\n", args.shard.c_str());
+      if (root)
+        std::fprintf(stderr, "simpact: error: --shard: expected i/N with 0 <= i < N (got '%s')\n",
+                     args.shard.c_str());
       return 2;
     }
     options.shard_index = i;
@@ -106,11 +110,13 @@ int run(const RunArgs& args) {
       if (s.already_complete) {
         spdlog::info("{} is already complete: nothing to do", output);
       } else {
-        spdlog::info("done: {} tasks ({} computed now) in {:.2f} s, {:.0f} tasks/s, HDF5 {:.3f} s ({:.1f}%), {} ({:.2f} MiB)",
-                     s.tasks, s.tasks_computed, s.wall_seconds,
-                     s.wall_seconds > 0 ? s.tasks_computed / s.wall_seconds : 0.0, s.hdf5_seconds,
-                     s.wall_seconds > 0 ? 100.0 * s.hdf5_seconds / s.wall_seconds : 0.0, output,
-                     static_cast<double>(s.file_bytes) / (1024.0 * 1024.0));
+        spdlog::info(
+            "done: {} tasks ({} computed now) in {:.2f} s, {:.0f} tasks/s, HDF5 {:.3f} s ({:.1f}%), {} "
+            "({:.2f} MiB)",
+            s.tasks, s.tasks_computed, s.wall_seconds,
+            s.wall_seconds > 0 ? s.tasks_computed / s.wall_seconds : 0.0, s.hdf5_seconds,
+            s.wall_seconds > 0 ? 100.0 * s.hdf5_seconds / s.wall_seconds : 0.0, output,
+            static_cast<double>(s.file_bytes) / (1024.0 * 1024.0));
       }
     }
   } catch (const std::exception& e) {
@@ -132,7 +138,8 @@ CommandRunner add_run_command(CLI::App& app) {
   cmd->add_option("--log-level", args->log_level, "trace, debug, info, warn, error, off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
   cmd->add_flag("-q,--quiet", args->quiet, "only warnings and errors");
-  cmd->add_option("--shard", args->shard, "i/N: compute only shard i of N (a job array; see `simpact merge`)");
+  cmd->add_option("--shard", args->shard,
+                  "i/N: compute only shard i of N (a job array; see `simpact merge`)");
   cmd->add_option("--progress-interval", args->progress_interval, "seconds between progress lines")
       ->check(CLI::PositiveNumber);
   return [args, &app] {

@@ -15,9 +15,13 @@ bool catalog(const std::string& model, std::vector<ParameterInfo>& parameters) {
 }
 }  // namespace
 
-SweepConfig load_config(const std::string& path) { return load_sweep_config(path, model_names(), catalog); }
+SweepConfig load_config(const std::string& path) {
+  return load_sweep_config(path, model_names(), catalog);
+}
 
-SweepConfig parse_config_text(const std::string& text) { return parse_sweep_config(text, model_names(), catalog); }
+SweepConfig parse_config_text(const std::string& text) {
+  return parse_sweep_config(text, model_names(), catalog);
+}
 
 ImpactStudyOptions study_options(const SweepConfig& config) {
   ImpactStudyOptions o;

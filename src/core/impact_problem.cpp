@@ -1,8 +1,8 @@
 #include "simpact/core/impact_problem.hpp"
 
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 
 #include "simpact/core/input_error.hpp"
 
@@ -18,8 +18,8 @@ ImpactProblem::ImpactProblem(KineticMetric metric, const Eigen::Ref<const RowMaj
   if (!momentum.allFinite()) throw InputError("momentum", "must be finite (found NaN or Inf)");
   if (normals.rows() == 0) throw InputError("normals", "at least one contact normal is required");
   if (normals.cols() != d)
-    throw InputError("normals", fmt::format("each normal must have length d = {} (got {})", d,
-                                            normals.cols()));
+    throw InputError("normals",
+                     fmt::format("each normal must have length d = {} (got {})", d, normals.cols()));
   if (gaps.size() != 0 && gaps.size() != normals.rows())
     throw InputError("gaps", fmt::format("must have one entry per normal ({} normals, {} gaps)",
                                          normals.rows(), gaps.size()));
@@ -32,7 +32,8 @@ ImpactProblem::ImpactProblem(KineticMetric metric, const Eigen::Ref<const RowMaj
   int closed = 0;
   for (int i = 0; i < given_contacts_; ++i) {
     const auto row = normals.row(i);
-    if (!row.allFinite()) throw InputError(fmt::format("normals[{}]", i), "must be finite (found NaN or Inf)");
+    if (!row.allFinite())
+      throw InputError(fmt::format("normals[{}]", i), "must be finite (found NaN or Inf)");
     if (row.cwiseAbs().maxCoeff() == 0.0) throw InputError(fmt::format("normals[{}]", i), "must be non-zero");
     if (gaps.size() != 0) {
       if (!std::isfinite(gaps[i])) throw InputError(fmt::format("gaps[{}]", i), "must be finite");
@@ -64,8 +65,7 @@ DofVector ImpactProblem::momentum_from_impulses(const ContactVector& impulses) c
 }
 
 double ImpactProblem::energy_from_impulses(const ContactVector& impulses) const {
-  const double sq = momentum_norm_sq_ + 2.0 * impulses.dot(rates_) +
-                    impulses.dot(gram_ * impulses);
+  const double sq = momentum_norm_sq_ + 2.0 * impulses.dot(rates_) + impulses.dot(gram_ * impulses);
   return 0.5 * std::max(0.0, sq);
 }
 

@@ -10,10 +10,14 @@ namespace simpact {
 
 const char* resolve_status_name(ResolveStatus status) {
   switch (status) {
-    case ResolveStatus::kOk: return "ok";
-    case ResolveStatus::kNoImpact: return "no_impact";
-    case ResolveStatus::kNoElasticOutcome: return "no_elastic_outcome";
-    case ResolveStatus::kCapHit: return "cap_hit";
+    case ResolveStatus::kOk:
+      return "ok";
+    case ResolveStatus::kNoImpact:
+      return "no_impact";
+    case ResolveStatus::kNoElasticOutcome:
+      return "no_elastic_outcome";
+    case ResolveStatus::kCapHit:
+      return "cap_hit";
   }
   return "unknown";
 }
@@ -29,8 +33,8 @@ ContactVector blend_with_plastic(const ImpactProblem& problem, const PlasticOutc
                                  const ContactVector& elastic, double& alpha) {
   const double e_sq = 2.0 * problem.energy_from_impulses(elastic);
   // <p_e,p_p>_g = ||p⁻||² + λ_e·c⁻ + λ_p·c⁻ + λ_eᵀAλ_p
-  const double x = 2.0 * problem.energy_before() +
-                   elastic.dot(problem.initial_rates()) + plastic.impulses.dot(problem.initial_rates()) +
+  const double x = 2.0 * problem.energy_before() + elastic.dot(problem.initial_rates()) +
+                   plastic.impulses.dot(problem.initial_rates()) +
                    elastic.dot(problem.gram() * plastic.impulses);
   alpha = restitution_alpha(problem.restitution(), e_sq, 2.0 * plastic.energy, x);
   return alpha * elastic + (1.0 - alpha) * plastic.impulses;
@@ -87,7 +91,8 @@ ImpactResolution resolve_impact(const ImpactProblem& problem, const ResolveOptio
     for (int j = 0; j < set.size; ++j)
       set.items[j].impulses =
           blend_with_plastic(problem, res.plastic, set.items[j].elastic_impulses, set.items[j].alpha);
-  for (int j = 0; j < set.size; ++j) set.items[j].energy = problem.energy_from_impulses(set.items[j].impulses);
+  for (int j = 0; j < set.size; ++j)
+    set.items[j].energy = problem.energy_from_impulses(set.items[j].impulses);
 
   const bool definition1 = options.check_definition1 || options.minimality == Minimality::kDefinition1;
   if (definition1) {
@@ -123,15 +128,15 @@ ImpactResolution resolve_impact(const ImpactProblem& problem, const ResolveOptio
   res.node_cap_hit = set.node_cap_hit;
   res.outcome_cap_hit = set.outcome_cap_hit;
   const bool capped = res.step_cap_hit || res.depth_cap_hit || res.node_cap_hit || res.outcome_cap_hit;
-  res.status = capped ? ResolveStatus::kCapHit
-                      : (initially_feasible ? ResolveStatus::kNoImpact : ResolveStatus::kOk);
+  res.status =
+      capped ? ResolveStatus::kCapHit : (initially_feasible ? ResolveStatus::kNoImpact : ResolveStatus::kOk);
   // Only the full enumeration can tell: one policy always ends in exactly one outcome.
   res.unique = options.policy == OrderingPolicy::kAll && set.size == 1 && !capped;
   if (norm > 0.0) {
     if (options.policy == OrderingPolicy::kAll) {
       const bool only_minimal = options.minimality == Minimality::kDefinition1;
       res.xi = (only_minimal && res.minimal_outcomes == 0) ? std::numeric_limits<double>::quiet_NaN()
-                                                            : diameter(problem, set, only_minimal) / norm;
+                                                           : diameter(problem, set, only_minimal) / norm;
     }
     if (options.compare_argmin_argmax) {
       // Both policies end in elastic momenta; with R < 1 each is blended with the same p_p.

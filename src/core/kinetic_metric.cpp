@@ -1,8 +1,8 @@
 #include "simpact/core/kinetic_metric.hpp"
 
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 
 #include "simpact/core/input_error.hpp"
 
@@ -11,8 +11,8 @@ namespace simpact {
 KineticMetric::KineticMetric(const Eigen::Ref<const Eigen::MatrixXd>& mass_matrix) {
   const auto d = mass_matrix.rows();
   if (d == 0 || mass_matrix.cols() != d)
-    throw InputError("mass_matrix", fmt::format("must be a square d×d matrix (got {}×{})", d,
-                                                mass_matrix.cols()));
+    throw InputError("mass_matrix",
+                     fmt::format("must be a square d×d matrix (got {}×{})", d, mass_matrix.cols()));
   if (d > kMaxDof)
     throw InputError("mass_matrix", fmt::format("dimension {} exceeds the maximum d = {}", d, kMaxDof));
   if (!mass_matrix.allFinite()) throw InputError("mass_matrix", "must be finite (found NaN or Inf)");
@@ -28,8 +28,7 @@ KineticMetric::KineticMetric(const Eigen::Ref<const Eigen::MatrixXd>& mass_matri
         break;
       }
   if (diagonal_) {
-    if ((mass_.diagonal().array() <= 0.0).any())
-      throw InputError("mass_matrix", "must be positive definite");
+    if ((mass_.diagonal().array() <= 0.0).any()) throw InputError("mass_matrix", "must be positive definite");
     inverse_diagonal_ = mass_.diagonal().cwiseInverse();
     return;
   }

@@ -87,14 +87,14 @@ PlasticOutcome plastic_outcome(const ImpactProblem& problem) {
   // gradient of ½||p⁻ + λᵀN||²_g in λ is c⁻ + Aλ: the contact rates. With every contact open
   // (by its gap) there is none: maxCoeff() of the empty vector would be undefined.
   const double tol = problem.contacts() == 0 ? 0.0 : 1e-13 * scale * problem.normal_norms().maxCoeff();
-  const NonnegativeSolution sol =
-      solve_nonnegative_quadratic(problem.gram(), problem.initial_rates(), tol);
+  const NonnegativeSolution sol = solve_nonnegative_quadratic(problem.gram(), problem.initial_rates(), tol);
   out.impulses = sol.x;
   out.rates = problem.rates_from_impulses(sol.x);
   out.energy = problem.energy_from_impulses(sol.x);
   out.converged = sol.converged;
   double residual = 0.0;
-  for (int i = 0; i < out.impulses.size(); ++i) residual = std::max(residual, std::abs(out.impulses[i] * out.rates[i]));
+  for (int i = 0; i < out.impulses.size(); ++i)
+    residual = std::max(residual, std::abs(out.impulses[i] * out.rates[i]));
   out.complementarity_residual = scale > 0.0 ? residual / (scale * scale) : residual;
   return out;
 }

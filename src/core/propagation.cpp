@@ -6,8 +6,8 @@
 
 namespace simpact {
 
-int choose_violated_contact(const ImpactProblem& problem, const ContactVector& rates,
-                            OrderingPolicy policy, CounterRng* rng) {
+int choose_violated_contact(const ImpactProblem& problem, const ContactVector& rates, OrderingPolicy policy,
+                            CounterRng* rng) {
   const ContactVector& tol = problem.tolerances();
   const ContactVector& norms = problem.normal_norms();
   const int k = problem.contacts();

@@ -1,6 +1,7 @@
 #include "simpact/io/chunk_journal.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -11,8 +12,6 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "simpact/io/io_error.hpp"
 
@@ -85,7 +84,9 @@ void ChunkResults::resize(std::int64_t n, std::int64_t values_per_task) {
   values.assign(static_cast<std::size_t>(n * values_per_task), 0.0);
 }
 
-std::string journal_directory(const std::string& output_path) { return output_path + ".journal"; }
+std::string journal_directory(const std::string& output_path) {
+  return output_path + ".journal";
+}
 
 void create_journal(const std::string& directory, const JournalManifest& manifest) {
   std::error_code ec;
@@ -108,11 +109,16 @@ bool read_journal_manifest(const std::string& directory, JournalManifest& m) {
   std::string key;
   int seen = 0;
   while (in >> key) {
-    if (key == "config_hash") in >> m.config_hash, ++seen;
-    else if (key == "task_count") in >> m.task_count, ++seen;
-    else if (key == "chunk_size") in >> m.chunk_size, ++seen;
-    else if (key == "values_per_task") in >> m.values_per_task, ++seen;
-    else if (key == "columns") in >> m.columns, ++seen;
+    if (key == "config_hash")
+      in >> m.config_hash, ++seen;
+    else if (key == "task_count")
+      in >> m.task_count, ++seen;
+    else if (key == "chunk_size")
+      in >> m.chunk_size, ++seen;
+    else if (key == "values_per_task")
+      in >> m.values_per_task, ++seen;
+    else if (key == "columns")
+      in >> m.columns, ++seen;
   }
   return seen == 5;
 }
@@ -143,14 +149,16 @@ double monotonic_seconds() {
 }  // namespace
 
 void ChunkJournalWriter::sync() {
-  if (::fdatasync(fd_) != 0) throw IoError(fmt::format("{}: fdatasync failed: {}", path_, std::strerror(errno)));
+  if (::fdatasync(fd_) != 0)
+    throw IoError(fmt::format("{}: fdatasync failed: {}", path_, std::strerror(errno)));
   last_sync_ = monotonic_seconds();
   unsynced_ = false;
 }
 
 void ChunkJournalWriter::append(const ChunkResults& chunk, std::int64_t values_per_task) {
   const std::vector<char> payload = encode_payload(chunk, values_per_task);
-  RecordHeader h{kRecordMagic, chunk.chunk, chunk.first_task, chunk.count, values_per_task, payload.size(), 0};
+  RecordHeader h{
+      kRecordMagic, chunk.chunk, chunk.first_task, chunk.count, values_per_task, payload.size(), 0};
   h.checksum = record_checksum(h, payload);
   // One write of header + payload, then a data sync: the record is either whole or detectably torn.
   std::vector<char> record(sizeof h + payload.size());

@@ -21,11 +21,13 @@ struct SweepFileReader::Impl {
     return open_dataset;
   }
 
-  void read_slab(const std::string& name, std::int64_t first, std::int64_t count, hid_t type, void* out) const {
+  void read_slab(const std::string& name, std::int64_t first, std::int64_t count, hid_t type,
+                 void* out) const {
     if (count <= 0) return;
     const h5::Dataset& d = dataset(name);
     h5::Dataspace file_space = d.space();
-    if (file_space.rank() != 1 || first < 0 || static_cast<hsize_t>(first + count) > file_space.element_count())
+    if (file_space.rank() != 1 || first < 0 ||
+        static_cast<hsize_t>(first + count) > file_space.element_count())
       throw IoError(fmt::format("{}:/{}: cannot read elements {}..{}", path, name, first, first + count - 1));
     file_space.select_linear_range(static_cast<hsize_t>(first), static_cast<hsize_t>(count));
     const h5::Dataspace memory = h5::Dataspace::simple({static_cast<hsize_t>(count)});
@@ -43,9 +45,13 @@ SweepFileReader::~SweepFileReader() = default;
 SweepFileReader::SweepFileReader(SweepFileReader&&) noexcept = default;
 SweepFileReader& SweepFileReader::operator=(SweepFileReader&&) noexcept = default;
 
-const std::string& SweepFileReader::path() const { return impl_->path; }
+const std::string& SweepFileReader::path() const {
+  return impl_->path;
+}
 
-bool SweepFileReader::has(const std::string& object) const { return h5::link_exists(impl_->file.id(), object); }
+bool SweepFileReader::has(const std::string& object) const {
+  return h5::link_exists(impl_->file.id(), object);
+}
 
 bool SweepFileReader::has_attribute(const std::string& name) const {
   return h5::has_attribute(impl_->file.id(), name);
@@ -63,7 +69,8 @@ std::vector<std::string> SweepFileReader::string_array_attribute(const std::stri
   return h5::read_string_array_attribute(impl_->file.id(), name);
 }
 
-std::string SweepFileReader::object_string_attribute(const std::string& object, const std::string& name) const {
+std::string SweepFileReader::object_string_attribute(const std::string& object,
+                                                     const std::string& name) const {
   const hid_t id = H5Oopen(impl_->file.id(), object.c_str(), H5P_DEFAULT);
   if (id < 0) throw IoError(fmt::format("{}:/{}: no such object", impl_->path, object));
   std::string value;
@@ -93,7 +100,8 @@ std::vector<std::int64_t> SweepFileReader::shape(const std::string& dataset) con
   return {dims.begin(), dims.end()};
 }
 
-void SweepFileReader::read(const std::string& dataset, std::int64_t first, std::int64_t count, double* out) const {
+void SweepFileReader::read(const std::string& dataset, std::int64_t first, std::int64_t count,
+                           double* out) const {
   impl_->read_slab(dataset, first, count, H5T_NATIVE_DOUBLE, out);
 }
 void SweepFileReader::read(const std::string& dataset, std::int64_t first, std::int64_t count,

@@ -1,9 +1,9 @@
 #include "simpact/models/billiards_model.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "simpact/core/input_error.hpp"
 
@@ -42,7 +42,8 @@ ImpactProblem BilliardsModel::make_problem(const ParameterSet& params) const {
   const double theta_min = min_theta(r_a, r_b, r_c);
   if (theta < theta_min * (1.0 - 1e-12))
     throw InputError("theta", fmt::format("{} is below the smallest admissible angle {} (balls a and b "
-                                          "would overlap)", theta, theta_min));
+                                          "would overlap)",
+                                          theta, theta_min));
   auto mass_of = [&](double given, double r) {
     return given > 0.0 ? given : density * 4.0 / 3.0 * kPi * r * r * r;
   };

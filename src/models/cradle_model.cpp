@@ -1,11 +1,11 @@
 #include "simpact/models/cradle_model.hpp"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <charconv>
 #include <limits>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "simpact/core/input_error.hpp"
 
@@ -17,10 +17,13 @@ CradleModel::CradleModel() {
   parameters_.push_back({"n", "1", "number of balls", 3.0, 2.0, kMaxCradleBalls, true});
   parameters_.push_back({"speed", "m s-1", "velocity of ball 1 towards ball 2", 1.0, -kInf, kInf, false});
   for (int i = 1; i <= kMaxCradleBalls; ++i) {
-    parameters_.push_back({fmt::format("m{}", i), "kg", fmt::format("mass of ball {}", i), 1.0, 1e-300, kInf, false});
-    parameters_.push_back({fmt::format("r{}", i), "m", fmt::format("radius of ball {}", i), 1.0, 1e-300, kInf, false});
+    parameters_.push_back(
+        {fmt::format("m{}", i), "kg", fmt::format("mass of ball {}", i), 1.0, 1e-300, kInf, false});
+    parameters_.push_back(
+        {fmt::format("r{}", i), "m", fmt::format("radius of ball {}", i), 1.0, 1e-300, kInf, false});
     if (i > 1)
-      parameters_.push_back({fmt::format("v{}", i), "m s-1", fmt::format("velocity of ball {}", i), 0.0, -kInf, kInf, false});
+      parameters_.push_back(
+          {fmt::format("v{}", i), "m s-1", fmt::format("velocity of ball {}", i), 0.0, -kInf, kInf, false});
   }
   parameters_.push_back(restitution_parameter());
 }
@@ -37,7 +40,8 @@ ImpactProblem CradleModel::make_problem(const ParameterSet& params) const {
     if (key.size() < 2 || (key[0] != 'm' && key[0] != 'r' && key[0] != 'v')) continue;
     long ball = 0;
     const auto [end, error] = std::from_chars(key.data() + 1, key.data() + key.size(), ball);
-    if (end == key.data() + key.size() && (error == std::errc::result_out_of_range || (error == std::errc() && ball > n)))
+    if (end == key.data() + key.size() &&
+        (error == std::errc::result_out_of_range || (error == std::errc() && ball > n)))
       throw InputError(key, fmt::format("names ball {} but the cradle has n = {} balls", key.substr(1), n));
   }
   Eigen::MatrixXd mass = Eigen::MatrixXd::Zero(n, n);
@@ -45,8 +49,8 @@ ImpactProblem CradleModel::make_problem(const ParameterSet& params) const {
   for (int i = 1; i <= n; ++i) {
     const double m = read_parameter(params, info(fmt::format("m{}", i)));
     read_parameter(params, info(fmt::format("r{}", i)));  // validated; positions only
-    const double v = i == 1 ? read_parameter(params, info("speed"))
-                            : read_parameter(params, info(fmt::format("v{}", i)));
+    const double v =
+        i == 1 ? read_parameter(params, info("speed")) : read_parameter(params, info(fmt::format("v{}", i)));
     mass(i - 1, i - 1) = m;
     momentum[i - 1] = m * v;
   }

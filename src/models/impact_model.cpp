@@ -1,8 +1,8 @@
 #include "simpact/models/impact_model.hpp"
 
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 
 #include "simpact/core/input_error.hpp"
 
@@ -17,8 +17,10 @@ double read_parameter(const ParameterSet& params, const ParameterInfo& info) {
   if (std::isnan(v) && !params.has(info.name)) throw InputError(info.name, "required parameter is missing");
   if (!std::isfinite(v)) throw InputError(info.name, "must be finite");
   if (v < info.min || v > info.max)
-    throw InputError(info.name, fmt::format("{} is outside the allowed range [{}, {}]", v, info.min, info.max));
-  if (info.integer && v != std::round(v)) throw InputError(info.name, fmt::format("{} must be an integer", v));
+    throw InputError(info.name,
+                     fmt::format("{} is outside the allowed range [{}, {}]", v, info.min, info.max));
+  if (info.integer && v != std::round(v))
+    throw InputError(info.name, fmt::format("{} must be an integer", v));
   return v;
 }
 

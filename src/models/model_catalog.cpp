@@ -6,7 +6,9 @@
 
 namespace simpact {
 
-std::vector<std::string> model_names() { return {"billiards", "cradle"}; }
+std::vector<std::string> model_names() {
+  return {"billiards", "cradle"};
+}
 
 std::unique_ptr<ImpactModel> make_model(const std::string& name) {
   if (name == "billiards") return std::make_unique<BilliardsModel>();

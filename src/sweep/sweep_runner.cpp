@@ -1,6 +1,8 @@
 #include "simpact/sweep/sweep_runner.hpp"
 
+#include <fmt/format.h>
 #include <omp.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,9 +13,6 @@
 #include <fstream>
 #include <set>
 #include <sstream>
-
-#include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include "simpact/analysis/running_statistics.hpp"
 #include "simpact/core/input_error.hpp"
@@ -66,9 +65,11 @@ std::string gather_hosts(const Mpi& mpi) {
   int len = 0;
   MPI_Get_processor_name(name, &len);
   std::vector<char> all(static_cast<std::size_t>(MPI_MAX_PROCESSOR_NAME) * mpi.size);
-  MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, mpi.comm);
+  MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
+                mpi.comm);
   std::set<std::string> hosts;
-  for (int r = 0; r < mpi.size; ++r) hosts.insert(std::string(all.data() + static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME));
+  for (int r = 0; r < mpi.size; ++r)
+    hosts.insert(std::string(all.data() + static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME));
   std::string out;
   for (const auto& h : hosts) out += (out.empty() ? "" : ",") + h;
   return out;
@@ -148,8 +149,10 @@ std::string column_list(const TaskKernel& kernel) {
 SweepFileLayout make_layout(const SweepConfig& config, const ParameterSpace& space, const TaskKernel& kernel,
                             std::int64_t chunk_count) {
   SweepFileLayout layout;
-  for (const auto& axis : space.axes()) layout.axes.push_back({axis.name, axis.units, axis.long_name, axis.values});
-  if (layout.axes.empty()) layout.axes.push_back({"point", "1", "grid point (the sweep has no grid axes)", {0.0}});
+  for (const auto& axis : space.axes())
+    layout.axes.push_back({axis.name, axis.units, axis.long_name, axis.values});
+  if (layout.axes.empty())
+    layout.axes.push_back({"point", "1", "grid point (the sweep has no grid axes)", {0.0}});
   const bool replicas = space.replicas() > 1;
   for (const auto& c : kernel.columns()) {
     if (!replicas) {
@@ -157,7 +160,8 @@ SweepFileLayout make_layout(const SweepConfig& config, const ParameterSpace& spa
       continue;
     }
     for (const char* stat : kStatNames)
-      layout.maps.push_back({c.group, c.name + "_" + stat, c.units, fmt::format("{} ({} over replicas)", c.long_name, stat)});
+      layout.maps.push_back(
+          {c.group, c.name + "_" + stat, c.units, fmt::format("{} ({} over replicas)", c.long_name, stat)});
     layout.maps.push_back({c.group, c.name + "_count", "1", c.long_name + " (replicas with a finite value)"});
   }
   if (kernel.headline_column() >= 0) {
@@ -165,11 +169,16 @@ SweepFileLayout make_layout(const SweepConfig& config, const ParameterSpace& spa
     layout.maps.push_back({"", "xi", c.units, c.long_name + (replicas ? " (mean over replicas)" : "")});
   }
   if (config.output.samples) {
-    for (const auto& axis : space.axes()) layout.samples.push_back({axis.name, axis.units, axis.long_name, false});
-    for (const auto& p : space.random_parameters()) layout.samples.push_back({p.name, p.units, p.long_name, false});
-    layout.samples.push_back({"status", "1", "0 ok, 1 no impact, 2 no elastic outcome, 3 cap hit, 4 failed", true});
-    layout.samples.push_back({"random_counter", "1", "uniform draws consumed from the (seed, task) stream", true});
-    for (const auto& c : kernel.columns()) layout.samples.push_back({c.group + "_" + c.name, c.units, c.long_name, false});
+    for (const auto& axis : space.axes())
+      layout.samples.push_back({axis.name, axis.units, axis.long_name, false});
+    for (const auto& p : space.random_parameters())
+      layout.samples.push_back({p.name, p.units, p.long_name, false});
+    layout.samples.push_back(
+        {"status", "1", "0 ok, 1 no impact, 2 no elastic outcome, 3 cap hit, 4 failed", true});
+    layout.samples.push_back(
+        {"random_counter", "1", "uniform draws consumed from the (seed, task) stream", true});
+    for (const auto& c : kernel.columns())
+      layout.samples.push_back({c.group + "_" + c.name, c.units, c.long_name, false});
   }
   layout.task_count = space.task_count();
   layout.chunk_count = chunk_count;
@@ -177,12 +186,14 @@ SweepFileLayout make_layout(const SweepConfig& config, const ParameterSpace& spa
   layout.config_hash = config.source_hash;
   layout.compression = config.output.compression;
   std::string orderings;
-  for (auto o : config.orderings) orderings += (orderings.empty() ? "" : ",") + std::string(ordering_policy_name(o));
-  layout.root_string_attributes = {{"model", config.model},
-                                   {"orderings", orderings},
-                                   {"minimality", config.minimality == Minimality::kDefinition1 ? "definition1" : "propagation"},
-                                   {"replicas", std::to_string(space.replicas())},
-                                   {"title", "simpact sweep of simultaneous impacts"}};
+  for (auto o : config.orderings)
+    orderings += (orderings.empty() ? "" : ",") + std::string(ordering_policy_name(o));
+  layout.root_string_attributes = {
+      {"model", config.model},
+      {"orderings", orderings},
+      {"minimality", config.minimality == Minimality::kDefinition1 ? "definition1" : "propagation"},
+      {"replicas", std::to_string(space.replicas())},
+      {"title", "simpact sweep of simultaneous impacts"}};
   return layout;
 }
 
@@ -193,17 +204,20 @@ std::string check_free_space(const fs::path& dir, const std::string& journal_dir
   const double columns = static_cast<double>(kernel.columns().size());
   const double tasks = static_cast<double>(space.task_count());
   const double journal = tasks * (16.0 + 8.0 * columns);
-  double file = static_cast<double>(space.grid_points()) * 8.0 * (columns * (space.replicas() > 1 ? 5 : 1) + 1);
+  double file =
+      static_cast<double>(space.grid_points()) * 8.0 * (columns * (space.replicas() > 1 ? 5 : 1) + 1);
   if (config.output.samples) file += tasks * 8.0 * (columns + 2 + static_cast<double>(space.axes().size()));
   double needed = journal + file + 1024.0 * 1024.0;  // + metadata
   std::error_code ec;
   // On --resume the finished part of the journal is already on disk.
-  for (const auto& e : fs::directory_iterator(journal_dir, ec)) needed -= static_cast<double>(e.file_size(ec));
+  for (const auto& e : fs::directory_iterator(journal_dir, ec))
+    needed -= static_cast<double>(e.file_size(ec));
   const fs::space_info info = fs::space(dir, ec);
   if (ec) return "";
   if (static_cast<double>(info.available) < needed)
-    return fmt::format("not enough free space in '{}': the sweep needs about {:.1f} MiB, {:.1f} MiB available",
-                       dir.string(), needed / 1048576.0, static_cast<double>(info.available) / 1048576.0);
+    return fmt::format(
+        "not enough free space in '{}': the sweep needs about {:.1f} MiB, {:.1f} MiB available", dir.string(),
+        needed / 1048576.0, static_cast<double>(info.available) / 1048576.0);
   return "";
 }
 
@@ -246,13 +260,15 @@ void compute_chunk(const ParameterSpace& space, const TaskKernel& kernel, const 
       std::uint64_t draws = 0;
       try {
         draws = space.parameters_of(task, params);
-        out.status[static_cast<std::size_t>(i)] = static_cast<std::int64_t>(kernel.evaluate(task, params, mine, values));
+        out.status[static_cast<std::size_t>(i)] =
+            static_cast<std::int64_t>(kernel.evaluate(task, params, mine, values));
       } catch (const std::exception& e) {
         out.status[static_cast<std::size_t>(i)] = static_cast<std::int64_t>(TaskStatus::kFailed);
         std::fill(values, values + vpt, std::numeric_limits<double>::quiet_NaN());
         if (config.on_task_error == TaskErrorMode::kAbort) {
 #pragma omp critical(simpact_task_error)
-          if (error.empty()) error = fmt::format("task {} failed ({}): {}", task, params.describe(), e.what());
+          if (error.empty())
+            error = fmt::format("task {} failed ({}): {}", task, params.describe(), e.what());
         }
       }
       out.counters[static_cast<std::size_t>(i)] = draws;
@@ -291,7 +307,10 @@ struct Finalizer {
       load(task);
       return cache.values.data() + (task - cache.first_task) * vpt;
     }
-    std::int64_t status(std::int64_t task) { load(task); return cache.status[static_cast<std::size_t>(task - cache.first_task)]; }
+    std::int64_t status(std::int64_t task) {
+      load(task);
+      return cache.status[static_cast<std::size_t>(task - cache.first_task)];
+    }
     std::int64_t counter(std::int64_t task) {
       load(task);
       return static_cast<std::int64_t>(cache.counters[static_cast<std::size_t>(task - cache.first_task)]);
@@ -406,10 +425,10 @@ struct Finalizer {
 
 }  // namespace
 
-double write_shard_file(MPI_Comm comm, const std::string& path, const SweepConfig& config, const TaskKernel& kernel,
-                        const JournalManifest& manifest, const ChunkResultSource& source,
-                        const std::vector<ProvenanceRow>& provenance, std::int64_t shard_index,
-                        std::int64_t shard_count);
+double write_shard_file(MPI_Comm comm, const std::string& path, const SweepConfig& config,
+                        const TaskKernel& kernel, const JournalManifest& manifest,
+                        const ChunkResultSource& source, const std::vector<ProvenanceRow>& provenance,
+                        std::int64_t shard_index, std::int64_t shard_count);
 
 double write_sweep_file(MPI_Comm comm, const std::string& path, const SweepConfig& config,
                         const TaskKernel& kernel, const JournalManifest& manifest,
@@ -423,7 +442,9 @@ double write_sweep_file(MPI_Comm comm, const std::string& path, const SweepConfi
 
 namespace {
 
-std::string sample_name(const ResultColumn& c) { return c.group + "_" + c.name; }
+std::string sample_name(const ResultColumn& c) {
+  return c.group + "_" + c.name;
+}
 
 // A shard file: the placeholder layout plus the raw per-task results (status, random counter,
 // every result column) of the shard's chunks as /samples, NaN elsewhere; `shard` = "i/N".
@@ -437,7 +458,8 @@ double write_shard_file_impl(MPI_Comm comm, const std::string& path, const Sweep
   layout.maps.clear();
   layout.samples = {{"status", "1", "0 ok, 1 no impact, 2 no elastic outcome, 3 cap hit, 4 failed", true},
                     {"random_counter", "1", "uniform draws consumed from the (seed, task) stream", true}};
-  for (const auto& c : kernel.columns()) layout.samples.push_back({sample_name(c), c.units, c.long_name, false});
+  for (const auto& c : kernel.columns())
+    layout.samples.push_back({sample_name(c), c.units, c.long_name, false});
   layout.root_string_attributes.push_back({"shard", fmt::format("{}/{}", shard_index, shard_count)});
   const auto t0 = Clock::now();
   SweepFile file = SweepFile::create(path, comm, layout);
@@ -463,7 +485,8 @@ double write_shard_file_impl(MPI_Comm comm, const std::string& path, const Sweep
     file.write_samples(1, task0, counters.data(), count);
     for (std::size_t c = 0; c < vpt; ++c) {
       column.resize(static_cast<std::size_t>(count));
-      for (std::int64_t i = 0; i < count; ++i) column[static_cast<std::size_t>(i)] = chunk.values[static_cast<std::size_t>(i) * vpt + c];
+      for (std::int64_t i = 0; i < count; ++i)
+        column[static_cast<std::size_t>(i)] = chunk.values[static_cast<std::size_t>(i) * vpt + c];
       file.write_samples(2 + c, task0, column.data(), count);
     }
   }
@@ -487,7 +510,8 @@ class ShardSource final : public ChunkResultSource {
     return std::vector<std::uint8_t>(static_cast<std::size_t>(manifest_.chunk_count()), 1);
   }
   void read(std::int64_t chunk, ChunkResults& out) const override {
-    const SweepFileReader& shard = shards_[static_cast<std::size_t>(chunk % static_cast<std::int64_t>(shards_.size()))];
+    const SweepFileReader& shard =
+        shards_[static_cast<std::size_t>(chunk % static_cast<std::int64_t>(shards_.size()))];
     const std::int64_t first = chunk * manifest_.chunk_size;
     const std::int64_t count = std::min(manifest_.chunk_size, manifest_.task_count - first);
     out.chunk = chunk;
@@ -496,12 +520,15 @@ class ShardSource final : public ChunkResultSource {
     shard.read("samples/status", first, count, out.status.data());
     std::vector<std::int64_t> counters(static_cast<std::size_t>(count));
     shard.read("samples/random_counter", first, count, counters.data());
-    for (std::int64_t i = 0; i < count; ++i) out.counters[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(counters[static_cast<std::size_t>(i)]);
+    for (std::int64_t i = 0; i < count; ++i)
+      out.counters[static_cast<std::size_t>(i)] =
+          static_cast<std::uint64_t>(counters[static_cast<std::size_t>(i)]);
     std::vector<double> column(static_cast<std::size_t>(count));
     const auto vpt = static_cast<std::size_t>(manifest_.values_per_task);
     for (std::size_t c = 0; c < columns_.size(); ++c) {
       shard.read(columns_[c], first, count, column.data());
-      for (std::int64_t i = 0; i < count; ++i) out.values[static_cast<std::size_t>(i) * vpt + c] = column[static_cast<std::size_t>(i)];
+      for (std::int64_t i = 0; i < count; ++i)
+        out.values[static_cast<std::size_t>(i) * vpt + c] = column[static_cast<std::size_t>(i)];
     }
   }
 
@@ -513,11 +540,12 @@ class ShardSource final : public ChunkResultSource {
 
 }  // namespace
 
-double write_shard_file(MPI_Comm comm, const std::string& path, const SweepConfig& config, const TaskKernel& kernel,
-                        const JournalManifest& manifest, const ChunkResultSource& source,
-                        const std::vector<ProvenanceRow>& provenance, std::int64_t shard_index,
-                        std::int64_t shard_count) {
-  return write_shard_file_impl(comm, path, config, kernel, manifest, source, provenance, shard_index, shard_count);
+double write_shard_file(MPI_Comm comm, const std::string& path, const SweepConfig& config,
+                        const TaskKernel& kernel, const JournalManifest& manifest,
+                        const ChunkResultSource& source, const std::vector<ProvenanceRow>& provenance,
+                        std::int64_t shard_index, std::int64_t shard_count) {
+  return write_shard_file_impl(comm, path, config, kernel, manifest, source, provenance, shard_index,
+                               shard_count);
 }
 
 double merge_shards(MPI_Comm comm, const SweepConfig& config, const TaskKernel& kernel,
@@ -531,7 +559,9 @@ double merge_shards(MPI_Comm comm, const SweepConfig& config, const TaskKernel& 
   std::vector<bool> seen(static_cast<std::size_t>(n), false);
   for (const auto& path : shard_paths) {
     SweepFileReader shard(path);
-    auto refuse = [&](const std::string& why) { throw InputError("shards", fmt::format("{}: {}", path, why)); };
+    auto refuse = [&](const std::string& why) {
+      throw InputError("shards", fmt::format("{}: {}", path, why));
+    };
     if (!shard.has_attribute("shard")) refuse("not a shard file (no 'shard' attribute)");
     if (shard.string_attribute("config_hash") != config.source_hash)
       refuse("made from a different config than the first shard");
@@ -541,7 +571,8 @@ double merge_shards(MPI_Comm comm, const SweepConfig& config, const TaskKernel& 
     std::int64_t index = -1, count = -1;
     if (std::sscanf(shard.string_attribute("shard").c_str(), "%ld/%ld", &index, &count) != 2 || count != n ||
         index < 0 || index >= n)
-      refuse(fmt::format("shard '{}' does not belong to a sweep of {} shards", shard.string_attribute("shard"), n));
+      refuse(fmt::format("shard '{}' does not belong to a sweep of {} shards",
+                         shard.string_attribute("shard"), n));
     if (seen[static_cast<std::size_t>(index)]) refuse(fmt::format("shard {} given twice", index));
     seen[static_cast<std::size_t>(index)] = true;
     if (!sweep_file_is_complete(path)) refuse("unfinished shard (resume it first)");
@@ -572,7 +603,8 @@ JournalManifest sweep_manifest(const SweepConfig& config, const TaskKernel& kern
   JournalManifest manifest;
   manifest.config_hash = config.source_hash;
   manifest.task_count = config.task_count();
-  manifest.chunk_size = config.output.chunk_size > 0 ? config.output.chunk_size : default_chunk_size(config.task_count());
+  manifest.chunk_size =
+      config.output.chunk_size > 0 ? config.output.chunk_size : default_chunk_size(config.task_count());
   manifest.values_per_task = static_cast<std::int64_t>(kernel.columns().size());
   manifest.columns = column_list(kernel);
   return manifest;
@@ -606,7 +638,8 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
       error = fmt::format("directory '{}' does not exist", parent.string());
     } else if (::access(parent.c_str(), W_OK) != 0) {
       error = fmt::format("directory '{}' is not writable", parent.string());
-    } else if (const std::string space_error = check_free_space(parent, journal, config, space, kernel); !space_error.empty()) {
+    } else if (const std::string space_error = check_free_space(parent, journal, config, space, kernel);
+               !space_error.empty()) {
       error = space_error;
     } else if (options.resume) {
       JournalManifest previous;
@@ -615,17 +648,20 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
           error = fmt::format("--resume refused: the config changed since '{}' was started (sha256 {} vs {})",
                               path, previous.config_hash.substr(0, 12), manifest.config_hash.substr(0, 12));
         else if (!(previous == manifest))
-          error = fmt::format("--resume refused: '{}' was started with a different chunk size or results", path);
+          error =
+              fmt::format("--resume refused: '{}' was started with a different chunk size or results", path);
         else
           mode = 1;
       } else if (out_exists && sweep_file_is_complete(path)) {
         if (sweep_file_config_hash(path) != manifest.config_hash)
-          error = fmt::format("--resume refused: '{}' is complete but was made from a different config", path);
+          error =
+              fmt::format("--resume refused: '{}' is complete but was made from a different config", path);
         else
           mode = 2;
       }
     } else if ((out_exists || journal_exists) && !options.overwrite) {
-      error = fmt::format("'{}' already exists: pass --resume to continue it or --overwrite to replace it", path);
+      error =
+          fmt::format("'{}' already exists: pass --resume to continue it or --overwrite to replace it", path);
     }
   }
   agree_or_throw(mpi, error);
@@ -638,7 +674,8 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
 
   // ---- set up: journal, provenance row, incomplete output file -----------------------------
   const std::string run_id = fmt::format("{}", std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                   std::chrono::system_clock::now().time_since_epoch()).count());
+                                                   std::chrono::system_clock::now().time_since_epoch())
+                                                   .count());
   const ProvenanceRow row = provenance_row(mpi, config, options.command_line);
   if (mpi.rank == 0) {
     try {
@@ -683,8 +720,9 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
     if (!done[c] && static_cast<std::int64_t>(c) % options.shard_count == options.shard_index)
       todo.push_back(static_cast<std::int64_t>(c));
   if (mpi.rank == 0)
-    spdlog::info("{} tasks in {} chunks of {}; {} chunks to compute on {} rank(s) x {} thread(s)", summary.tasks,
-                 manifest.chunk_count(), manifest.chunk_size, todo.size(), mpi.size, row.threads);
+    spdlog::info("{} tasks in {} chunks of {}; {} chunks to compute on {} rank(s) x {} thread(s)",
+                 summary.tasks, manifest.chunk_count(), manifest.chunk_size, todo.size(), mpi.size,
+                 row.threads);
 
   // ---- compute ------------------------------------------------------------------------------
   std::int64_t computed = 0;
@@ -723,7 +761,8 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
   for (std::size_t c = 0; c < finished.size(); ++c)
     if (!finished[c] && static_cast<std::int64_t>(c) % options.shard_count == options.shard_index) ++missing;
   MPI_Allreduce(MPI_IN_PLACE, &missing, 1, MPI_INT64_T, MPI_MAX, comm);
-  if (missing != 0) throw IoError(fmt::format("{}: {} chunks missing from the journal after the run", journal, missing));
+  if (missing != 0)
+    throw IoError(fmt::format("{}: {} chunks missing from the journal after the run", journal, missing));
   std::vector<ProvenanceRow> provenance = read_provenance_lines(journal);
   if (!provenance.empty()) {
     provenance.back().end_time = now_iso8601();

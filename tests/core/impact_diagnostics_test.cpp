@@ -4,14 +4,13 @@
 
 #include <gtest/gtest.h>
 
-#include "test_support.hpp"
-
 #include <Eigen/LU>
 #include <Eigen/QR>
 #include <cmath>
 #include <random>
 
 #include "simpact/core/impact_resolution.hpp"
+#include "test_support.hpp"
 
 namespace simpact {
 namespace {

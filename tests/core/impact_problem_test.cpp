@@ -4,8 +4,6 @@
 
 #include <gtest/gtest.h>
 
-#include "test_support.hpp"
-
 #include <Eigen/LU>
 #include <cmath>
 #include <limits>
@@ -13,6 +11,7 @@
 #include <string>
 
 #include "simpact/core/input_error.hpp"
+#include "test_support.hpp"
 
 namespace simpact {
 namespace {

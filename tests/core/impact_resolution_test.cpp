@@ -6,8 +6,6 @@
 
 #include <gtest/gtest.h>
 
-#include "test_support.hpp"
-
 #include <Eigen/LU>
 #include <Eigen/QR>
 #include <chrono>
@@ -17,6 +15,7 @@
 #include <string>
 
 #include "simpact/core/impact_diagnostics.hpp"
+#include "test_support.hpp"
 
 namespace simpact {
 namespace {

@@ -4,14 +4,13 @@
 
 #include <gtest/gtest.h>
 
-#include "test_support.hpp"
-
 #include <Eigen/LU>
 #include <cmath>
 #include <limits>
 #include <random>
 
 #include "simpact/core/input_error.hpp"
+#include "test_support.hpp"
 
 namespace simpact {
 namespace {

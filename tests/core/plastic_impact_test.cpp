@@ -6,12 +6,12 @@
 
 #include <gtest/gtest.h>
 
-#include "test_support.hpp"
-
 #include <Eigen/SVD>
 #include <cmath>
 #include <limits>
 #include <random>
+
+#include "test_support.hpp"
 
 namespace simpact {
 namespace {

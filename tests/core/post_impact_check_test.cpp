@@ -23,8 +23,8 @@ Checked cradle() {
 
 TEST(PostImpactCheck, ThePropagativeOutcomeIsConsistent) {
   Checked c = cradle();
-  const PostImpactCheck r = check_post_impact_state(c.problem, Eigen::Vector3d(0, 0, 1), kDefaultCheckTolerance,
-                                                    c.resolution, c.workspace);
+  const PostImpactCheck r = check_post_impact_state(c.problem, Eigen::Vector3d(0, 0, 1),
+                                                    kDefaultCheckTolerance, c.resolution, c.workspace);
   EXPECT_TRUE(r.consistent_with_propagative_model);
   EXPECT_LE(r.distance_to_nearest_outcome, 1e-15);
   EXPECT_NEAR(r.relative_energy_error, 0.0, 1e-15);
@@ -41,8 +41,8 @@ TEST(PostImpactCheck, ThePropagativeOutcomeIsConsistent) {
 TEST(PostImpactCheck, TheSetSAnswerIsInfeasibleAndFlagged) {
   // [0, 1, 0] is what the paper's set S would give: ball 2 moving into ball 3.
   Checked c = cradle();
-  const PostImpactCheck r = check_post_impact_state(c.problem, Eigen::Vector3d(0, 1, 0), kDefaultCheckTolerance,
-                                                    c.resolution, c.workspace);
+  const PostImpactCheck r = check_post_impact_state(c.problem, Eigen::Vector3d(0, 1, 0),
+                                                    kDefaultCheckTolerance, c.resolution, c.workspace);
   EXPECT_FALSE(r.consistent_with_propagative_model);
   ASSERT_EQ(r.feasibility_violations.size(), 1u);
   EXPECT_EQ(r.feasibility_violations[0].contact, 1);
@@ -53,12 +53,12 @@ TEST(PostImpactCheck, TheSetSAnswerIsInfeasibleAndFlagged) {
 TEST(PostImpactCheck, EnergyGainAndAdhesiveImpulsesAreReported) {
   Checked c = cradle();
   // ball 3 leaves at speed 2: four times the energy, +300 %
-  const PostImpactCheck gain = check_post_impact_state(c.problem, Eigen::Vector3d(0, 0, 2), kDefaultCheckTolerance,
-                                                       c.resolution, c.workspace);
+  const PostImpactCheck gain = check_post_impact_state(c.problem, Eigen::Vector3d(0, 0, 2),
+                                                       kDefaultCheckTolerance, c.resolution, c.workspace);
   EXPECT_NEAR(gain.relative_energy_error, 3.0, 1e-15);
   // p = [2, −1, 0]: Δp = [1, −1, 0] = λ1·(−1, 1, 0) with λ1 = −1 — contact 1 pulling (adhesion)
-  const PostImpactCheck pull = check_post_impact_state(c.problem, Eigen::Vector3d(2, -1, 0), kDefaultCheckTolerance,
-                                                       c.resolution, c.workspace);
+  const PostImpactCheck pull = check_post_impact_state(c.problem, Eigen::Vector3d(2, -1, 0),
+                                                       kDefaultCheckTolerance, c.resolution, c.workspace);
   EXPECT_TRUE(pull.negative_impulses);
   EXPECT_NEAR(pull.implied_impulses[0], -1.0, 1e-15);
 }

@@ -5,11 +5,10 @@
 
 #include <gtest/gtest.h>
 
-#include "test_support.hpp"
-
 #include <random>
 
 #include "simpact/core/impact_problem.hpp"
+#include "test_support.hpp"
 
 namespace simpact {
 namespace {

@@ -4,10 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <Eigen/Dense>
 #include <random>
 #include <string>
-
-#include <Eigen/Dense>
 
 #include "simpact/core/input_error.hpp"
 

@@ -5,14 +5,13 @@
 
 #include <gtest/gtest.h>
 
-#include "../core/test_support.hpp"
-
 #include <algorithm>
 #include <limits>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "../core/test_support.hpp"
 #include "simpact/core/impact_diagnostics.hpp"
 #include "simpact/core/impact_resolution.hpp"
 #include "simpact/core/input_error.hpp"
@@ -127,7 +126,7 @@ TEST(CradleModel, OneIncomingBallEndsWithTheLastBallMoving) {
     EXPECT_LE((out[0] - Eigen::Vector3d(0, 0, 1)).norm(), 1e-15) << ordering_policy_name(policy);
     EXPECT_EQ(out[0][1], 0.0);
     const double rate_v = problem.metric().inner(out[0], problem.normals().row(1).transpose());
-    EXPECT_GE(rate_v, 0.0);  // feasible for contact 2
+    EXPECT_GE(rate_v, 0.0);                                 // feasible for contact 2
     EXPECT_EQ(res.unique, policy == OrderingPolicy::kAll);  // only the full set can tell
   }
 }

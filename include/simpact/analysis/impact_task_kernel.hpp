@@ -15,7 +15,8 @@
 namespace simpact {
 
 struct ImpactStudyOptions {
-  std::vector<OrderingPolicy> orderings{OrderingPolicy::kAll, OrderingPolicy::kArgmin, OrderingPolicy::kArgmax};
+  std::vector<OrderingPolicy> orderings{OrderingPolicy::kAll, OrderingPolicy::kArgmin,
+                                        OrderingPolicy::kArgmax};
   Minimality minimality = Minimality::kPropagation;
   ResolveLimits limits;
   std::uint64_t seed = 0;  // for the random ordering

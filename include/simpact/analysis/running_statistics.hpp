@@ -25,7 +25,9 @@ class RunningStatistics {
   std::int64_t count() const { return count_; }
   double mean() const { return count_ > 0 ? mean_ : kNaN; }
   // Population standard deviation (0 for a single replica).
-  double std() const { return count_ > 0 ? std::sqrt(std::max(0.0, m2_ / static_cast<double>(count_))) : kNaN; }
+  double std() const {
+    return count_ > 0 ? std::sqrt(std::max(0.0, m2_ / static_cast<double>(count_))) : kNaN;
+  }
   double min() const { return count_ > 0 ? min_ : kNaN; }
   double max() const { return count_ > 0 ? max_ : kNaN; }
 

@@ -2,10 +2,10 @@
 // (seed, stream, task, draw index), so results never depend on ranks, threads or restarts.
 #pragma once
 
+#include <Random123/philox.h>
+
 #include <cmath>
 #include <cstdint>
-
-#include <Random123/philox.h>
 
 namespace simpact {
 
@@ -45,7 +45,8 @@ class CounterRng {
   using Philox = r123::Philox4x32;
   void refill() {
     Philox::ctr_type ctr = {{static_cast<std::uint32_t>(counter_), static_cast<std::uint32_t>(counter_ >> 32),
-                             static_cast<std::uint32_t>(task_), stream_ ^ static_cast<std::uint32_t>(task_ >> 32) << 8}};
+                             static_cast<std::uint32_t>(task_),
+                             stream_ ^ static_cast<std::uint32_t>(task_ >> 32) << 8}};
     block_ = Philox()(ctr, key_);
     ++counter_;
     lane_ = 0;

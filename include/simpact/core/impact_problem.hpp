@@ -38,27 +38,23 @@ class ImpactProblem {
   const NormalMatrix& normals() const { return normals_; }
   const DofVector& momentum() const { return momentum_; }
   double restitution() const { return restitution_; }
-  const ContactMatrix& gram() const { return gram_; }                // A
-  const ContactVector& initial_rates() const { return rates_; }     // c⁻
-  const ContactVector& tolerances() const { return tolerances_; }   // tol_i
+  const ContactMatrix& gram() const { return gram_; }                  // A
+  const ContactVector& initial_rates() const { return rates_; }        // c⁻
+  const ContactVector& tolerances() const { return tolerances_; }      // tol_i
   const ContactVector& normal_norms() const { return normal_norms_; }  // ||u_i||_g
-  double momentum_norm() const { return momentum_norm_; }           // ||p⁻||_g
-  double energy_before() const { return 0.5 * momentum_norm_sq_; }  // ½||p⁻||²_g [J]
+  double momentum_norm() const { return momentum_norm_; }              // ||p⁻||_g
+  double energy_before() const { return 0.5 * momentum_norm_sq_; }     // ½||p⁻||²_g [J]
 
   // p = p⁻ + λᵀN.
   DofVector momentum_from_impulses(const ContactVector& impulses) const;
   // <p,u_i>_g for p = p⁻ + λᵀN: c = c⁻ + Aλ.
-  ContactVector rates_from_impulses(const ContactVector& impulses) const {
-    return rates_ + gram_ * impulses;
-  }
+  ContactVector rates_from_impulses(const ContactVector& impulses) const { return rates_ + gram_ * impulses; }
   // ½||p⁻ + λᵀN||²_g without forming p: ½(||p⁻||² + 2λ·c⁻ + λᵀAλ).
   double energy_from_impulses(const ContactVector& impulses) const;
   // ||(λ_a − λ_b)ᵀN||_g: the g-distance between two momenta reached from p⁻.
   double distance_between(const ContactVector& a, const ContactVector& b) const;
   // True when every closed contact has <p,u_i>_g ≥ −tol_i.
-  bool feasible(const ContactVector& rates) const {
-    return (rates.array() >= -tolerances_.array()).all();
-  }
+  bool feasible(const ContactVector& rates) const { return (rates.array() >= -tolerances_.array()).all(); }
 
  private:
   KineticMetric metric_;

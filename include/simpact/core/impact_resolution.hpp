@@ -18,10 +18,10 @@ struct ResolveOptions {
   OrderingPolicy policy = OrderingPolicy::kAll;
   Minimality minimality = Minimality::kPropagation;
   ResolveLimits limits;
-  bool compute_plastic = true;       // forced on when R < 1 (the blend needs p_p)
-  bool compare_argmin_argmax = true; // ξ between the argmin and argmax policies
-  bool check_definition1 = false;    // forced on when minimality = definition1
-  std::uint64_t seed = 0;            // for the random policy: draws keyed by (seed, task)
+  bool compute_plastic = true;        // forced on when R < 1 (the blend needs p_p)
+  bool compare_argmin_argmax = true;  // ξ between the argmin and argmax policies
+  bool check_definition1 = false;     // forced on when minimality = definition1
+  std::uint64_t seed = 0;             // for the random policy: draws keyed by (seed, task)
   std::uint64_t task = 0;
 };
 
@@ -35,7 +35,7 @@ const char* resolve_status_name(ResolveStatus status);
 
 struct ImpactResolution {
   ResolveStatus status = ResolveStatus::kOk;
-  int outcome_count = 0;      // distinct outcomes (workspace.outcomes)
+  int outcome_count = 0;                                 // distinct outcomes (workspace.outcomes)
   double xi = std::numeric_limits<double>::quiet_NaN();  // diameter / ||p⁻||_g (policy all)
   double xi_argmin_argmax = std::numeric_limits<double>::quiet_NaN();
   bool unique = false;        // policy all: exactly one outcome and no cap hit

@@ -15,7 +15,7 @@ enum class OrderingPolicy {
   kAll,      // every branch: the full outcome set
 };
 
-inline constexpr std::array<std::string_view, 6> kOrderingPolicyNames = {"argmin", "argmax", "index",
+inline constexpr std::array<std::string_view, 6> kOrderingPolicyNames = {"argmin",  "argmax", "index",
                                                                          "reverse", "random", "all"};
 
 inline std::string_view ordering_policy_name(OrderingPolicy policy) {

@@ -11,7 +11,7 @@
 namespace simpact {
 
 struct NonnegativeSolution {
-  ContactVector x;       // minimizer, x ≥ 0
+  ContactVector x;         // minimizer, x ≥ 0
   ContactVector gradient;  // b + A x (≥ 0 where x = 0, ≈ 0 where x > 0)
   int iterations = 0;
   bool converged = false;

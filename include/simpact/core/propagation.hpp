@@ -15,14 +15,14 @@
 namespace simpact {
 
 struct ResolveLimits {
-  int max_steps = 1000;      // reflections along one single-policy propagation
-  int max_depth = 256;       // reflections along one branch of the enumeration
-  long max_nodes = 200000;   // reflections in the whole enumeration tree
+  int max_steps = 1000;     // reflections along one single-policy propagation
+  int max_depth = 256;      // reflections along one branch of the enumeration
+  long max_nodes = 200000;  // reflections in the whole enumeration tree
 };
 
 // The violated contact a single policy reflects next, or −1 when p is feasible.
-int choose_violated_contact(const ImpactProblem& problem, const ContactVector& rates,
-                            OrderingPolicy policy, CounterRng* rng);
+int choose_violated_contact(const ImpactProblem& problem, const ContactVector& rates, OrderingPolicy policy,
+                            CounterRng* rng);
 
 struct Propagation {
   ContactVector impulses;  // λ_e: p_e = p⁻ + λᵀN
@@ -49,7 +49,7 @@ struct Outcome {
   int shortest = 0;                // length of the shortest such branch
   int stored_sequences = 0;
   ContactSequence sequences[kMaxSequencesPerOutcome];
-  int definition1_minimal = -1;    // 1/0: some stored sequence is (is not) minimal; −1 unchecked
+  int definition1_minimal = -1;  // 1/0: some stored sequence is (is not) minimal; −1 unchecked
 };
 
 // Fixed capacity, allocated once (in the workspace): the hot path never allocates.

@@ -32,9 +32,9 @@ struct ChunkResults {
   std::int64_t chunk = 0;
   std::int64_t first_task = 0;
   std::int64_t count = 0;
-  std::vector<std::int64_t> status;      // count
-  std::vector<std::uint64_t> counters;   // random draws consumed, count
-  std::vector<double> values;            // count × values_per_task, row-major
+  std::vector<std::int64_t> status;     // count
+  std::vector<std::uint64_t> counters;  // random draws consumed, count
+  std::vector<double> values;           // count × values_per_task, row-major
 
   void resize(std::int64_t n, std::int64_t values_per_task);
 };

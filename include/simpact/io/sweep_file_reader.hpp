@@ -19,12 +19,12 @@ class SweepFileReader {
   const std::string& path() const;
   bool has(const std::string& object) const;
   bool has_attribute(const std::string& name) const;
-  std::string string_attribute(const std::string& name) const;  // root attribute
-  std::int64_t integer_attribute(const std::string& name) const;  // root attribute
+  std::string string_attribute(const std::string& name) const;                     // root attribute
+  std::int64_t integer_attribute(const std::string& name) const;                   // root attribute
   std::vector<std::string> string_array_attribute(const std::string& name) const;  // root attribute
   // A string attribute of a dataset or group, or "" when absent.
   std::string object_string_attribute(const std::string& object, const std::string& name) const;
-  std::string string_dataset(const std::string& name) const;      // scalar string (e.g. /config)
+  std::string string_dataset(const std::string& name) const;  // scalar string (e.g. /config)
   std::vector<std::int64_t> shape(const std::string& dataset) const;
   void read(const std::string& dataset, std::int64_t first, std::int64_t count, double* out) const;
   void read(const std::string& dataset, std::int64_t first, std::int64_t count, std::int64_t* out) const;

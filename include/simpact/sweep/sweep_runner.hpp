@@ -34,9 +34,9 @@ struct SweepRunSummary {
   std::int64_t tasks_computed = 0;  // by this run (all ranks)
   std::int64_t chunks = 0;
   double wall_seconds = 0.0;
-  double hdf5_seconds = 0.0;        // rank 0's time inside HDF5 calls
+  double hdf5_seconds = 0.0;  // rank 0's time inside HDF5 calls
   std::uintmax_t file_bytes = 0;
-  bool already_complete = false;    // --resume on a finished file: nothing to do
+  bool already_complete = false;  // --resume on a finished file: nothing to do
 };
 
 // Collective over `comm`. Throws InputError/IoError (same message on every rank) for problems

@@ -1,7 +1,6 @@
 // Resolves Newton's cradle through the installed library: p⁻ = [1,0,0] must end at [0,0,1].
 #include <cmath>
 #include <cstdio>
-
 #include <simpact/core/impact_resolution.hpp>
 #include <simpact/models/model_catalog.hpp>
 
