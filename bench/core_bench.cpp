@@ -106,8 +106,8 @@ void BM_Cradle6All(benchmark::State& state) {
 }
 BENCHMARK(BM_Cradle6All);
 
-// The plastic LCP (Lawson–Hanson NNLS) on random 4-contact systems, d = 7.
-void BM_Random4ContactPlastic(benchmark::State& state) {
+// 64 random systems, d = 7, 4 closed contacts, SPD M = AᵀA + dI, restitution R (fixed seed).
+std::vector<ImpactProblem> random_4contact_problems(double restitution) {
   std::mt19937_64 gen(5);
   std::normal_distribution<double> normal;
   std::vector<ImpactProblem> problems;
@@ -122,8 +122,14 @@ void BM_Random4ContactPlastic(benchmark::State& state) {
       for (int j = 0; j < d; ++j) normals(i, j) = normal(gen);
     Eigen::VectorXd p(d);
     for (int i = 0; i < d; ++i) p[i] = normal(gen);
-    problems.emplace_back(KineticMetric(m), normals, p, 0.0);
+    problems.emplace_back(KineticMetric(m), normals, p, restitution);
   }
+  return problems;
+}
+
+// The plastic LCP (Lawson–Hanson NNLS) on random 4-contact systems, d = 7.
+void BM_Random4ContactPlastic(benchmark::State& state) {
+  const std::vector<ImpactProblem> problems = random_4contact_problems(0.0);
   std::size_t next = 0;
   for (auto _ : state) {
     PlasticOutcome out = plastic_outcome(problems[next]);
@@ -136,22 +142,7 @@ BENCHMARK(BM_Random4ContactPlastic);
 
 // Full resolution with R = 0.5 on the same random systems (all outcomes, plastic blend, ξ).
 void BM_Random4ContactInelasticAll(benchmark::State& state) {
-  std::mt19937_64 gen(5);
-  std::normal_distribution<double> normal;
-  std::vector<ImpactProblem> problems;
-  const int d = 7;
-  for (int n = 0; n < 64; ++n) {
-    Eigen::MatrixXd a(d, d);
-    for (int i = 0; i < d; ++i)
-      for (int j = 0; j < d; ++j) a(i, j) = normal(gen);
-    const Eigen::MatrixXd m = a.transpose() * a + d * Eigen::MatrixXd::Identity(d, d);
-    ImpactProblem::RowMajorMatrix normals(4, d);
-    for (int i = 0; i < 4; ++i)
-      for (int j = 0; j < d; ++j) normals(i, j) = normal(gen);
-    Eigen::VectorXd p(d);
-    for (int i = 0; i < d; ++i) p[i] = normal(gen);
-    problems.emplace_back(KineticMetric(m), normals, p, 0.5);
-  }
+  const std::vector<ImpactProblem> problems = random_4contact_problems(0.5);
   ImpactWorkspace ws;
   ResolveOptions options;
   std::size_t next = 0;
