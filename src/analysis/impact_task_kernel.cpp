@@ -82,6 +82,11 @@ ImpactTaskKernel::ImpactTaskKernel(std::unique_ptr<ImpactModel> model, ImpactStu
   columns_.push_back({"dihedral_m", "outcomes", "1", "m with G_12 = -cos(pi/m) (0: none)"});
   for (OrderingPolicy o : single_)
     columns_.push_back({"steps_" + name(o), "outcomes", "1", "reflections applied by ordering " + name(o)});
+  if (options_.momenta)
+    for (OrderingPolicy o : single_)
+      columns_.push_back({"momentum_after_" + name(o), "outcomes", "kg m s-1",
+                          "post-impact momentum p+ under ordering " + name(o) + " (NaN beyond the task's d)",
+                          model_->max_dof()});
 }
 
 std::unique_ptr<TaskScratch> ImpactTaskKernel::make_scratch() const {
@@ -174,6 +179,18 @@ TaskStatus ImpactTaskKernel::evaluate(std::int64_t task, const ParameterSet& par
   results[col++] = problem.contacts() >= 2 ? diagnostics.normalized_gram(0, 1) : kNaN;
   results[col++] = diagnostics.dihedral_m;
   for (std::size_t s = 0; s < single_.size(); ++s) results[col++] = single_steps[s];
+  if (options_.momenta) {
+    const int d = problem.dof();
+    for (std::size_t s = 0; s < single_.size(); ++s) {
+      double* out = results + col;
+      std::fill(out, out + model_->max_dof(), kNaN);
+      if (single_ok[s]) {
+        const DofVector p = problem.momentum_from_impulses(scratch.final_impulses[s]);
+        for (int i = 0; i < d; ++i) out[i] = p[i];
+      }
+      col += model_->max_dof();
+    }
+  }
   return status;
 }
 

@@ -76,10 +76,11 @@ int run(const RunArgs& args) {
   }
   const ImpactTaskKernel kernel(make_model(config.model), study_options(config));
   if (root) {
-    const double maps = static_cast<double>(kernel.columns().size()) * (config.replicas() > 1 ? 5 : 4) + 1;
+    const double maps = static_cast<double>(kernel.columns().size()) * (config.replicas() > 1 ? 5 : 1) + 1;
     double bytes = maps * static_cast<double>(config.grid_points()) * 8.0;
     if (config.output.samples)
-      bytes += static_cast<double>(config.task_count()) * 8.0 * (kernel.columns().size() + 6);
+      bytes +=
+          static_cast<double>(config.task_count()) * 8.0 * static_cast<double>(values_per_task(kernel) + 6);
     spdlog::info(
         "{}: model '{}', {} tasks ({} grid points x {} replicas), output {} (at most {:.1f} MiB before "
         "compression)",

@@ -31,6 +31,7 @@ ImpactStudyOptions study_options(const SweepConfig& config) {
   o.limits.max_depth = static_cast<int>(config.limits.max_depth);
   o.limits.max_nodes = config.limits.max_nodes;
   o.seed = config.seed;
+  o.momenta = config.output.momenta;
   return o;
 }
 

@@ -36,7 +36,7 @@ const Names kTopKeys = {"model",      "params", "grid",          "monte_carlo", 
 const Names kAxisKeys = {"start", "stop", "num", "spacing", "values", "units", "long_name"};
 const Names kMonteCarloKeys = {"samples_per_point", "samples", "seed", "method", "params"};
 const Names kLimitKeys = {"max_steps", "max_depth", "max_nodes"};
-const Names kOutputKeys = {"samples", "chunk_size", "compression"};
+const Names kOutputKeys = {"samples", "momenta", "chunk_size", "compression"};
 const Names kRandomCommonKeys = {"dist", "units", "long_name"};
 // The keys each distribution takes, indexed by DistributionKind.
 const std::vector<Names> kDistributionKeys = {
@@ -786,7 +786,7 @@ class ConfigParser {
       read("max_nodes", big, config_.limits.max_nodes);
     }
     if (const auto* node = top.get("output");
-        node != nullptr && is_section(*node, "output", "(samples, chunk_size, compression)") &&
+        node != nullptr && is_section(*node, "output", "(samples, momenta, chunk_size, compression)") &&
         node->IsMap()) {
       const MapView view = keys(*node, "output", kOutputKeys);
       if (const auto* field = view.get("samples")) {
@@ -795,6 +795,14 @@ class ConfigParser {
           config_.output.samples = flag;
         } else {
           error("output.samples", "must be true or false");
+        }
+      }
+      if (const auto* field = view.get("momenta")) {
+        bool flag = false;
+        if (field->IsScalar() && YAML::convert<bool>::decode(*field, flag)) {
+          config_.output.momenta = flag;
+        } else {
+          error("output.momenta", "must be true or false");
         }
       }
       if (const auto* field = view.get("chunk_size")) {

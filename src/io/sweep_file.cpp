@@ -198,7 +198,8 @@ void validate(const SweepFileLayout& layout) {
   }
   std::set<std::string> columns;
   for (const SampleColumnSpec& column : layout.samples) {
-    if (!valid_link_name(column.name) || column.name == "task" || !columns.insert(column.name).second) {
+    if (!valid_link_name(column.name) || column.name == "task" || !columns.insert(column.name).second ||
+        column.length < 1 || (column.length > 1 && column.integer)) {
       throw IoError("sweep file layout: bad or duplicate sample column '" + column.name + "'");
     }
   }
@@ -268,12 +269,20 @@ void write_structure(const hid_t root, const SweepFileLayout& layout) {
         create_index_scale(root, "samples/task", "task", n, false, layout.compression, "task index");
     for (const SampleColumnSpec& column : layout.samples) {
       const std::string name = "samples/" + column.name;
+      std::vector<hsize_t> dims = {n};
+      if (column.length > 1) dims.push_back(static_cast<hsize_t>(column.length));
       h5::Dataset dataset =
-          column.integer ? create_grid_dataset(root, name, H5T_NATIVE_INT64, {n}, layout.compression, nullptr)
-                         : create_grid_dataset(root, name, H5T_NATIVE_DOUBLE, {n}, layout.compression, &kNaN);
+          column.integer
+              ? create_grid_dataset(root, name, H5T_NATIVE_INT64, dims, layout.compression, nullptr)
+              : create_grid_dataset(root, name, H5T_NATIVE_DOUBLE, dims, layout.compression, &kNaN);
       write_units(dataset.id(), column.units, column.long_name);
       if (!column.integer) h5::write_scalar_attribute(dataset.id(), "_FillValue", kNaN);
       dataset.attach_scale(task, 0);
+      if (column.length > 1) {  // every dimension labelled, or xarray refuses the group
+        const h5::Dataset element = create_index_scale(root, name + "_element", column.name + "_element",
+                                                       dims[1], false, 0, "element index of " + column.name);
+        dataset.attach_scale(element, 1);
+      }
       sample_paths.push_back("/" + name);
     }
   }
@@ -351,6 +360,7 @@ struct SweepFile::Impl {
   h5::PropertyList transfer;  // collective MPI-IO in parallel, default otherwise
   std::vector<h5::Dataset> maps, samples;
   std::vector<bool> sample_is_integer;
+  std::vector<std::int64_t> sample_length;  // values per task (2-D arrays: > 1)
   h5::Dataset done;
   std::int64_t point_count = 0, task_count = 0, chunk_count = 0;
 
@@ -425,9 +435,12 @@ struct SweepFile::Impl {
       }
       samples.clear();
       sample_is_integer.clear();
+      sample_length.clear();
       for (const std::string& name : h5::read_string_array_attribute(root, "sample_datasets")) {
         samples.push_back(h5::Dataset::open(root, name));
         sample_is_integer.push_back(samples.back().type().type_class() == H5T_INTEGER);
+        const auto dims = samples.back().space().dims();
+        sample_length.push_back(dims.size() > 1 ? static_cast<std::int64_t>(dims[1]) : 1);
       }
       done = h5::Dataset::open(root, "progress/done");
     } catch (const std::exception& e) {
@@ -563,8 +576,11 @@ void SweepFile::write_samples(std::size_t column, std::int64_t first_task, const
   impl_->require_open();
   const std::string what = "float64 sample column " + std::to_string(column);
   const bool ok = column < impl_->samples.size() && !impl_->sample_is_integer[column];
+  // A per-task array of L values is row-major [task, element]: rows first_task.. are one linear range.
+  const std::int64_t length = ok ? impl_->sample_length[column] : 1;
   impl_->write_range(ok ? "" : impl_->path + ": no " + what, ok ? &impl_->samples[column] : nullptr,
-                     H5T_NATIVE_DOUBLE, first_task, values, count, impl_->task_count, what);
+                     H5T_NATIVE_DOUBLE, first_task * length, values, count * length,
+                     impl_->task_count * length, what);
 }
 
 void SweepFile::write_samples(std::size_t column, std::int64_t first_task, const std::int64_t* values,

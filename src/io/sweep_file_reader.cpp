@@ -26,8 +26,8 @@ struct SweepFileReader::Impl {
     if (count <= 0) return;
     const h5::Dataset& d = dataset(name);
     h5::Dataspace file_space = d.space();
-    if (file_space.rank() != 1 || first < 0 ||
-        static_cast<hsize_t>(first + count) > file_space.element_count())
+    // N-d datasets (per-task arrays) are read as their row-major flattening.
+    if (first < 0 || static_cast<hsize_t>(first + count) > file_space.element_count())
       throw IoError(fmt::format("{}:/{}: cannot read elements {}..{}", path, name, first, first + count - 1));
     file_space.select_linear_range(static_cast<hsize_t>(first), static_cast<hsize_t>(count));
     const h5::Dataspace memory = h5::Dataspace::simple({static_cast<hsize_t>(count)});

@@ -139,9 +139,26 @@ std::vector<ProvenanceRow> read_provenance_lines(const std::string& dir) {
 
 std::string column_list(const TaskKernel& kernel) {
   std::string out;
-  for (const auto& c : kernel.columns()) out += (out.empty() ? "" : ",") + c.group + "/" + c.name;
+  for (const auto& c : kernel.columns())
+    out += (out.empty() ? "" : ",") + c.group + "/" + c.name +
+           (c.length > 1 ? fmt::format("[{}]", c.length) : "");
   return out;
 }
+
+// Where each result column sits in a task's values.
+struct ColumnOffsets {
+  std::vector<std::size_t> offset;   // per column
+  std::vector<std::size_t> scalars;  // indices of the length-1 columns (they get grid maps)
+  std::vector<std::size_t> arrays;   // indices of the per-task arrays
+  explicit ColumnOffsets(const TaskKernel& kernel) {
+    std::size_t at = 0;
+    for (std::size_t c = 0; c < kernel.columns().size(); ++c) {
+      offset.push_back(at);
+      at += static_cast<std::size_t>(kernel.columns()[c].length);
+      (kernel.columns()[c].length == 1 ? scalars : arrays).push_back(c);
+    }
+  }
+};
 
 // The file layout: grid axes; per result column one map <group>/<name> without Monte Carlo, or
 // <name>_mean/_std/_min/_max/_count over the replicas of each grid point; the headline map /xi;
@@ -155,6 +172,7 @@ SweepFileLayout make_layout(const SweepConfig& config, const ParameterSpace& spa
     layout.axes.push_back({"point", "1", "grid point (the sweep has no grid axes)", {0.0}});
   const bool replicas = space.replicas() > 1;
   for (const auto& c : kernel.columns()) {
+    if (c.length > 1) continue;  // per-task arrays are not reduced
     if (!replicas) {
       layout.maps.push_back({c.group, c.name, c.units, c.long_name});
       continue;
@@ -178,8 +196,12 @@ SweepFileLayout make_layout(const SweepConfig& config, const ParameterSpace& spa
     layout.samples.push_back(
         {"random_counter", "1", "uniform draws consumed from the (seed, task) stream", true});
     for (const auto& c : kernel.columns())
-      layout.samples.push_back({c.group + "_" + c.name, c.units, c.long_name, false});
+      if (c.length == 1) layout.samples.push_back({c.group + "_" + c.name, c.units, c.long_name, false});
   }
+  // Per-task arrays exist only per task: stored whenever a kernel produces them.
+  for (const auto& c : kernel.columns())
+    if (c.length > 1)
+      layout.samples.push_back({c.group + "_" + c.name, c.units, c.long_name, false, c.length});
   layout.task_count = space.task_count();
   layout.chunk_count = chunk_count;
   layout.config_text = config.source_text;
@@ -201,7 +223,7 @@ SweepFileLayout make_layout(const SweepConfig& config, const ParameterSpace& spa
 // results cannot fit (the estimate is an upper bound before compression).
 std::string check_free_space(const fs::path& dir, const std::string& journal_dir, const SweepConfig& config,
                              const ParameterSpace& space, const TaskKernel& kernel) {
-  const double columns = static_cast<double>(kernel.columns().size());
+  const double columns = static_cast<double>(values_per_task(kernel));
   const double tasks = static_cast<double>(space.task_count());
   const double journal = tasks * (16.0 + 8.0 * columns);
   double file =
@@ -247,7 +269,7 @@ class ProgressLog {
 // result does not depend on which thread ran it.
 void compute_chunk(const ParameterSpace& space, const TaskKernel& kernel, const SweepConfig& config,
                    std::vector<std::unique_ptr<TaskScratch>>& scratch, ChunkResults& out) {
-  const auto vpt = static_cast<std::int64_t>(kernel.columns().size());
+  const std::int64_t vpt = values_per_task(kernel);
   std::string error;
 #pragma omp parallel
   {
@@ -329,7 +351,8 @@ struct Finalizer {
     std::unique_ptr<SweepFile> file;
     timed([&] { file = std::make_unique<SweepFile>(SweepFile::create(path, mpi.comm, layout)); });
     TaskReader reader{index, manifest.chunk_size, {}, -1, manifest.values_per_task};
-    const std::size_t columns = kernel.columns().size();
+    const ColumnOffsets cols(kernel);
+    const std::size_t columns = cols.scalars.size();
     const bool replicas = space.replicas() > 1;
     const std::size_t maps_per_column = replicas ? 5 : 1;
 
@@ -349,13 +372,13 @@ struct Finalizer {
         std::fill(stats.begin(), stats.end(), RunningStatistics{});
         for (std::int64_t r = 0; r < space.replicas(); ++r) {
           const double* v = reader.values(space.task_of(g, r));
-          for (std::size_t c = 0; c < columns; ++c) stats[c].add(v[c]);
+          for (std::size_t c = 0; c < columns; ++c) stats[c].add(v[cols.offset[cols.scalars[c]]]);
         }
         const auto at = static_cast<std::size_t>(g - a);
         for (std::size_t c = 0; c < columns; ++c) {
           const std::size_t base = c * maps_per_column;
           if (!replicas) {  // the single replica's value itself (NaN stays NaN)
-            maps[base][at] = reader.values(space.task_of(g, 0))[c];
+            maps[base][at] = reader.values(space.task_of(g, 0))[cols.offset[cols.scalars[c]]];
             continue;
           }
           maps[base + 0][at] = stats[c].mean();
@@ -365,7 +388,10 @@ struct Finalizer {
           maps[base + 4][at] = static_cast<double>(stats[c].count());
         }
         if (kernel.headline_column() >= 0) {
-          const auto h = static_cast<std::size_t>(kernel.headline_column());
+          const auto h =
+              static_cast<std::size_t>(std::find(cols.scalars.begin(), cols.scalars.end(),
+                                                 static_cast<std::size_t>(kernel.headline_column())) -
+                                       cols.scalars.begin());
           maps.back()[at] = replicas ? stats[h].mean() : maps[h * maps_per_column][at];
         }
       }
@@ -374,7 +400,7 @@ struct Finalizer {
       });
     }
 
-    if (config.output.samples) write_samples(*file, reader);
+    if (config.output.samples || !cols.arrays.empty()) write_samples(*file, reader, cols);
 
     timed([&] {
       const std::vector<std::uint8_t> done = index.done_bitmap();
@@ -386,13 +412,14 @@ struct Finalizer {
     });
   }
 
-  void write_samples(SweepFile& file, TaskReader& reader) {
+  void write_samples(SweepFile& file, TaskReader& reader, const ColumnOffsets& cols) {
     const std::int64_t tasks = space.task_count();
     const std::int64_t first = tasks * mpi.rank / mpi.size, last = tasks * (mpi.rank + 1) / mpi.size;
     const std::int64_t max_share = (tasks + mpi.size - 1) / mpi.size;
     const std::int64_t rounds = (max_share + kSlabTasks - 1) / kSlabTasks;
-    const std::size_t inputs = space.axes().size() + space.random_parameters().size();
-    const std::size_t columns = kernel.columns().size();
+    const bool tables = config.output.samples;  // inputs, status and scalar results too
+    const std::size_t inputs = tables ? space.axes().size() + space.random_parameters().size() : 0;
+    const std::size_t columns = tables ? cols.scalars.size() : 0;
     ParameterSet params;
     for (std::int64_t round = 0; round < rounds; ++round) {
       const std::int64_t a = std::min(last, first + round * kSlabTasks);
@@ -401,23 +428,35 @@ struct Finalizer {
       std::vector<std::vector<double>> in(inputs, std::vector<double>(n));
       std::vector<std::vector<double>> out(columns, std::vector<double>(n));
       std::vector<std::int64_t> status(n), counter(n);
+      std::vector<std::vector<double>> arrays(cols.arrays.size());
+      for (std::size_t k = 0; k < cols.arrays.size(); ++k)
+        arrays[k].resize(n * static_cast<std::size_t>(kernel.columns()[cols.arrays[k]].length));
       for (std::int64_t t = a; t < b; ++t) {
         const auto i = static_cast<std::size_t>(t - a);
+        const double* v = reader.values(t);
+        for (std::size_t k = 0; k < cols.arrays.size(); ++k) {
+          const auto length = static_cast<std::size_t>(kernel.columns()[cols.arrays[k]].length);
+          std::copy_n(v + cols.offset[cols.arrays[k]], length,
+                      arrays[k].begin() + static_cast<std::ptrdiff_t>(i * length));
+        }
+        if (!tables) continue;
         space.parameters_of(t, params);
         std::size_t j = 0;
         for (const auto& axis : space.axes()) in[j++][i] = params.get(axis.name, 0.0);
         for (const auto& p : space.random_parameters()) in[j++][i] = params.get(p.name, 0.0);
-        const double* v = reader.values(t);
-        for (std::size_t c = 0; c < columns; ++c) out[c][i] = v[c];
+        for (std::size_t c = 0; c < columns; ++c) out[c][i] = v[cols.offset[cols.scalars[c]]];
         status[i] = reader.status(t);
         counter[i] = reader.counter(t);
       }
       timed([&] {
         std::size_t col = 0;
-        for (std::size_t j = 0; j < inputs; ++j) file.write_samples(col++, a, in[j].data(), b - a);
-        file.write_samples(col++, a, status.data(), b - a);
-        file.write_samples(col++, a, counter.data(), b - a);
-        for (std::size_t c = 0; c < columns; ++c) file.write_samples(col++, a, out[c].data(), b - a);
+        if (tables) {
+          for (std::size_t j = 0; j < inputs; ++j) file.write_samples(col++, a, in[j].data(), b - a);
+          file.write_samples(col++, a, status.data(), b - a);
+          file.write_samples(col++, a, counter.data(), b - a);
+          for (std::size_t c = 0; c < columns; ++c) file.write_samples(col++, a, out[c].data(), b - a);
+        }
+        for (const auto& values : arrays) file.write_samples(col++, a, values.data(), b - a);
       });
     }
   }
@@ -459,7 +498,7 @@ double write_shard_file_impl(MPI_Comm comm, const std::string& path, const Sweep
   layout.samples = {{"status", "1", "0 ok, 1 no impact, 2 no elastic outcome, 3 cap hit, 4 failed", true},
                     {"random_counter", "1", "uniform draws consumed from the (seed, task) stream", true}};
   for (const auto& c : kernel.columns())
-    layout.samples.push_back({sample_name(c), c.units, c.long_name, false});
+    layout.samples.push_back({sample_name(c), c.units, c.long_name, false, c.length});
   layout.root_string_attributes.push_back({"shard", fmt::format("{}/{}", shard_index, shard_count)});
   const auto t0 = Clock::now();
   SweepFile file = SweepFile::create(path, comm, layout);
@@ -470,6 +509,7 @@ double write_shard_file_impl(MPI_Comm comm, const std::string& path, const Sweep
   const std::int64_t rounds = (n + mpi.size - 1) / mpi.size;
   ChunkResults chunk;
   const auto vpt = static_cast<std::size_t>(manifest.values_per_task);
+  const ColumnOffsets cols(kernel);
   std::vector<double> column;
   std::vector<std::int64_t> counters;
   for (std::int64_t round = 0; round < rounds; ++round) {
@@ -483,10 +523,14 @@ double write_shard_file_impl(MPI_Comm comm, const std::string& path, const Sweep
     file.write_samples(0, task0, chunk.status.data(), count);
     counters.assign(chunk.counters.begin(), chunk.counters.end());
     file.write_samples(1, task0, counters.data(), count);
-    for (std::size_t c = 0; c < vpt; ++c) {
-      column.resize(static_cast<std::size_t>(count));
+    for (std::size_t c = 0; c < kernel.columns().size(); ++c) {
+      const auto length = static_cast<std::size_t>(kernel.columns()[c].length);
+      column.resize(static_cast<std::size_t>(count) * length);
       for (std::int64_t i = 0; i < count; ++i)
-        column[static_cast<std::size_t>(i)] = chunk.values[static_cast<std::size_t>(i) * vpt + c];
+        std::copy_n(chunk.values.begin() +
+                        static_cast<std::ptrdiff_t>(static_cast<std::size_t>(i) * vpt + cols.offset[c]),
+                    length,
+                    column.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(i) * length));
       file.write_samples(2 + c, task0, column.data(), count);
     }
   }
@@ -504,7 +548,10 @@ class ShardSource final : public ChunkResultSource {
  public:
   ShardSource(std::vector<SweepFileReader> shards, const JournalManifest& manifest, const TaskKernel& kernel)
       : shards_(std::move(shards)), manifest_(manifest) {
-    for (const auto& c : kernel.columns()) columns_.push_back("samples/" + sample_name(c));
+    for (const auto& c : kernel.columns()) {
+      columns_.push_back("samples/" + sample_name(c));
+      lengths_.push_back(c.length);
+    }
   }
   std::vector<std::uint8_t> done_bitmap() const override {
     return std::vector<std::uint8_t>(static_cast<std::size_t>(manifest_.chunk_count()), 1);
@@ -523,12 +570,18 @@ class ShardSource final : public ChunkResultSource {
     for (std::int64_t i = 0; i < count; ++i)
       out.counters[static_cast<std::size_t>(i)] =
           static_cast<std::uint64_t>(counters[static_cast<std::size_t>(i)]);
-    std::vector<double> column(static_cast<std::size_t>(count));
     const auto vpt = static_cast<std::size_t>(manifest_.values_per_task);
+    std::size_t offset = 0;
+    std::vector<double> column;
     for (std::size_t c = 0; c < columns_.size(); ++c) {
-      shard.read(columns_[c], first, count, column.data());
+      const auto length = static_cast<std::size_t>(lengths_[c]);  // per-task arrays: rows of `length`
+      column.resize(static_cast<std::size_t>(count) * length);
+      shard.read(columns_[c], first * lengths_[c], count * lengths_[c], column.data());
       for (std::int64_t i = 0; i < count; ++i)
-        out.values[static_cast<std::size_t>(i) * vpt + c] = column[static_cast<std::size_t>(i)];
+        std::copy_n(
+            column.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(i) * length), length,
+            out.values.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(i) * vpt + offset));
+      offset += length;
     }
   }
 
@@ -536,6 +589,7 @@ class ShardSource final : public ChunkResultSource {
   std::vector<SweepFileReader> shards_;
   JournalManifest manifest_;
   std::vector<std::string> columns_;
+  std::vector<std::int64_t> lengths_;
 };
 
 }  // namespace
@@ -605,7 +659,7 @@ JournalManifest sweep_manifest(const SweepConfig& config, const TaskKernel& kern
   manifest.task_count = config.task_count();
   manifest.chunk_size =
       config.output.chunk_size > 0 ? config.output.chunk_size : default_chunk_size(config.task_count());
-  manifest.values_per_task = static_cast<std::int64_t>(kernel.columns().size());
+  manifest.values_per_task = values_per_task(kernel);
   manifest.columns = column_list(kernel);
   return manifest;
 }

@@ -20,7 +20,7 @@ monte_carlo:
   params:
     m3: {{dist: lognormal, mu: 0.0, sigma: 0.3}}
 orderings: [all, argmin, argmax]
-output: {{samples: {samples}, chunk_size: 10}}
+output: {{samples: {samples}, momenta: true, chunk_size: 10}}
 """
 
 

@@ -22,7 +22,7 @@ monte_carlo:
     psi: {{dist: truncated_normal, mean: 0.0, std: 0.05, low: -0.2, high: 0.2}}
 orderings: [all, argmin, argmax, random]
 seed: 5
-output: {{samples: true, chunk_size: {chunk}}}
+output: {{samples: true, momenta: true, chunk_size: {chunk}}}
 """
 
 

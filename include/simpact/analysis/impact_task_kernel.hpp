@@ -20,6 +20,8 @@ struct ImpactStudyOptions {
   Minimality minimality = Minimality::kPropagation;
   ResolveLimits limits;
   std::uint64_t seed = 0;  // for the random ordering
+  // Per-task arrays: p⁺ under each single ordering, padded with NaN to the model's max_dof().
+  bool momenta = false;
 };
 
 class ImpactTaskKernel final : public TaskKernel {

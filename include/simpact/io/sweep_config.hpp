@@ -36,6 +36,7 @@ enum class TaskErrorMode { kAbort, kRecord };
 
 struct OutputOptions {
   bool samples = false;         // write the per-task tables /samples/...
+  bool momenta = false;         // per-task arrays: post-impact momentum under each ordering
   std::int64_t chunk_size = 0;  // tasks per chunk; 0 = chosen by the scheduler
   int compression = 4;          // gzip level 0..9
 };

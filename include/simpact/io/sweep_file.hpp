@@ -48,6 +48,9 @@ struct MapSpec {
 struct SampleColumnSpec {
   std::string name, units, long_name;
   bool integer = false;
+  // Values per task: 1 = a 1-D column [task]; L > 1 = a small per-task array, a 2-D dataset
+  // [task, element] (float64 only) whose second dimension is the scale <name>_element.
+  std::int64_t length = 1;
 };
 
 // One row of /provenance: one per run or resume.

@@ -16,6 +16,7 @@ class BilliardsModel final : public ImpactModel {
   BilliardsModel();
   std::string name() const override { return "billiards"; }
   const std::vector<ParameterInfo>& parameters() const override { return parameters_; }
+  int max_dof() const override { return 6; }
   ImpactProblem make_problem(const ParameterSet& params) const override;
   // θ_min: a and b touching, by the law of cosines.
   static double min_theta(double r_a, double r_b, double r_c);

@@ -15,6 +15,7 @@ class CradleModel final : public ImpactModel {
   CradleModel();
   std::string name() const override { return "cradle"; }
   const std::vector<ParameterInfo>& parameters() const override { return parameters_; }
+  int max_dof() const override { return kMaxCradleBalls; }
   ImpactProblem make_problem(const ParameterSet& params) const override;
 
  private:

@@ -18,6 +18,8 @@ class ImpactModel {
   virtual std::string name() const = 0;
   // Every parameter the model reads (restitution included), with units and allowed ranges.
   virtual const std::vector<ParameterInfo>& parameters() const = 0;
+  // The largest configuration dimension d any parameter set can give (sizes per-task arrays).
+  virtual int max_dof() const = 0;
   // Throws InputError naming the parameter when a value is missing or out of range.
   virtual ImpactProblem make_problem(const ParameterSet& params) const = 0;
 };

@@ -17,6 +17,9 @@ struct ResultColumn {
   std::string group;      // HDF5 group of its grid maps, e.g. "xi_maps", "energy", "outcomes"
   std::string units;      // e.g. "J", "1"
   std::string long_name;  // e.g. "indeterminacy between the argmin and argmax orderings"
+  // Values per task: 1 = a scalar, reduced to grid maps; L > 1 = a small per-task array (e.g. a
+  // post-impact momentum, or a time series), stored per task only, as /samples/<group>_<name>.
+  std::int64_t length = 1;
 };
 
 // Per-task outcome code stored in /samples/status (and counted per grid point).
@@ -39,11 +42,18 @@ class TaskKernel {
   virtual ~TaskKernel() = default;
   virtual const std::vector<ResultColumn>& columns() const = 0;
   virtual std::unique_ptr<TaskScratch> make_scratch() const = 0;
-  // Writes columns().size() values to `results`; throws (InputError or other) on a bad task.
+  // Writes values_per_task() values to `results`; throws (InputError or other) on a bad task.
   virtual TaskStatus evaluate(std::int64_t task, const ParameterSet& params, TaskScratch& scratch,
                               double* results) const = 0;
-  // Index of the column shown as the headline map (/xi), or −1.
+  // Index of the column shown as the headline map (/xi; a scalar column), or −1.
   virtual int headline_column() const { return -1; }
 };
+
+// Doubles a task writes: the sum of the column lengths, in column order.
+inline std::int64_t values_per_task(const TaskKernel& kernel) {
+  std::int64_t n = 0;
+  for (const auto& c : kernel.columns()) n += c.length;
+  return n;
+}
 
 }  // namespace simpact
