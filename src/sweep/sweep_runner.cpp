@@ -485,7 +485,7 @@ std::string sample_name(const ResultColumn& c) {
   return c.group + "_" + c.name;
 }
 
-// A shard file: the placeholder layout plus the raw per-task results (status, random counter,
+// A shard file: the incomplete_layout layout plus the raw per-task results (status, random counter,
 // every result column) of the shard's chunks as /samples, NaN elsewhere; `shard` = "i/N".
 double write_shard_file_impl(MPI_Comm comm, const std::string& path, const SweepConfig& config,
                              const TaskKernel& kernel, const JournalManifest& manifest,
@@ -750,13 +750,13 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
     // The file exists from the start, marked incomplete, so a killed job leaves an honest file;
     // it holds only axes, config and progress until the final write lays out the maps.
     const auto t0 = Clock::now();
-    SweepFileLayout placeholder = make_layout(config, space, kernel, manifest.chunk_count());
-    placeholder.maps.clear();
-    placeholder.samples.clear();
+    SweepFileLayout incomplete_layout = make_layout(config, space, kernel, manifest.chunk_count());
+    incomplete_layout.maps.clear();
+    incomplete_layout.samples.clear();
     // Tiny: rank 0 writes it alone with the serial driver (a collective MPI-IO open costs more).
     if (mpi.rank == 0) {
       try {
-        SweepFile::create(path, MPI_COMM_SELF, placeholder).close();
+        SweepFile::create(path, MPI_COMM_SELF, incomplete_layout).close();
       } catch (const std::exception& e) {
         error = e.what();
       }
@@ -769,13 +769,13 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
   std::vector<std::uint8_t> done(static_cast<std::size_t>(manifest.chunk_count()), 0);
   if (mpi.rank == 0 && mode == 1) done = JournalIndex::scan(journal, manifest).done_bitmap();
   MPI_Bcast(done.data(), static_cast<int>(done.size()), MPI_UINT8_T, 0, comm);
-  std::vector<std::int64_t> todo;
+  std::vector<std::int64_t> pending;
   for (std::size_t c = 0; c < done.size(); ++c)
     if (!done[c] && static_cast<std::int64_t>(c) % options.shard_count == options.shard_index)
-      todo.push_back(static_cast<std::int64_t>(c));
+      pending.push_back(static_cast<std::int64_t>(c));
   if (mpi.rank == 0)
     spdlog::info("{} tasks in {} chunks of {}; {} chunks to compute on {} rank(s) x {} thread(s)",
-                 summary.tasks, manifest.chunk_count(), manifest.chunk_size, todo.size(), mpi.size,
+                 summary.tasks, manifest.chunk_count(), manifest.chunk_size, pending.size(), mpi.size,
                  row.threads);
 
   // ---- compute ------------------------------------------------------------------------------
@@ -784,12 +784,12 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
     ChunkJournalWriter writer(journal, mpi.rank, run_id);
     std::vector<std::unique_ptr<TaskScratch>> scratch;
     for (int t = 0; t < omp_get_max_threads(); ++t) scratch.push_back(kernel.make_scratch());
-    ChunkScheduler scheduler(comm, static_cast<std::int64_t>(todo.size()));
+    ChunkScheduler scheduler(comm, static_cast<std::int64_t>(pending.size()));
     ProgressLog progress(summary.tasks, options.progress_interval_s);
-    const std::int64_t already = summary.tasks - static_cast<std::int64_t>(todo.size()) * manifest.chunk_size;
+    const std::int64_t already = summary.tasks - static_cast<std::int64_t>(pending.size()) * manifest.chunk_size;
     ChunkResults chunk;
     for (std::int64_t claimed = scheduler.next(); claimed >= 0; claimed = scheduler.next()) {
-      chunk.chunk = todo[static_cast<std::size_t>(claimed)];
+      chunk.chunk = pending[static_cast<std::size_t>(claimed)];
       chunk.first_task = chunk.chunk * manifest.chunk_size;
       chunk.resize(std::min(manifest.chunk_size, summary.tasks - chunk.first_task), manifest.values_per_task);
       try {
@@ -823,7 +823,7 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
     provenance.back().tasks_done = summary.tasks_computed;
   }
   // Written beside the output and renamed over it when complete: a kill during this step leaves
-  // the (readable, incomplete) placeholder in place, never a half-written file.
+  // the (readable, incomplete) incomplete_layout in place, never a half-written file.
   const std::string staging = path + ".tmp";
   if (options.shard_count > 1)
     hdf5_seconds += write_shard_file(comm, staging, config, kernel, manifest, index, provenance,
