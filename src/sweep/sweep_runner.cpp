@@ -485,7 +485,7 @@ std::string sample_name(const ResultColumn& c) {
   return c.group + "_" + c.name;
 }
 
-// A shard file: the incomplete_layout layout plus the raw per-task results (status, random counter,
+// A shard file: the axes/config/progress layout plus the raw per-task results (status, random counter,
 // every result column) of the shard's chunks as /samples, NaN elsewhere; `shard` = "i/N".
 double write_shard_file_impl(MPI_Comm comm, const std::string& path, const SweepConfig& config,
                              const TaskKernel& kernel, const JournalManifest& manifest,
