@@ -786,7 +786,8 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
     for (int t = 0; t < omp_get_max_threads(); ++t) scratch.push_back(kernel.make_scratch());
     ChunkScheduler scheduler(comm, static_cast<std::int64_t>(pending.size()));
     ProgressLog progress(summary.tasks, options.progress_interval_s);
-    const std::int64_t already = summary.tasks - static_cast<std::int64_t>(pending.size()) * manifest.chunk_size;
+    const std::int64_t already =
+        summary.tasks - static_cast<std::int64_t>(pending.size()) * manifest.chunk_size;
     ChunkResults chunk;
     for (std::int64_t claimed = scheduler.next(); claimed >= 0; claimed = scheduler.next()) {
       chunk.chunk = pending[static_cast<std::size_t>(claimed)];

@@ -25,15 +25,9 @@ TEST(ImpactProblem, ContactCoordinatesMatchExplicitFormulas) {
   std::normal_distribution<double> normal;
   for (int trial = 0; trial < 30; ++trial) {
     const int d = 2 + trial % 9, k = 1 + trial % kMaxContacts;
-    Eigen::MatrixXd a(d, d);
-    for (int i = 0; i < d; ++i)
-      for (int j = 0; j < d; ++j) a(i, j) = normal(gen);
-    const Eigen::MatrixXd m = a.transpose() * a + d * Eigen::MatrixXd::Identity(d, d);
-    RowMatrix normals(k, d);
-    for (int i = 0; i < k; ++i)
-      for (int j = 0; j < d; ++j) normals(i, j) = normal(gen);
-    Eigen::VectorXd p(d);
-    for (int i = 0; i < d; ++i) p[i] = normal(gen);
+    const Eigen::MatrixXd m = testing::random_spd(d, gen);
+    const RowMatrix normals = testing::random_normals(k, d, gen);
+    const Eigen::VectorXd p = testing::random_vector(d, gen);
     const ImpactProblem problem(KineticMetric(m), normals, p, 0.7);
     const Eigen::MatrixXd m_inv = m.inverse();
     const Eigen::MatrixXd gram = normals * m_inv * normals.transpose();

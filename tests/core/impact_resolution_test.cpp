@@ -26,6 +26,15 @@ using testing::random_vector;
 
 using RowMatrix = ImpactProblem::RowMajorMatrix;
 constexpr double kPi = 3.141592653589793;
+// Three balls with masses 1, 3, 1 hit from both ends: two distinct outcomes.
+ImpactProblem cradle_131() {
+  RowMatrix normals(2, 3);
+  normals << -1, 1, 0, 0, -1, 1;
+  Eigen::MatrixXd m = Eigen::MatrixXd::Identity(3, 3);
+  m(1, 1) = 3.0;
+  return ImpactProblem(KineticMetric(m), normals, Eigen::Vector3d(1, 0, -0.5), 1.0);
+}
+
 constexpr OrderingPolicy kSinglePolicies[] = {OrderingPolicy::kArgmin, OrderingPolicy::kArgmax,
                                               OrderingPolicy::kIndex, OrderingPolicy::kReverse,
                                               OrderingPolicy::kRandom};
@@ -123,11 +132,7 @@ TEST(ImpactResolution, FeasibleMomentumIsNoImpact) {
 
 TEST(ImpactResolution, XiIsTheOutcomeSetDiameter) {
   // Masses 1, 3, 1 (Sec. III: unequal masses are not unique): ξ = ||p_ab − p_ba||_g/||p⁻||_g.
-  RowMatrix normals(2, 3);
-  normals << -1, 1, 0, 0, -1, 1;
-  Eigen::MatrixXd m = Eigen::MatrixXd::Identity(3, 3);
-  m(1, 1) = 3.0;
-  const ImpactProblem problem(KineticMetric(m), normals, Eigen::Vector3d(1, 0, -0.5), 1.0);
+  const ImpactProblem problem = cradle_131();
   ImpactWorkspace ws;
   const ImpactResolution res = resolve_impact(problem, ResolveOptions{}, ws);
   ASSERT_EQ(res.outcome_count, 2);
@@ -359,11 +364,7 @@ TEST(ImpactResolution, DihedralNormalsAreUniqueInMSteps) {
 }
 
 TEST(ImpactResolution, RandomPolicyIsReproducibleAndReachesEveryBranch) {
-  RowMatrix normals(2, 3);
-  normals << -1, 1, 0, 0, -1, 1;
-  Eigen::MatrixXd m = Eigen::MatrixXd::Identity(3, 3);
-  m(1, 1) = 3.0;
-  const ImpactProblem problem(KineticMetric(m), normals, Eigen::Vector3d(1, 0, -0.5), 1.0);
+  const ImpactProblem problem = cradle_131();
   ImpactWorkspace ws;
   ResolveOptions options;
   options.policy = OrderingPolicy::kRandom;

@@ -14,6 +14,7 @@
 
 #include "simpact/core/impact_resolution.hpp"
 #include "simpact/core/reset_map.hpp"
+#include "test_support.hpp"
 
 namespace simpact {
 namespace {
@@ -130,15 +131,9 @@ TEST(Minimality, PropagationSequencesCanBeNonMinimal) {
   int non_minimal_outcomes = 0, non_minimal_sequences = 0, checked_sequences = 0;
   for (int trial = 0; trial < 400; ++trial) {
     const int d = 3 + trial % 4, k = 3 + trial % 2;
-    Eigen::MatrixXd a(d, d);
-    for (int i = 0; i < d; ++i)
-      for (int j = 0; j < d; ++j) a(i, j) = normal(gen);
-    const Eigen::MatrixXd m = a.transpose() * a + d * Eigen::MatrixXd::Identity(d, d);
-    RowMatrix normals(k, d);
-    for (int i = 0; i < k; ++i)
-      for (int j = 0; j < d; ++j) normals(i, j) = normal(gen);
-    Eigen::VectorXd p(d);
-    for (int i = 0; i < d; ++i) p[i] = normal(gen);
+    const Eigen::MatrixXd m = testing::random_spd(d, gen);
+    const RowMatrix normals = testing::random_normals(k, d, gen);
+    const Eigen::VectorXd p = testing::random_vector(d, gen);
     const ImpactProblem problem(KineticMetric(m), normals, p, 1.0);
     if (problem.feasible(problem.initial_rates())) continue;
     ResolveOptions options;

@@ -29,6 +29,16 @@ inline Eigen::VectorXd random_vector(int d, std::mt19937_64& gen) {
   return v;
 }
 
+// k random normals (standard normal entries), one per row.
+inline Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> random_normals(
+    int k, int d, std::mt19937_64& gen) {
+  std::normal_distribution<double> normal;
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> n(k, d);
+  for (int i = 0; i < k; ++i)
+    for (int j = 0; j < d; ++j) n(i, j) = normal(gen);
+  return n;
+}
+
 // Expects `fn` to throw InputError whose field() is `field` and whose one-line message starts
 // with "FIELD: ".
 template <typename Fn>
