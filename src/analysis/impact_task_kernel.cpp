@@ -18,7 +18,7 @@ class ImpactScratch final : public TaskScratch {
   explicit ImpactScratch(const ResolveLimits& limits) : workspace(limits) {}
   ImpactWorkspace workspace;
   // One entry per single ordering, sized once: evaluating a task allocates nothing here.
-  std::vector<ContactVector> final_impulses;
+  std::vector<DofVector> final_momenta;
   std::vector<double> after, steps;
   std::vector<char> ok;
 };
@@ -33,6 +33,8 @@ TaskStatus status_of(ResolveStatus s) {
       return TaskStatus::kNoElasticOutcome;
     case ResolveStatus::kCapHit:
       return TaskStatus::kCapHit;
+    case ResolveStatus::kPlasticUnverified:
+      return TaskStatus::kFailed;
   }
   return TaskStatus::kFailed;
 }
@@ -91,7 +93,7 @@ ImpactTaskKernel::ImpactTaskKernel(std::unique_ptr<ImpactModel> model, ImpactStu
 
 std::unique_ptr<TaskScratch> ImpactTaskKernel::make_scratch() const {
   auto scratch = std::make_unique<ImpactScratch>(options_.limits);
-  scratch->final_impulses.resize(single_.size());
+  scratch->final_momenta.resize(single_.size());
   scratch->after.resize(single_.size());
   scratch->steps.resize(single_.size());
   scratch->ok.resize(single_.size());
@@ -126,13 +128,16 @@ TaskStatus ImpactTaskKernel::evaluate(std::int64_t task, const ParameterSet& par
     const ImpactResolution r = resolve_impact(problem, options, scratch.workspace);
     worse(status_of(r.status));
     plastic = r.plastic;
-    plastic_known = r.plastic_computed;
+    plastic_known = r.plastic_computed && r.plastic.converged;
+    // A capped or failed resolution publishes nothing it did not compute: NaN, counted by status.
+    const bool exact = r.status != ResolveStatus::kCapHit && r.status != ResolveStatus::kPlasticUnverified;
     results[col++] = r.xi;
-    results[col++] = r.status == ResolveStatus::kNoElasticOutcome ? 0.0 : r.outcome_count;
-    results[col++] = r.unique ? 1.0 : 0.0;
-    if (r.outcome_count > 0) {
+    results[col++] = !exact ? kNaN : (r.status == ResolveStatus::kNoElasticOutcome ? 0.0 : r.outcome_count);
+    results[col++] = !exact ? kNaN : (r.unique ? 1.0 : 0.0);
+    if (exact && r.outcome_count > 0) {
       double sum = 0.0;
-      for (int j = 0; j < r.outcome_count; ++j) sum += scratch.workspace.outcomes.items[j].energy;
+      for (int j = 0; j < r.outcome_count; ++j)
+        sum += scratch.workspace.outcomes.items[static_cast<std::size_t>(j)].energy;
       all_after = sum / r.outcome_count;
     }
   }
@@ -148,11 +153,11 @@ TaskStatus ImpactTaskKernel::evaluate(std::int64_t task, const ParameterSet& par
     worse(status_of(r.status));
     if (!plastic_known) {
       plastic = r.plastic;
-      plastic_known = r.plastic_computed;
+      plastic_known = r.plastic_computed && r.plastic.converged;
     }
-    if (r.outcome_count > 0) {
+    if (r.outcome_count > 0 && r.status != ResolveStatus::kCapHit) {
       const Outcome& o = scratch.workspace.outcomes.items[0];
-      scratch.final_impulses[s] = o.impulses;
+      scratch.final_momenta[s] = o.momentum;
       single_after[s] = o.energy;
       single_steps[s] = o.shortest;
       single_ok[s] = 1;
@@ -162,7 +167,7 @@ TaskStatus ImpactTaskKernel::evaluate(std::int64_t task, const ParameterSet& par
     for (std::size_t b = a + 1; b < single_.size(); ++b)
       results[col++] =
           (single_ok[a] && single_ok[b] && norm > 0.0)
-              ? problem.distance_between(scratch.final_impulses[a], scratch.final_impulses[b]) / norm
+              ? problem.distance(scratch.final_momenta[a], scratch.final_momenta[b]) / norm
               : (norm > 0.0 ? kNaN : 0.0);
   results[col++] = e0;
   if (has_all_) {
@@ -185,7 +190,7 @@ TaskStatus ImpactTaskKernel::evaluate(std::int64_t task, const ParameterSet& par
       double* out = results + col;
       std::fill(out, out + model_->max_dof(), kNaN);
       if (single_ok[s]) {
-        const DofVector p = problem.momentum_from_impulses(scratch.final_impulses[s]);
+        const DofVector& p = scratch.final_momenta[s];
         for (int i = 0; i < d; ++i) out[i] = p[i];
       }
       col += model_->max_dof();

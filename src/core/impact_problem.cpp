@@ -5,17 +5,25 @@
 #include <cmath>
 
 #include "simpact/core/input_error.hpp"
+#include "simpact/core/magnitude_range.hpp"
 
 namespace simpact {
 
 ImpactProblem::ImpactProblem(KineticMetric metric, const Eigen::Ref<const RowMajorMatrix>& normals,
                              const Eigen::Ref<const Eigen::VectorXd>& momentum, double restitution,
-                             const Eigen::Ref<const Eigen::VectorXd>& gaps)
+                             const Eigen::Ref<const Eigen::VectorXd>& gaps, double gap_tolerance)
     : metric_(std::move(metric)) {
   const int d = metric_.dof();
   if (momentum.size() != d)
     throw InputError("momentum", fmt::format("must have length d = {} (got {})", d, momentum.size()));
   if (!momentum.allFinite()) throw InputError("momentum", "must be finite (found NaN or Inf)");
+  for (int i = 0; i < d; ++i)
+    if (momentum[i] != 0.0 && !in_computable_range(momentum[i]))
+      throw InputError("momentum", fmt::format("entry {} = {:g} is outside the computable magnitude range "
+                                               "[{:g}, {:g}]: change units",
+                                               i, momentum[i], kMinMagnitude, kMaxMagnitude));
+  if (!(gap_tolerance >= 0.0 && std::isfinite(gap_tolerance)))
+    throw InputError("gap_tolerance", "must be a finite number >= 0");
   if (normals.rows() == 0) throw InputError("normals", "at least one contact normal is required");
   if (normals.cols() != d)
     throw InputError("normals",
@@ -35,9 +43,16 @@ ImpactProblem::ImpactProblem(KineticMetric metric, const Eigen::Ref<const RowMaj
     if (!row.allFinite())
       throw InputError(fmt::format("normals[{}]", i), "must be finite (found NaN or Inf)");
     if (row.cwiseAbs().maxCoeff() == 0.0) throw InputError(fmt::format("normals[{}]", i), "must be non-zero");
+    for (int j = 0; j < d; ++j)
+      if (row[j] != 0.0 && !in_computable_range(row[j]))
+        throw InputError(fmt::format("normals[{}]", i),
+                         fmt::format("entry {} = {:g} is outside the computable magnitude range [{:g}, {:g}]: "
+                                     "change units",
+                                     j, row[j], kMinMagnitude, kMaxMagnitude));
     if (gaps.size() != 0) {
       if (!std::isfinite(gaps[i])) throw InputError(fmt::format("gaps[{}]", i), "must be finite");
-      if (std::abs(gaps[i]) > kGapTolerance) continue;  // open contact: no impulse, no constraint
+      if (gaps[i] > gap_tolerance) continue;  // open contact: no impulse, no constraint
+      if (gaps[i] < -gap_tolerance && penetrating_count_ < kMaxContacts) penetrating_[penetrating_count_++] = i;
     }
     if (closed == kMaxContacts)
       throw InputError("normals", fmt::format("more than {} closed contacts", kMaxContacts));
@@ -52,6 +67,10 @@ ImpactProblem::ImpactProblem(KineticMetric metric, const Eigen::Ref<const RowMaj
   gram_.noalias() = normals_ * w;
   gram_ = 0.5 * (gram_ + gram_.transpose()).eval();  // exact symmetry for the LCP
   rates_.noalias() = w.transpose() * momentum_;
+  whitened_normals_ = normals_.transpose();
+  metric_.whiten_in_place(whitened_normals_);
+  whitened_momentum_ = momentum_;
+  metric_.whiten_in_place(whitened_momentum_);
   momentum_norm_sq_ = std::max(0.0, metric_.squared_norm(momentum_));
   momentum_norm_ = std::sqrt(momentum_norm_sq_);
   normal_norms_ = gram_.diagonal().cwiseSqrt();
@@ -71,7 +90,8 @@ double ImpactProblem::energy_from_impulses(const ContactVector& impulses) const 
 
 double ImpactProblem::distance_between(const ContactVector& a, const ContactVector& b) const {
   const ContactVector diff = a - b;
-  return std::sqrt(std::max(0.0, diff.dot(gram_ * diff)));
+  DofVector y = whitened_normals_ * diff;  // L⁻¹ (Δλᵀ N)ᵀ
+  return y.norm();
 }
 
 }  // namespace simpact

@@ -8,6 +8,10 @@
 
 namespace simpact {
 
+namespace {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+}  // namespace
+
 const char* resolve_status_name(ResolveStatus status) {
   switch (status) {
     case ResolveStatus::kOk:
@@ -18,38 +22,71 @@ const char* resolve_status_name(ResolveStatus status) {
       return "no_elastic_outcome";
     case ResolveStatus::kCapHit:
       return "cap_hit";
+    case ResolveStatus::kPlasticUnverified:
+      return "plastic_unverified";
   }
   return "unknown";
 }
 
 ImpactWorkspace::ImpactWorkspace(const ResolveLimits& limits) {
-  stack.frames.resize(static_cast<std::size_t>(limits.max_depth) + 1);
+  // Small initial storage; both grow on demand with what a resolution actually reaches.
+  outcomes.items.resize(static_cast<std::size_t>(std::min(limits.max_outcomes, 64)));
+  stack.frames.resize(static_cast<std::size_t>(std::min(limits.max_depth, 63)) + 1);
 }
 
 namespace {
 
-// Eq. (17) in contact coordinates: λ⁺ = α λ_e + (1−α) λ_p (p⁺ is affine in λ), α from eq. (16).
-ContactVector blend_with_plastic(const ImpactProblem& problem, const PlasticOutcome& plastic,
-                                 const ContactVector& elastic, double& alpha) {
-  const double e_sq = 2.0 * problem.energy_from_impulses(elastic);
-  // <p_e,p_p>_g = ||p⁻||² + λ_e·c⁻ + λ_p·c⁻ + λ_eᵀAλ_p
-  const double x = 2.0 * problem.energy_before() + elastic.dot(problem.initial_rates()) +
-                   plastic.impulses.dot(problem.initial_rates()) +
-                   elastic.dot(problem.gram() * plastic.impulses);
-  alpha = restitution_alpha(problem.restitution(), e_sq, 2.0 * plastic.energy, x);
-  return alpha * elastic + (1.0 - alpha) * plastic.impulses;
+// Eq. (17) in momentum space: p⁺ = α p_e + (1−α) p_p, α from eq. (16); inner products on the
+// whitened vectors (L⁻¹p), so they stay accurate when p_p came from huge impulses.
+struct Blend {
+  DofVector momentum;
+  ContactVector impulses;
+  double alpha = 1.0;
+  double energy = 0.0;
+};
+Blend blend_with_plastic(const ImpactProblem& problem, const PlasticOutcome& plastic, const DofVector& elastic,
+                         const ContactVector& elastic_impulses) {
+  DofVector ye = elastic;
+  problem.metric().whiten_in_place(ye);
+  Blend b;
+  b.alpha = restitution_alpha(problem.restitution(), ye.squaredNorm(), plastic.whitened.squaredNorm(),
+                              ye.dot(plastic.whitened));
+  b.momentum = b.alpha * elastic + (1.0 - b.alpha) * plastic.momentum;
+  b.impulses = b.alpha * elastic_impulses + (1.0 - b.alpha) * plastic.impulses;
+  b.energy = 0.5 * (b.alpha * ye + (1.0 - b.alpha) * plastic.whitened).squaredNorm();
+  return b;
 }
 
 double diameter(const ImpactProblem& problem, const OutcomeSet& set, bool only_minimal) {
   double d = 0.0;
   for (int a = 0; a < set.size; ++a) {
-    if (only_minimal && set.items[a].definition1_minimal != 1) continue;
+    const Outcome& oa = set.items[static_cast<std::size_t>(a)];
+    if (only_minimal && oa.definition1_minimal != 1) continue;
     for (int b = a + 1; b < set.size; ++b) {
-      if (only_minimal && set.items[b].definition1_minimal != 1) continue;
-      d = std::max(d, problem.distance_between(set.items[a].impulses, set.items[b].impulses));
+      const Outcome& ob = set.items[static_cast<std::size_t>(b)];
+      if (only_minimal && ob.definition1_minimal != 1) continue;
+      d = std::max(d, problem.distance(oa.momentum, ob.momentum));
     }
   }
   return d;
+}
+
+// The perfectly plastic impact (R = 0) has one outcome, p_p, whatever the ordering: no
+// propagation is needed, and no elastic cap can hide it.
+void plastic_only_outcome(const PlasticOutcome& plastic, OutcomeSet& set) {
+  set.clear();
+  if (set.items.empty()) set.items.resize(1);
+  Outcome& o = set.items[0];
+  o = Outcome{};
+  o.elastic_impulses = plastic.impulses;
+  o.impulses = plastic.impulses;
+  o.elastic_momentum = plastic.momentum;
+  o.momentum = plastic.momentum;
+  o.alpha = 0.0;
+  o.energy = plastic.energy;
+  o.sequence_count = 0;
+  o.definition1_minimal = 1;  // reached by no reflection sequence: nothing to minimize
+  set.size = 1;
 }
 
 }  // namespace
@@ -59,67 +96,65 @@ ImpactResolution resolve_impact(const ImpactProblem& problem, const ResolveOptio
   ImpactResolution res;
   OutcomeSet& set = workspace.outcomes;
   set.clear();
+  set.capacity_limit = options.limits.max_outcomes;
+  const bool definition1 = options.check_definition1 || options.minimality == Minimality::kDefinition1;
+  set.definition1.enabled = definition1;
+  set.definition1.budget = options.limits.max_definition1_checks;
   res.energy_before = problem.energy_before();
   const double norm = problem.momentum_norm();
   const bool initially_feasible = problem.feasible(problem.initial_rates());
-  const bool need_plastic = options.compute_plastic || problem.restitution() < 1.0;
+  const double restitution = problem.restitution();
+  const bool need_plastic = options.compute_plastic || restitution < 1.0;
   if (need_plastic) {
     res.plastic = plastic_outcome(problem);
     res.plastic_computed = true;
+    if (!res.plastic.converged && restitution < 1.0) {
+      res.status = ResolveStatus::kPlasticUnverified;
+      return res;
+    }
   }
 
-  if (!initially_feasible && normals_positively_span(problem)) {
+  const bool plastic_only = restitution == 0.0 && !initially_feasible;
+  if (plastic_only) {
+    plastic_only_outcome(res.plastic, set);
+  } else if (!initially_feasible && normals_positively_span(problem)) {
     res.status = ResolveStatus::kNoElasticOutcome;
     return res;
-  }
-
-  if (options.policy == OrderingPolicy::kAll) {
+  } else if (options.policy == OrderingPolicy::kAll) {
     enumerate_outcomes(problem, options.limits, set, workspace.stack);
   } else {
     CounterRng rng(options.seed, RandomStream::kOrdering, options.task);
     const Propagation one = propagate(problem, options.policy, options.limits, &rng);
-    set.add(problem, one.impulses, one.sequence);
     res.step_cap_hit = one.step_cap_hit;
+    // A capped propagation ends on an infeasible momentum: it is not an outcome.
+    if (!one.step_cap_hit) set.add(problem, one.impulses, one.sequence);
   }
   if (options.compare_argmin_argmax) {
     res.argmin = propagate(problem, OrderingPolicy::kArgmin, options.limits, nullptr);
     res.argmax = propagate(problem, OrderingPolicy::kArgmax, options.limits, nullptr);
-    res.step_cap_hit = res.step_cap_hit || res.argmin.step_cap_hit || res.argmax.step_cap_hit;
   }
 
-  if (problem.restitution() < 1.0)
-    for (int j = 0; j < set.size; ++j)
-      set.items[j].impulses =
-          blend_with_plastic(problem, res.plastic, set.items[j].elastic_impulses, set.items[j].alpha);
-  for (int j = 0; j < set.size; ++j)
-    set.items[j].energy = problem.energy_from_impulses(set.items[j].impulses);
+  if (restitution < 1.0 && !plastic_only) {
+    for (int j = 0; j < set.size; ++j) {
+      Outcome& o = set.items[static_cast<std::size_t>(j)];
+      const Blend b = blend_with_plastic(problem, res.plastic, o.elastic_momentum, o.elastic_impulses);
+      o.momentum = b.momentum;
+      o.impulses = b.impulses;
+      o.alpha = b.alpha;
+      o.energy = b.energy;
+    }
+    set.merge_equal_final_momenta(problem);
+  } else if (!plastic_only) {
+    for (int j = 0; j < set.size; ++j) {
+      Outcome& o = set.items[static_cast<std::size_t>(j)];
+      o.energy = problem.energy(o.momentum);
+    }
+  }
 
-  const bool definition1 = options.check_definition1 || options.minimality == Minimality::kDefinition1;
   if (definition1) {
     res.minimal_outcomes = 0;
-    // Each check enumerates 2^n subsequences: bound the total so one resolve stays fast; a
-    // sequence left over is reported unchecked (−1), never guessed.
-    long budget = kDefinition1Budget;
-    for (int j = 0; j < set.size; ++j) {
-      Outcome& o = set.items[j];
-      o.definition1_minimal = 0;
-      for (int s = 0; s < o.stored_sequences; ++s) {
-        const int n = o.sequences[s].length;
-        const long cost = n <= kMaxDefinition1Length ? (1L << n) : 0;
-        if (cost > budget) {
-          o.definition1_minimal = -1;
-          continue;
-        }
-        budget -= cost;
-        const int m = definition1_minimal(problem, o.sequences[s]);
-        if (m == 1) {
-          o.definition1_minimal = 1;
-          break;
-        }
-        if (m < 0) o.definition1_minimal = -1;
-      }
-      if (o.definition1_minimal == 1) ++res.minimal_outcomes;
-    }
+    for (int j = 0; j < set.size; ++j)
+      if (set.items[static_cast<std::size_t>(j)].definition1_minimal == 1) ++res.minimal_outcomes;
   }
 
   res.outcome_count = set.size;
@@ -127,30 +162,43 @@ ImpactResolution resolve_impact(const ImpactProblem& problem, const ResolveOptio
   res.depth_cap_hit = set.depth_cap_hit;
   res.node_cap_hit = set.node_cap_hit;
   res.outcome_cap_hit = set.outcome_cap_hit;
-  const bool capped = res.step_cap_hit || res.depth_cap_hit || res.node_cap_hit || res.outcome_cap_hit;
+  res.definition1_cap_hit = definition1 && set.definition1.cap_hit;
+  // With R = 0 every ordering ends in p_p: no elastic cap can change an outcome.
+  const bool pair_capped = !plastic_only && options.compare_argmin_argmax &&
+                           (res.argmin.step_cap_hit || res.argmax.step_cap_hit);
+  const bool set_capped = res.step_cap_hit || res.depth_cap_hit || res.node_cap_hit || res.outcome_cap_hit ||
+                          res.definition1_cap_hit;
+  const bool capped = set_capped || pair_capped;
   res.status =
       capped ? ResolveStatus::kCapHit : (initially_feasible ? ResolveStatus::kNoImpact : ResolveStatus::kOk);
   // Only the full enumeration can tell: one policy always ends in exactly one outcome.
-  res.unique = options.policy == OrderingPolicy::kAll && set.size == 1 && !capped;
+  res.unique = options.policy == OrderingPolicy::kAll && set.size == 1 && !set_capped;
   if (norm > 0.0) {
     if (options.policy == OrderingPolicy::kAll) {
       const bool only_minimal = options.minimality == Minimality::kDefinition1;
-      res.xi = (only_minimal && res.minimal_outcomes == 0) ? std::numeric_limits<double>::quiet_NaN()
-                                                           : diameter(problem, set, only_minimal) / norm;
+      const double xi = diameter(problem, set, only_minimal) / norm;
+      if (!set_capped)
+        res.xi = (only_minimal && res.minimal_outcomes == 0) ? kNaN : xi;
+      else if (res.outcome_cap_hit && !res.step_cap_hit && !res.depth_cap_hit && !res.node_cap_hit &&
+               !res.definition1_cap_hit)
+        res.xi_lower_bound = xi;  // every outcome found is a true outcome: a lower bound
     }
-    if (options.compare_argmin_argmax) {
-      // Both policies end in elastic momenta; with R < 1 each is blended with the same p_p.
-      ContactVector a = res.argmin.impulses, b = res.argmax.impulses;
-      if (problem.restitution() < 1.0) {
-        double alpha = 1.0;
-        a = blend_with_plastic(problem, res.plastic, a, alpha);
-        b = blend_with_plastic(problem, res.plastic, b, alpha);
+    if (options.compare_argmin_argmax && !pair_capped) {
+      if (plastic_only) {
+        res.xi_argmin_argmax = 0.0;
+      } else {
+        DofVector a = problem.momentum_from_impulses(res.argmin.impulses);
+        DofVector b = problem.momentum_from_impulses(res.argmax.impulses);
+        if (restitution < 1.0) {
+          a = blend_with_plastic(problem, res.plastic, a, res.argmin.impulses).momentum;
+          b = blend_with_plastic(problem, res.plastic, b, res.argmax.impulses).momentum;
+        }
+        res.xi_argmin_argmax = problem.distance(a, b) / norm;
       }
-      res.xi_argmin_argmax = problem.distance_between(a, b) / norm;
     }
   } else {
-    res.xi = options.policy == OrderingPolicy::kAll ? 0.0 : res.xi;
-    if (options.compare_argmin_argmax) res.xi_argmin_argmax = 0.0;
+    if (options.policy == OrderingPolicy::kAll && !set_capped) res.xi = 0.0;
+    if (options.compare_argmin_argmax && !pair_capped) res.xi_argmin_argmax = 0.0;
   }
   return res;
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "simpact/core/input_error.hpp"
+#include "simpact/core/magnitude_range.hpp"
 
 namespace simpact {
 
@@ -20,6 +21,13 @@ KineticMetric::KineticMetric(const Eigen::Ref<const Eigen::MatrixXd>& mass_matri
   if ((mass_matrix - mass_matrix.transpose()).cwiseAbs().maxCoeff() > 1e-12 * scale)
     throw InputError("mass_matrix", "must be symmetric");
   mass_ = mass_matrix;
+  if ((mass_.diagonal().array() <= 0.0).any()) throw InputError("mass_matrix", "must be positive definite");
+  for (Eigen::Index i = 0; i < d; ++i)
+    for (Eigen::Index j = 0; j < d; ++j)
+      if (mass_(i, j) != 0.0 && !in_computable_range(mass_(i, j)))
+        throw InputError("mass_matrix", fmt::format("entry [{}][{}] = {:g} is outside the computable magnitude "
+                                                    "range [{:g}, {:g}]: change units",
+                                                    i, j, mass_(i, j), kMinMagnitude, kMaxMagnitude));
   diagonal_ = true;
   for (Eigen::Index i = 0; i < d && diagonal_; ++i)
     for (Eigen::Index j = 0; j < d; ++j)
@@ -28,16 +36,20 @@ KineticMetric::KineticMetric(const Eigen::Ref<const Eigen::MatrixXd>& mass_matri
         break;
       }
   if (diagonal_) {
-    if ((mass_.diagonal().array() <= 0.0).any()) throw InputError("mass_matrix", "must be positive definite");
     inverse_diagonal_ = mass_.diagonal().cwiseInverse();
+    inverse_sqrt_diagonal_ = inverse_diagonal_.cwiseSqrt();
     return;
   }
-  factor_.compute(mass_);
-  // LLT succeeds on some indefinite matrices with tiny pivots: also require a sane pivot ratio.
-  const auto& l = factor_.matrixLLT();
-  if (factor_.info() != Eigen::Success || !l.diagonal().allFinite() ||
-      l.diagonal().minCoeff() <= 1e-8 * std::sqrt(scale))
+  // Scale-free definiteness: Cholesky of the unit-diagonal D M D; a pivot below 1e-8 means
+  // cond(DMD) ≳ 1e16, i.e. not numerically positive definite.
+  const DofVector s_inv = mass_.diagonal().cwiseSqrt().cwiseInverse();
+  const DofMatrix scaled = s_inv.asDiagonal() * mass_ * s_inv.asDiagonal();
+  const Eigen::LLT<DofMatrix> scaled_factor(scaled);
+  if (scaled_factor.info() != Eigen::Success || !scaled_factor.matrixLLT().diagonal().allFinite() ||
+      scaled_factor.matrixLLT().diagonal().minCoeff() <= 1e-8)
     throw InputError("mass_matrix", "must be positive definite");
+  factor_.compute(mass_);
+  if (factor_.info() != Eigen::Success) throw InputError("mass_matrix", "must be positive definite");
 }
 
 }  // namespace simpact

@@ -1,10 +1,25 @@
 #include "simpact/core/minimality.hpp"
 
-#include <cstdint>
-
 #include "simpact/core/reset_map.hpp"
 
 namespace simpact {
+
+namespace {
+
+// Depth-first over keep/drop choices for positions pos..n−1 of the sequence: true when some
+// subsequence other than the whole sequence ends feasible. Each node costs one O(k) reflection,
+// so a length-n sequence costs at most 2^(n+1) reflections.
+bool some_proper_subsequence_feasible(const ImpactProblem& problem, const ContactSequence& sequence, int pos,
+                                      const ContactVector& impulses, const ContactVector& rates, bool whole) {
+  if (pos == sequence.length) return !whole && problem.feasible(rates);
+  if (some_proper_subsequence_feasible(problem, sequence, pos + 1, impulses, rates, false)) return true;
+  ContactVector kept_impulses = impulses, kept_rates = rates;
+  reflect_in_contact_coordinates(problem.gram(), sequence.contacts[static_cast<std::size_t>(pos)], kept_impulses,
+                                 kept_rates);
+  return some_proper_subsequence_feasible(problem, sequence, pos + 1, kept_impulses, kept_rates, whole);
+}
+
+}  // namespace
 
 int definition1_minimal(const ImpactProblem& problem, const ContactSequence& sequence) {
   const int n = sequence.length;
@@ -12,17 +27,8 @@ int definition1_minimal(const ImpactProblem& problem, const ContactSequence& seq
   if (n == 0) return 1;
   // The empty subsequence is p⁻ itself: feasible only if there was no impact at all.
   if (problem.feasible(problem.initial_rates())) return 0;
-  const std::uint32_t full = (std::uint32_t{1} << n) - 1;
-  const int k = problem.contacts();
-  for (std::uint32_t mask = 1; mask < full; ++mask) {
-    ContactVector impulses = ContactVector::Zero(k);
-    ContactVector rates = problem.initial_rates();
-    for (int j = 0; j < n; ++j)
-      if (mask & (std::uint32_t{1} << j))
-        reflect_in_contact_coordinates(problem.gram(), sequence.contacts[j], impulses, rates);
-    if (problem.feasible(rates)) return 0;
-  }
-  return 1;
+  const ContactVector zero = ContactVector::Zero(problem.contacts());
+  return some_proper_subsequence_feasible(problem, sequence, 0, zero, problem.initial_rates(), true) ? 0 : 1;
 }
 
 }  // namespace simpact

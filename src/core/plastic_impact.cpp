@@ -1,30 +1,53 @@
 #include "simpact/core/plastic_impact.hpp"
 
-#include <Eigen/Cholesky>
+#include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
 
 namespace simpact {
 
-NonnegativeSolution solve_nonnegative_quadratic(const ContactMatrix& a, const ContactVector& b,
-                                                double tolerance) {
-  const int k = static_cast<int>(b.size());
-  NonnegativeSolution out;
+namespace {
+
+using QrOfColumns = Eigen::ColPivHouseholderQR<DofByContact>;
+
+// The columns of `b` listed in index[0..n) as one matrix.
+DofByContact gather_columns(const DofByContact& b, const int* index, int n) {
+  DofByContact sub(b.rows(), n);
+  for (int r = 0; r < n; ++r) sub.col(r) = b.col(index[r]);
+  return sub;
+}
+
+// y − Q Qᵀ y: the part of y orthogonal to the span of the factored columns, computed through the
+// Householder reflections (rounding ~ε|y| whatever the size of the least-squares coefficients).
+DofVector projection_residual(const QrOfColumns& qr, const DofVector& y) {
+  DofVector t = qr.householderQ().transpose() * y;
+  t.head(qr.rank()).setZero();
+  return qr.householderQ() * t;
+}
+
+}  // namespace
+
+NonnegativeLeastSquares solve_nonnegative_least_squares(const DofByContact& b, const DofVector& y,
+                                                        double tolerance) {
+  const int k = static_cast<int>(b.cols());
+  NonnegativeLeastSquares out;
   out.x = ContactVector::Zero(k);
-  out.gradient = b;
+  out.y = y;
+  out.c = b.transpose() * y;
   bool passive[kMaxContacts] = {};
-  bool blocked[kMaxContacts] = {};  // columns that proved numerically dependent
+  bool blocked[kMaxContacts] = {};  // columns that proved numerically dependent on the free ones
   int index[kMaxContacts];
   ContactVector z(k);
+  QrOfColumns qr(b.rows(), std::max(k, 1));
   const int max_iterations = 8 * k + 16;
-  // Lawson–Hanson: grow the passive (free) set with the most negative gradient; solve the
-  // equality subproblem on it; step back to feasibility when a free variable goes ≤ 0.
+  // Lawson–Hanson: free the column with the most negative rate; solve the least-squares
+  // subproblem on the free columns; step back to feasibility when a free variable goes ≤ 0.
   for (out.iterations = 0; out.iterations < max_iterations; ++out.iterations) {
     int entering = -1;
     double most_negative = -tolerance;
     for (int i = 0; i < k; ++i)
-      if (!passive[i] && !blocked[i] && out.gradient[i] < most_negative) {
-        most_negative = out.gradient[i];
+      if (!passive[i] && !blocked[i] && out.c[i] < most_negative) {
+        most_negative = out.c[i];
         entering = i;
       }
     if (entering < 0) {
@@ -36,14 +59,13 @@ NonnegativeSolution solve_nonnegative_quadratic(const ContactMatrix& a, const Co
       int n = 0;
       for (int i = 0; i < k; ++i)
         if (passive[i]) index[n++] = i;
-      ContactMatrix sub(n, n);
-      ContactVector rhs(n);
-      for (int r = 0; r < n; ++r) {
-        rhs[r] = -b[index[r]];
-        for (int c = 0; c < n; ++c) sub(r, c) = a(index[r], index[c]);
+      qr.compute(gather_columns(b, index, n));
+      if (qr.rank() < n) {  // the entering column is numerically in the span of the free ones
+        passive[entering] = false;
+        blocked[entering] = true;
+        break;
       }
-      const Eigen::LDLT<ContactMatrix> ldlt(sub);
-      const ContactVector sol = ldlt.solve(rhs);
+      const ContactVector sol = qr.solve(DofVector(-y));
       z.setZero();
       for (int r = 0; r < n; ++r) z[index[r]] = sol[r];
       // Move from x towards z, stopping where the first free variable reaches zero.
@@ -61,6 +83,7 @@ NonnegativeSolution solve_nonnegative_quadratic(const ContactMatrix& a, const Co
       }
       if (blocking < 0) {
         out.x = z;
+        out.y = projection_residual(qr, y);
         break;
       }
       out.x += alpha * (z - out.x);
@@ -70,32 +93,46 @@ NonnegativeSolution solve_nonnegative_quadratic(const ContactMatrix& a, const Co
           out.x[index[r]] = 0.0;
           passive[index[r]] = false;
         }
-      if (blocking == entering && alpha == 0.0) {  // numerically dependent column: skip it
+      out.y = y + b * out.x;
+      if (blocking == entering && alpha == 0.0) {  // no progress possible along this column
         blocked[entering] = true;
         break;
       }
     }
-    out.gradient = b + a * out.x;
+    out.c = b.transpose() * out.y;
   }
-  out.gradient = b + a * out.x;
+  out.c = b.transpose() * out.y;
   return out;
 }
 
 PlasticOutcome plastic_outcome(const ImpactProblem& problem) {
   PlasticOutcome out;
   const double scale = problem.momentum_norm();
-  // gradient of ½||p⁻ + λᵀN||²_g in λ is c⁻ + Aλ: the contact rates. With every contact open
-  // (by its gap) there is none: maxCoeff() of the empty vector would be undefined.
-  const double tol = problem.contacts() == 0 ? 0.0 : 1e-13 * scale * problem.normal_norms().maxCoeff();
-  const NonnegativeSolution sol = solve_nonnegative_quadratic(problem.gram(), problem.initial_rates(), tol);
+  const int k = problem.contacts();
+  // With every contact open (by its gap) there is no constraint: maxCoeff() of the empty
+  // vector would be undefined.
+  const double tol = k == 0 ? 0.0 : 1e-13 * scale * problem.normal_norms().maxCoeff();
+  const NonnegativeLeastSquares sol =
+      solve_nonnegative_least_squares(problem.whitened_normals(), problem.whitened_momentum(), tol);
   out.impulses = sol.x;
-  out.rates = problem.rates_from_impulses(sol.x);
-  out.energy = problem.energy_from_impulses(sol.x);
-  out.converged = sol.converged;
+  out.rates = sol.c;
+  // p_p = L y_p: M = LLᵀ, y = L⁻¹p. For a diagonal M, L = diag(√m).
+  out.momentum = problem.metric().unwhiten(sol.y);
+  out.whitened = sol.y;
+  out.energy = 0.5 * sol.y.squaredNorm();
   double residual = 0.0;
-  for (int i = 0; i < out.impulses.size(); ++i)
+  bool kkt = sol.converged;
+  const ContactVector& tolerances = problem.tolerances();
+  for (int i = 0; i < k; ++i) {
     residual = std::max(residual, std::abs(out.impulses[i] * out.rates[i]));
+    if (out.rates[i] < -tolerances[i]) kkt = false;                           // feasibility
+    if (out.impulses[i] < 0.0) kkt = false;                                   // dual sign
+    if (out.impulses[i] > 0.0 && std::abs(out.rates[i]) > tolerances[i]) kkt = false;  // complementarity
+  }
+  // Stationarity in primal form: p_p − p⁻ is g-orthogonal to p_p (a projection onto a cone).
+  if (std::abs((sol.y - problem.whitened_momentum()).dot(sol.y)) > 1e-9 * scale * scale) kkt = false;
   out.complementarity_residual = scale > 0.0 ? residual / (scale * scale) : residual;
+  out.converged = kkt;
   return out;
 }
 
@@ -106,15 +143,13 @@ bool normals_positively_span(const ImpactProblem& problem) {
   // Cheap certificate against: w = Σ u_j/||u_j|| with <w,u_i>_g > 0 for all i.
   const ContactVector unit_sum_rates = a * problem.normal_norms().cwiseInverse();
   if ((unit_sum_rates.array() > 1e-12 * problem.normal_norms().array()).all()) return false;
+  const DofByContact& b = problem.whitened_normals();
   for (int i = 0; i < k; ++i) {
-    // min ||u_i + Σ μ_j u_j||²_g over μ ≥ 0: zero iff −u_i ∈ cone{u_j}.
-    const ContactVector b = a.col(i);
-    const NonnegativeSolution sol = solve_nonnegative_quadratic(a, b, 1e-14 * a(i, i));
-    // The residual in the full space: the Gram form a_ii + 2b·x + xᵀAx cancels to ~1e-16·a_ii
-    // of rounding noise exactly when the answer is zero.
-    DofVector r = problem.normals().row(i).transpose();
-    r.noalias() += problem.normals().transpose() * sol.x;
-    if (problem.metric().squared_norm(r) > 1e-16 * a(i, i)) return false;
+    // min |b_i + Σ μ_j b_j|² over μ ≥ 0: zero iff −u_i ∈ cone{u_j}. The residual comes from the
+    // QR projection, accurate to ~ε|b_i|, so "zero" is 1e-12 |b_i| (a cone 1e-12 rad wide).
+    const DofVector bi = b.col(i);
+    const NonnegativeLeastSquares sol = solve_nonnegative_least_squares(b, bi, 1e-14 * bi.norm());
+    if (sol.y.norm() > 1e-12 * bi.norm()) return false;
   }
   return true;
 }

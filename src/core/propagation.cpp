@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "simpact/core/minimality.hpp"
 #include "simpact/core/reset_map.hpp"
 
 namespace simpact {
@@ -63,32 +64,90 @@ Propagation propagate(const ImpactProblem& problem, OrderingPolicy policy, const
   return out;
 }
 
+namespace {
+
+void record_sequence(Outcome& o, const ContactSequence& sequence) {
+  ++o.sequence_count;
+  o.shortest = std::min(o.shortest, sequence.length);
+  if (o.stored_sequences < kMaxSequencesPerOutcome) o.sequences[o.stored_sequences++] = sequence;
+}
+
+// Definition 1 for one more sequence of `o`, unless `o` is already known minimal.
+void test_definition1(const ImpactProblem& problem, Definition1Tracker& tracker, Outcome& o,
+                      const ContactSequence& sequence) {
+  if (!tracker.enabled || o.definition1_minimal == 1) return;
+  const int n = sequence.length;
+  const long cost = (n <= kMaxDefinition1Length && !sequence.truncated()) ? (1L << n) : -1;
+  if (cost < 0 || cost > tracker.budget) {
+    o.definition1_unchecked = true;
+    tracker.cap_hit = true;
+  } else {
+    tracker.budget -= cost;
+    if (definition1_minimal(problem, sequence) == 1) o.definition1_minimal = 1;
+  }
+  if (o.definition1_minimal != 1) o.definition1_minimal = o.definition1_unchecked ? -1 : 0;
+}
+
+}  // namespace
+
 void OutcomeSet::add(const ImpactProblem& problem, const ContactVector& impulses,
                      const ContactSequence& sequence) {
   const double merge = kOutcomeMergeTolerance * problem.momentum_norm();
+  const DofVector p = problem.momentum_from_impulses(impulses);
   for (int j = 0; j < size; ++j) {
-    Outcome& o = items[j];
-    if (problem.distance_between(o.elastic_impulses, impulses) <= merge) {
-      ++o.sequence_count;
-      o.shortest = std::min(o.shortest, sequence.length);
-      if (o.stored_sequences < kMaxSequencesPerOutcome) o.sequences[o.stored_sequences++] = sequence;
+    Outcome& o = items[static_cast<std::size_t>(j)];
+    if (problem.distance(o.elastic_momentum, p) <= merge) {
+      record_sequence(o, sequence);
+      test_definition1(problem, definition1, o, sequence);
       return;
     }
   }
-  if (size == kMaxOutcomes) {
+  if (size >= capacity_limit) {
     outcome_cap_hit = true;
     return;
   }
-  Outcome& o = items[size++];
+  if (static_cast<std::size_t>(size) == items.size()) items.resize(items.size() + std::max<std::size_t>(8, items.size()));
+  Outcome& o = items[static_cast<std::size_t>(size++)];
   o.elastic_impulses = impulses;
   o.impulses = impulses;
+  o.elastic_momentum = p;
+  o.momentum = p;
   o.alpha = 1.0;
   o.energy = 0.0;
-  o.sequence_count = 1;
+  o.sequence_count = 0;
   o.shortest = sequence.length;
-  o.stored_sequences = 1;
-  o.sequences[0] = sequence;
+  o.stored_sequences = 0;
   o.definition1_minimal = -1;
+  o.definition1_unchecked = false;
+  record_sequence(o, sequence);
+  test_definition1(problem, definition1, o, sequence);
+}
+
+void OutcomeSet::merge_equal_final_momenta(const ImpactProblem& problem) {
+  const double merge = kOutcomeMergeTolerance * problem.momentum_norm();
+  int kept = 0;
+  for (int j = 0; j < size; ++j) {
+    Outcome& o = items[static_cast<std::size_t>(j)];
+    int into = -1;
+    for (int m = 0; m < kept && into < 0; ++m)
+      if (problem.distance(items[static_cast<std::size_t>(m)].momentum, o.momentum) <= merge) into = m;
+    if (into < 0) {
+      if (kept != j) std::swap(items[static_cast<std::size_t>(kept)], o);
+      ++kept;
+      continue;
+    }
+    Outcome& target = items[static_cast<std::size_t>(into)];
+    target.sequence_count += o.sequence_count;
+    for (int s = 0; s < o.stored_sequences && target.stored_sequences < kMaxSequencesPerOutcome; ++s)
+      target.sequences[target.stored_sequences++] = o.sequences[s];
+    target.shortest = std::min(target.shortest, o.shortest);
+    target.definition1_unchecked = target.definition1_unchecked || o.definition1_unchecked;
+    if (o.definition1_minimal == 1 || target.definition1_minimal == 1)
+      target.definition1_minimal = 1;
+    else if (o.definition1_minimal == -1 || target.definition1_minimal == -1)
+      target.definition1_minimal = -1;
+  }
+  size = kept;
 }
 
 void enumerate_outcomes(const ImpactProblem& problem, const ResolveLimits& limits, OutcomeSet& outcomes,
@@ -96,8 +155,7 @@ void enumerate_outcomes(const ImpactProblem& problem, const ResolveLimits& limit
   outcomes.clear();
   const int k = problem.contacts();
   const ContactVector& tol = problem.tolerances();
-  if (static_cast<int>(stack.frames.size()) < limits.max_depth + 1)
-    stack.frames.resize(static_cast<std::size_t>(limits.max_depth) + 1);
+  if (stack.frames.empty()) stack.frames.resize(16);
   ContactSequence path;
 
   auto open_frame = [&](EnumerationStack::Frame& f) {
@@ -118,16 +176,16 @@ void enumerate_outcomes(const ImpactProblem& problem, const ResolveLimits& limit
   }
   // Iterative depth-first search; frame d holds the state after d reflections.
   while (depth >= 0) {
-    auto& frame = stack.frames[static_cast<std::size_t>(depth)];
-    if (frame.next == frame.violated_count) {  // every branch below this state explored
+    auto* frame = &stack.frames[static_cast<std::size_t>(depth)];
+    if (frame->next == frame->violated_count) {  // every branch below this state explored
       --depth;
       if (depth >= 0) path.pop();
       continue;
     }
-    const int i = frame.violated[frame.next++];
+    const int i = frame->violated[frame->next++];
     if (depth == limits.max_depth) {
       outcomes.depth_cap_hit = true;
-      frame.next = frame.violated_count;
+      frame->next = frame->violated_count;
       continue;
     }
     if (outcomes.nodes >= limits.max_nodes) {
@@ -135,9 +193,14 @@ void enumerate_outcomes(const ImpactProblem& problem, const ResolveLimits& limit
       return;
     }
     ++outcomes.nodes;
+    // The stack grows with the depth reached (doubling), never with the limit.
+    if (static_cast<std::size_t>(depth) + 1 >= stack.frames.size()) {
+      stack.frames.resize(2 * stack.frames.size());
+      frame = &stack.frames[static_cast<std::size_t>(depth)];
+    }
     auto& child = stack.frames[static_cast<std::size_t>(depth) + 1];
-    child.impulses = frame.impulses;
-    child.rates = frame.rates;
+    child.impulses = frame->impulses;
+    child.rates = frame->rates;
     reflect_in_contact_coordinates(problem.gram(), i, child.impulses, child.rates);
     path.push(i);
     open_frame(child);

@@ -36,18 +36,20 @@ using Names = std::vector<std::string>;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// Caps on user limits: max_depth sizes the enumeration stack (one frame per level, allocated up
-// front), so an absurd value must be an input error, not an allocation failure.
+// Ranges of user limits. Storage grows with what a resolution reaches (never with a limit), so
+// any value up to these costs nothing until it is used.
 constexpr long long kMaxStepsCap = INT_MAX;
-constexpr long long kMaxDepthCap = 100000;
+constexpr long long kMaxDepthCap = INT_MAX;
 constexpr long long kMaxNodesCap = 1000000000000LL;
+constexpr long long kMaxOutcomesCap = 1LL << 24;
+constexpr long long kMaxDefinition1ChecksCap = 1LL << 40;
 
-const Names kProblemKeys = {"mass_matrix", "normals", "momentum", "velocity", "gaps"};
+const Names kProblemKeys = {"mass_matrix", "normals", "momentum", "velocity", "gaps", "gap_tolerance"};
 const Names kResolveKeys = {"_comment", "mass_matrix", "normals",  "momentum",   "velocity",
-                            "gaps",     "restitution", "ordering", "minimality", "seed",
+                            "gaps",     "gap_tolerance", "restitution", "ordering", "minimality", "seed",
                             "limits",   "model",       "params"};
-const Names kCheckOnlyKeys = {"momentum_after", "velocity_after", "tolerance"};
-const Names kLimitKeys = {"max_steps", "max_depth", "max_nodes"};
+const Names kCheckOnlyKeys = {"momentum_after", "velocity_after", "tolerance", "consistency_tolerance"};
+const Names kLimitKeys = {"max_steps", "max_depth", "max_nodes", "max_outcomes", "max_definition1_checks"};
 
 // ---- one-line messages -------------------------------------------------------------------------
 
@@ -304,7 +306,7 @@ ResolveOptions read_options(const Json& doc) {
     if (!limits.is_object())
       throw InputError(
           "limits",
-          fmt::format("must be an object with max_steps, max_depth, max_nodes (got {})", limits.type_name()));
+          fmt::format("must be an object with keys from {} (got {})", join(kLimitKeys), limits.type_name()));
     for (auto it = limits.begin(); it != limits.end(); ++it) {
       const std::string field = "limits." + printable(it.key());
       if (it.key() == "max_steps")
@@ -313,6 +315,11 @@ ResolveOptions read_options(const Json& doc) {
         options.limits.max_depth = static_cast<int>(read_integer(*it, field, 1, kMaxDepthCap));
       else if (it.key() == "max_nodes")
         options.limits.max_nodes = static_cast<long>(read_integer(*it, field, 1, kMaxNodesCap));
+      else if (it.key() == "max_outcomes")
+        options.limits.max_outcomes = static_cast<int>(read_integer(*it, field, 1, kMaxOutcomesCap));
+      else if (it.key() == "max_definition1_checks")
+        options.limits.max_definition1_checks =
+            static_cast<long>(read_integer(*it, field, 1, kMaxDefinition1ChecksCap));
       else {
         const std::string near = nearest_name(it.key(), kLimitKeys);
         throw InputError(field, near.empty() ? fmt::format("unknown key (allowed: {})", join(kLimitKeys))
@@ -346,6 +353,7 @@ void read_raw_problem(const Json& doc, ResolveRequest& request) {
   if (v.size() != d) throw InputError(name, fmt::format("must have length d = {} (got {})", d, v.size()));
   (has_p ? input.momentum : input.velocity) = v;
   if (doc.contains("gaps")) input.gaps = read_vector(doc["gaps"], "gaps");
+  if (doc.contains("gap_tolerance")) input.gap_tolerance = read_number(doc["gap_tolerance"], "gap_tolerance");
   if (doc.contains("restitution")) input.restitution = read_number(doc["restitution"], "restitution");
   request.problem = make_generic_problem(input);
 }
@@ -468,14 +476,14 @@ OrderedJson closed_contacts(const ImpactProblem& problem) {
 
 OrderedJson outcome_json(const ImpactProblem& problem, const Outcome& o) {
   OrderedJson out;
-  const DofVector p = problem.momentum_from_impulses(o.impulses);
+  const DofVector& p = o.momentum;
   out["momentum"] = vector_json(p);
   out["velocity"] = vector_json(problem.metric().velocity(p));
   out["energy"] = number(o.energy);
   out["impulses"] = given_impulses(problem, o.impulses);
   if (problem.restitution() < 1.0) {
     out["alpha"] = number(o.alpha);
-    out["elastic_momentum"] = vector_json(problem.momentum_from_impulses(o.elastic_impulses));
+    out["elastic_momentum"] = vector_json(o.elastic_momentum);
   }
   OrderedJson sequences = OrderedJson::array(), lengths = OrderedJson::array();
   bool contacts_truncated = false;
@@ -519,6 +527,10 @@ void describe_request(const ResolveRequest& request, OrderedJson& out) {
   out["dof"] = problem.dof();
   out["contacts"] = problem.given_contacts();
   out["closed_contacts"] = closed_contacts(problem);
+  // Negative gaps are penetration: those contacts are closed (never dropped), and listed here.
+  OrderedJson penetrating = OrderedJson::array();
+  for (int j = 0; j < problem.penetrating_contacts(); ++j) penetrating.push_back(problem.penetrating_index(j));
+  out["penetrating_contacts"] = std::move(penetrating);
   out["restitution"] = number(problem.restitution());
   out["momentum_before"] = vector_json(problem.momentum());
   out["velocity_before"] = vector_json(problem.metric().velocity(problem.momentum()));
@@ -580,23 +592,25 @@ std::string resolution_to_json(const ResolveRequest& request, const ImpactResolu
   out["outcome_count"] = resolution.outcome_count;
   OrderedJson outcomes = OrderedJson::array();
   for (int j = 0; j < workspace.outcomes.size; ++j)
-    outcomes.push_back(outcome_json(problem, workspace.outcomes.items[j]));
+    outcomes.push_back(outcome_json(problem, workspace.outcomes.items[static_cast<std::size_t>(j)]));
   out["outcomes"] = std::move(outcomes);
   out["unique"] = resolution.unique;
   out["xi"] = number(resolution.xi);
+  // Only when the outcome cap cut the set: the diameter of the outcomes found (ξ ≥ this).
+  if (std::isfinite(resolution.xi_lower_bound)) out["xi_lower_bound"] = number(resolution.xi_lower_bound);
   out["xi_argmin_argmax"] = number(resolution.xi_argmin_argmax);
   out["minimal_outcomes"] =
       resolution.minimal_outcomes < 0 ? OrderedJson(nullptr) : OrderedJson(resolution.minimal_outcomes);
   if (resolution.plastic_computed) {
     const PlasticOutcome& plastic = resolution.plastic;
-    const DofVector p = problem.momentum_from_impulses(plastic.impulses);
+    const DofVector& p = plastic.momentum;
     OrderedJson pj;
     pj["momentum"] = vector_json(p);
     pj["velocity"] = vector_json(problem.metric().velocity(p));
     pj["impulses"] = given_impulses(problem, plastic.impulses);
     pj["energy"] = number(plastic.energy);
     pj["complementarity_residual"] = number(plastic.complementarity_residual);
-    pj["converged"] = plastic.converged;
+    pj["converged"] = plastic.converged;  // the KKT conditions were verified after the solve
     out["plastic"] = std::move(pj);
   } else {
     out["plastic"] = nullptr;
@@ -612,12 +626,15 @@ std::string resolution_to_json(const ResolveRequest& request, const ImpactResolu
   caps["depth_cap_hit"] = resolution.depth_cap_hit;
   caps["node_cap_hit"] = resolution.node_cap_hit;
   caps["outcome_cap_hit"] = resolution.outcome_cap_hit;
+  caps["definition1_cap_hit"] = resolution.definition1_cap_hit;
   caps["nodes"] = resolution.nodes;
   out["caps"] = std::move(caps);
   OrderedJson limits;
   limits["max_steps"] = request.options.limits.max_steps;
   limits["max_depth"] = request.options.limits.max_depth;
   limits["max_nodes"] = request.options.limits.max_nodes;
+  limits["max_outcomes"] = request.options.limits.max_outcomes;
+  limits["max_definition1_checks"] = request.options.limits.max_definition1_checks;
   out["limits"] = std::move(limits);
   return dump(out, indent);
 }
@@ -692,10 +709,10 @@ std::string check_to_json(const CheckRequest& request, const PostImpactCheck& ch
   out["velocity_after"] = vector_json(problem.metric().velocity(request.momentum_after));
   OrderedJson outcomes = OrderedJson::array();
   for (int j = 0; j < workspace.outcomes.size; ++j)
-    outcomes.push_back(vector_json(problem.momentum_from_impulses(workspace.outcomes.items[j].impulses)));
+    outcomes.push_back(vector_json(workspace.outcomes.items[static_cast<std::size_t>(j)].momentum));
   out["outcome_momenta"] = std::move(outcomes);
   out["plastic_momentum"] = resolution.plastic_computed
-                                ? vector_json(problem.momentum_from_impulses(resolution.plastic.impulses))
+                                ? vector_json(resolution.plastic.momentum)
                                 : OrderedJson(nullptr);
   out["xi"] = number(resolution.xi);
   return dump(out, indent);

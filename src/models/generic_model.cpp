@@ -17,7 +17,8 @@ ImpactProblem make_generic_problem(const GenericImpactInput& input) {
   } else {
     momentum = input.momentum;
   }
-  return ImpactProblem(std::move(metric), input.normals, momentum, input.restitution, input.gaps);
+  return ImpactProblem(std::move(metric), input.normals, momentum, input.restitution, input.gaps,
+                       input.gap_tolerance);
 }
 
 }  // namespace simpact

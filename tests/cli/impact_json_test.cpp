@@ -157,7 +157,7 @@ TEST(ImpactJsonErrors, WrongTypes) {
   EXPECT_EQ(resolve_error(cradle_with("minimality", "minimal")), "minimality");
   EXPECT_EQ(resolve_error(cradle_with("limits", 5)), "limits");
   EXPECT_EQ(resolve_error(cradle_with("limits", json{{"max_depth", 2.5}})), "limits.max_depth");
-  EXPECT_EQ(resolve_error(cradle_with("limits", json{{"max_depth", 1e9}})), "limits.max_depth");
+  EXPECT_EQ(resolve_error(cradle_with("limits", json{{"max_depth", 3e9}})), "limits.max_depth");
   EXPECT_EQ(resolve_error(cradle_with("limits", json{{"max_nodes", 0}})), "limits.max_nodes");
   EXPECT_EQ(resolve_error(cradle_with("limits", json{{"max_dept", 1}})), "limits.max_dept");
   EXPECT_EQ(resolve_error(cradle_with("seed", -1)), "seed");

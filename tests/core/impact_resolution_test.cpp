@@ -412,15 +412,22 @@ TEST(ImpactResolution, XiArgminArgmaxUsesTheBlendedMomenta) {
   EXPECT_NEAR(res.xi_argmin_argmax, 0.4 * xi_elastic, 1e-14);
 }
 
-TEST(ImpactResolution, WorkspaceGrowsForDeeperLimits) {
+// The enumeration stack grows with the depth a resolution reaches, never with the limit: a
+// limit of 2e9 costs nothing (issue: a typo in max_depth used to allocate hundreds of GB).
+TEST(ImpactResolution, WorkspaceGrowsWithTheDepthReachedNotTheLimit) {
   const ImpactProblem problem = cradle3(Eigen::Vector3d(1, 0, -1));
-  ResolveLimits small;
-  small.max_depth = 4;
-  ImpactWorkspace ws(small);
-  EXPECT_EQ(ws.stack.frames.size(), 5u);
-  const ImpactResolution res = resolve_impact(problem, ResolveOptions{}, ws);  // default depth 256
+  ResolveLimits huge;
+  huge.max_depth = 2000000000;
+  huge.max_outcomes = 1 << 24;
+  ImpactWorkspace ws(huge);
+  EXPECT_LE(ws.stack.frames.size(), 64u);
+  EXPECT_LE(ws.outcomes.items.size(), 64u);
+  ResolveOptions options;
+  options.limits = huge;
+  const ImpactResolution res = resolve_impact(problem, options, ws);
   EXPECT_EQ(res.outcome_count, 1);
-  EXPECT_GE(ws.stack.frames.size(), 257u);
+  EXPECT_EQ(res.status, ResolveStatus::kOk);
+  EXPECT_LE(ws.stack.frames.size(), 64u);
 }
 
 }  // namespace

@@ -72,37 +72,39 @@ void expect_complementarity(const ImpactProblem& problem, const PlasticOutcome& 
   EXPECT_NEAR(out.energy, 0.5 * problem.metric().squared_norm(p), 1e-12 * problem.energy_before());
 }
 
-TEST(NonnegativeQuadratic, KnownSolutions) {
-  // min ½xᵀx + bᵀx, x ≥ 0, b = [−1, 2]: x = [1, 0], gradient [0, 2].
-  ContactMatrix a = ContactMatrix::Identity(2, 2);
-  ContactVector b(2);
-  b << -1.0, 2.0;
-  NonnegativeSolution s = solve_nonnegative_quadratic(a, b, 1e-14);
+// min |y + Bx|² over x ≥ 0 has the Gram form ½xᵀ(BᵀB)x + (Bᵀy)·x: the cases below are chosen
+// through B so that BᵀB and Bᵀy are the matrices named in the comments.
+TEST(NonnegativeLeastSquares, KnownSolutions) {
+  // BᵀB = I, Bᵀy = [−1, 2]: x = [1, 0], rates c = Bᵀ(y + Bx) = [0, 2].
+  DofByContact b = DofByContact::Identity(2, 2);
+  DofVector y(2);
+  y << -1.0, 2.0;
+  NonnegativeLeastSquares s = solve_nonnegative_least_squares(b, y, 1e-14);
   EXPECT_TRUE(s.converged);
   EXPECT_NEAR(s.x[0], 1.0, 1e-15);
   EXPECT_EQ(s.x[1], 0.0);
-  EXPECT_NEAR(s.gradient[1], 2.0, 1e-15);
-  // A = [[2,1],[1,2]], b = [−1,−1]: interior solution x = A⁻¹(−b) = [1/3, 1/3].
-  a << 2.0, 1.0, 1.0, 2.0;
-  b << -1.0, -1.0;
-  s = solve_nonnegative_quadratic(a, b, 1e-14);
-  EXPECT_NEAR(s.x[0], 1.0 / 3.0, 1e-15);
-  EXPECT_NEAR(s.x[1], 1.0 / 3.0, 1e-15);
-  EXPECT_LE(s.gradient.cwiseAbs().maxCoeff(), 1e-15);
-  // Singular A = [[1,−1],[−1,1]], b = [−1, 1.5]: with t = x_0 − x_1 the objective is
-  // ½t² − t + ½x_1, minimal at x = [1, 0] (value −½, gradient [0, ½]).
-  a << 1.0, -1.0, -1.0, 1.0;
-  b << -1.0, 1.5;
-  s = solve_nonnegative_quadratic(a, b, 1e-14);
+  EXPECT_NEAR(s.c[1], 2.0, 1e-15);
+  EXPECT_NEAR(s.y[0], 0.0, 1e-15);
+  // B = I, y = [−1, −1]: both free, x = [1, 1], y + Bx = 0.
+  y << -1.0, -1.0;
+  s = solve_nonnegative_least_squares(b, y, 1e-14);
+  EXPECT_NEAR(s.x[0], 1.0, 1e-15);
+  EXPECT_NEAR(s.x[1], 1.0, 1e-15);
+  EXPECT_LE(s.y.norm(), 1e-15);
+  // Dependent columns B = [e, −e] (BᵀB = [[1,−1],[−1,1]]), y = −e: the minimum |y + (x0 − x1)e|
+  // is 0 at x0 − x1 = 1; Lawson–Hanson frees only column 0 (column 1 has rate +1).
+  b.resize(2, 2);
+  b << 1.0, -1.0, 0.0, 0.0;
+  y << -1.0, 0.0;
+  s = solve_nonnegative_least_squares(b, y, 1e-14);
   EXPECT_TRUE(s.converged);
   EXPECT_NEAR(s.x[0], 1.0, 1e-14);
   EXPECT_NEAR(s.x[1], 0.0, 1e-14);
-  EXPECT_NEAR(0.5 * s.x.dot(a * s.x) + b.dot(s.x), -0.5, 1e-14);
-  EXPECT_NEAR(s.gradient[1], 0.5, 1e-14);
-  // All-positive b: x = 0 immediately.
-  a = ContactMatrix::Identity(3, 3);
-  b = ContactVector::Constant(3, 1.0);
-  s = solve_nonnegative_quadratic(a, b, 1e-14);
+  EXPECT_LE(s.y.norm(), 1e-15);
+  // Already feasible y: x = 0 immediately.
+  b = DofByContact::Identity(3, 3);
+  y = DofVector::Constant(3, 1.0);
+  s = solve_nonnegative_least_squares(b, y, 1e-14);
   EXPECT_EQ(s.x, ContactVector::Zero(3));
   EXPECT_EQ(s.iterations, 0);
 }

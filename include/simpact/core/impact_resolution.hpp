@@ -29,18 +29,25 @@ enum class ResolveStatus {
   kOk,                // outcome(s) found
   kNoImpact,          // p⁻ already feasible: p⁺ = p⁻
   kNoElasticOutcome,  // the closed normals positively span their span: only p_p exists
-  kCapHit,            // a step/depth/node/outcome cap was hit: outcomes may be incomplete
+  kCapHit,            // a step/depth/node/outcome/Definition 1 cap was hit: ξ is NaN
+  kPlasticUnverified,  // the plastic solve failed its KKT check: p_p and every blend are NaN
 };
 const char* resolve_status_name(ResolveStatus status);
 
+// ξ is published only when it was computed exactly: NaN after any cap hit (the outcome set,
+// or the two propagations, may be incomplete or infeasible), never 0.
 struct ImpactResolution {
   ResolveStatus status = ResolveStatus::kOk;
   int outcome_count = 0;                                 // distinct outcomes (workspace.outcomes)
   double xi = std::numeric_limits<double>::quiet_NaN();  // diameter / ||p⁻||_g (policy all)
+  // The diameter of the outcomes found when the outcome set is incomplete (a lower bound of ξ);
+  // NaN otherwise.
+  double xi_lower_bound = std::numeric_limits<double>::quiet_NaN();
   double xi_argmin_argmax = std::numeric_limits<double>::quiet_NaN();
   bool unique = false;        // policy all: exactly one outcome and no cap hit
   int minimal_outcomes = -1;  // outcomes with a Definition 1 minimal sequence (−1: unchecked)
   bool step_cap_hit = false, depth_cap_hit = false, node_cap_hit = false, outcome_cap_hit = false;
+  bool definition1_cap_hit = false;  // some sequence left untested (too long or past the budget)
   long nodes = 0;
   double energy_before = 0.0;  // ½||p⁻||²_g [J]
   bool plastic_computed = false;

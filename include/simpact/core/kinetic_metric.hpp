@@ -12,7 +12,8 @@ class KineticMetric {
  public:
   KineticMetric() = default;
   // Throws InputError("mass_matrix", ...) unless M is square, finite, symmetric and positive
-  // definite (checked with a relative tolerance).
+  // definite. Definiteness is decided on the unit-diagonal matrix D M D (D = diag(M)^-1/2), so a
+  // change of units (any positive diagonal scaling) never changes the verdict.
   explicit KineticMetric(const Eigen::Ref<const Eigen::MatrixXd>& mass_matrix);
 
   int dof() const { return static_cast<int>(mass_.rows()); }
@@ -36,11 +37,34 @@ class KineticMetric {
   // <a,b>_g, [J] for momenta.
   double inner(const DofVector& a, const DofVector& b) const { return a.dot(velocity(b)); }
   double squared_norm(const DofVector& a) const { return inner(a, a); }
+  // y = L⁻¹ b for each column of b, with M = L Lᵀ: then <a,b>_g = (L⁻¹a)·(L⁻¹b). Working with
+  // whitened vectors keeps norms non-negative and lets the plastic QP be solved by QR on L⁻¹Nᵀ
+  // without forming (and squaring the condition of) the Gram matrix.
+  template <typename Derived>
+  void whiten_in_place(Eigen::MatrixBase<Derived>& b) const {
+    if (diagonal_) {
+      for (Eigen::Index c = 0; c < b.cols(); ++c) b.col(c).array() *= inverse_sqrt_diagonal_.array();
+    } else {
+      factor_.matrixL().solveInPlace(b);
+    }
+  }
+  // p = L y: the inverse of whiten_in_place for one vector.
+  DofVector unwhiten(const DofVector& y) const {
+    if (diagonal_) return (y.array() / inverse_sqrt_diagonal_.array()).matrix();
+    return factor_.matrixL() * y;
+  }
+  // ||a||_g computed as |L⁻¹a| (accurate for small differences of large momenta).
+  double norm(const DofVector& a) const {
+    DofVector y = a;
+    whiten_in_place(y);
+    return y.norm();
+  }
 
  private:
   DofMatrix mass_;
   Eigen::LLT<DofMatrix> factor_;
   DofVector inverse_diagonal_;
+  DofVector inverse_sqrt_diagonal_;
   bool diagonal_ = false;
 };
 

@@ -8,10 +8,10 @@
 
 namespace simpact {
 
-// Longest sequence checked exhaustively (2^n − 2 proper, non-empty subsequences).
-inline constexpr int kMaxDefinition1Length = 16;  // ≤ 65534 subsequences per sequence
-// Subsequences checked per resolution at most (all outcomes' stored sequences together).
-inline constexpr long kDefinition1Budget = 1L << 18;
+// Longest sequence checked exhaustively (2^n − 2 proper, non-empty subsequences, by a
+// depth-first search costing ≤ 2^(n+1) reflections). Longer sequences are reported unchecked
+// (a cap hit); the per-resolution budget is ResolveLimits::max_definition1_checks.
+inline constexpr int kMaxDefinition1Length = 24;
 
 // 1: minimal, 0: some proper subsequence is feasible, −1: too long (or truncated) to check.
 int definition1_minimal(const ImpactProblem& problem, const ContactSequence& sequence);

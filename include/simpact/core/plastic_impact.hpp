@@ -1,8 +1,11 @@
 // The perfectly plastic outcome (eq. 10–11, in Baraff–Mattikalli's unilateral form):
 //   p_p = argmin ||p − p⁻||_g  subject to  <p,u_i>_g ≥ 0 for every closed contact,
 // i.e. p_p = p⁻ + λᵀN with the LCP  c = c⁻ + Aλ ≥ 0, λ ≥ 0, λ·c = 0  (A = N M⁻¹ Nᵀ PSD).
-// Solved exactly by Lawson–Hanson non-negative least squares in Gram form: finite, and p_p is
-// unique even when A is singular (dependent normals), although λ then is not.
+// Solved as non-negative least squares in whitened coordinates, min_λ≥0 |y⁻ + Bλ|² with
+// B = L⁻¹Nᵀ, y⁻ = L⁻¹p⁻ (M = LLᵀ): Lawson–Hanson with a QR of the free columns of B, so the
+// condition number is never squared (the Gram form A = BᵀB loses normals 1e-8 rad from
+// antiparallel entirely). p_p is computed as the QR projection residual, exact to rounding in
+// ||p⁻||_g even when λ is huge, and the KKT conditions are verified after the solve.
 #pragma once
 
 #include "simpact/core/fixed_size.hpp"
@@ -10,24 +13,29 @@
 
 namespace simpact {
 
-struct NonnegativeSolution {
-  ContactVector x;         // minimizer, x ≥ 0
-  ContactVector gradient;  // b + A x (≥ 0 where x = 0, ≈ 0 where x > 0)
+struct NonnegativeLeastSquares {
+  ContactVector x;   // minimizer, x ≥ 0
+  DofVector y;       // y + Bx at the minimizer, from the QR projection (accurate for huge x)
+  ContactVector c;   // Bᵀ(y + Bx): ≥ −tol where x = 0, ≈ 0 where x > 0
   int iterations = 0;
   bool converged = false;
 };
 
-// min_x ½ xᵀAx + bᵀx over x ≥ 0, for symmetric positive semidefinite A (k ≤ kMaxContacts).
-// `tolerance` bounds the negative gradient accepted at the optimum. Allocation-free.
-NonnegativeSolution solve_nonnegative_quadratic(const ContactMatrix& a, const ContactVector& b,
-                                                double tolerance);
+// min_x≥0 |y + Bx|² for B (d×k, k ≤ kMaxContacts). A column enters while its rate b_iᵀ(y + Bx)
+// is below −tolerance. Allocation-free.
+NonnegativeLeastSquares solve_nonnegative_least_squares(const DofByContact& b, const DofVector& y,
+                                                        double tolerance);
 
 struct PlasticOutcome {
-  ContactVector impulses;  // λ ≥ 0 [kg·m/s per unit normal]
-  ContactVector rates;     // <p_p,u_i>_g ≥ 0
+  ContactVector impulses;  // λ ≥ 0 [kg·m/s per unit normal] (not unique for dependent normals)
+  DofVector momentum;      // p_p = L y_p, accurate to rounding in ||p⁻||_g
+  DofVector whitened;      // y_p = L⁻¹p_p (so <a,p_p>_g = (L⁻¹a)·y_p)
+  ContactVector rates;     // <p_p,u_i>_g ≥ −tol_i
   double energy = 0.0;     // ½||p_p||²_g [J]
-  // max_i |λ_i c_i| / (||p⁻||_g² ) : complementarity residual, relative (0 = exact)
+  // max_i |λ_i c_i| / ||p⁻||_g² : complementarity residual, relative (0 = exact)
   double complementarity_residual = 0.0;
+  // The KKT conditions hold after the solve: feasibility c_i ≥ −tol_i, λ ≥ 0, complementarity
+  // |c_i| ≤ tol_i wherever λ_i > 0, and <p_p − p⁻, p_p>_g ≈ 0. False means: do not trust p_p.
   bool converged = false;
 };
 

@@ -14,10 +14,16 @@
 
 namespace simpact {
 
+// Every cap of one resolution: the single source of their defaults (JSON, YAML and docs read
+// these). A hit is always reported (status cap_hit) and turns the affected ξ into NaN.
 struct ResolveLimits {
   int max_steps = 1000;     // reflections along one single-policy propagation
   int max_depth = 256;      // reflections along one branch of the enumeration
   long max_nodes = 200000;  // reflections in the whole enumeration tree
+  int max_outcomes = 4096;  // distinct outcomes kept (storage grows on demand up to this)
+  // Subsequences tested for Definition 1 per resolution (every sequence of every outcome is
+  // tested until the outcome is known minimal; what the budget leaves unchecked is a cap hit).
+  long max_definition1_checks = 1L << 22;
 };
 
 // The violated contact a single policy reflects next, or −1 when p is feasible.
@@ -35,42 +41,64 @@ struct Propagation {
 Propagation propagate(const ImpactProblem& problem, OrderingPolicy policy, const ResolveLimits& limits,
                       CounterRng* rng);
 
-inline constexpr int kMaxOutcomes = 64;
+// Sequences kept per outcome for reporting (all of them are counted and, for Definition 1, tested).
 inline constexpr int kMaxSequencesPerOutcome = 4;
-// Two end momenta closer than this (relative to ||p⁻||_g) are the same outcome.
+// Two end momenta closer than this (relative to ||p⁻||_g, measured on the momentum difference)
+// are the same outcome.
 inline constexpr double kOutcomeMergeTolerance = 1e-9;
 
 struct Outcome {
   ContactVector elastic_impulses;  // λ_e of the elastic end momentum
   ContactVector impulses;          // λ⁺ = α λ_e + (1−α) λ_p (equal to λ_e when R = 1)
+  DofVector elastic_momentum;      // p_e = p⁻ + λ_eᵀN
+  DofVector momentum;              // p⁺ = α p_e + (1−α) p_p (equal to p_e when R = 1)
   double alpha = 1.0;              // restitution blend, eq. (17)
   double energy = 0.0;             // ½||p⁺||²_g [J]
   long sequence_count = 0;         // branches reaching this outcome
   int shortest = 0;                // length of the shortest such branch
   int stored_sequences = 0;
   ContactSequence sequences[kMaxSequencesPerOutcome];
-  int definition1_minimal = -1;  // 1/0: some stored sequence is (is not) minimal; −1 unchecked
+  // Definition 1 over every sequence reaching this outcome: 1 some sequence is minimal, 0 none
+  // is, −1 unknown (a sequence too long or past the budget was left unchecked, or not asked).
+  int definition1_minimal = -1;
+  bool definition1_unchecked = false;  // some sequence was not tested
 };
 
-// Fixed capacity, allocated once (in the workspace): the hot path never allocates.
+// Tests Definition 1 for each sequence added to an outcome not yet known minimal, within a
+// budget of subsequences (ResolveLimits::max_definition1_checks).
+struct Definition1Tracker {
+  bool enabled = false;
+  long budget = 0;
+  bool cap_hit = false;  // some sequence was left unchecked
+};
+
+// Storage grows on demand (amortized, outside the steady state: a workspace reused across
+// tasks stops allocating once it has seen its largest set) up to ResolveLimits::max_outcomes.
 struct OutcomeSet {
-  Outcome items[kMaxOutcomes];
+  std::vector<Outcome> items;
   int size = 0;
+  int capacity_limit = ResolveLimits{}.max_outcomes;
   long nodes = 0;  // reflections performed by the enumeration
   bool depth_cap_hit = false;
   bool node_cap_hit = false;
   bool outcome_cap_hit = false;
+  Definition1Tracker definition1;
 
   void clear() {
     size = 0;
     nodes = 0;
     depth_cap_hit = node_cap_hit = outcome_cap_hit = false;
+    definition1.cap_hit = false;
   }
-  // Adds the end momentum with impulses λ reached by `sequence`, merging it with an equal one.
+  // Adds the end momentum with impulses λ reached by `sequence`, merging it with an equal one
+  // (compared by momentum, kOutcomeMergeTolerance · ||p⁻||_g).
   void add(const ImpactProblem& problem, const ContactVector& impulses, const ContactSequence& sequence);
+  // Merges outcomes whose final momenta p⁺ coincide (after the restitution blend).
+  void merge_equal_final_momenta(const ImpactProblem& problem);
 };
 
-// Scratch for the depth-first enumeration (one frame per depth), sized once.
+// Scratch for the depth-first enumeration (one frame per depth reached): grows lazily with the
+// depth actually reached, so a huge max_depth costs nothing until a branch goes that deep.
 struct EnumerationStack {
   struct Frame {
     ContactVector impulses;

@@ -12,6 +12,7 @@ struct GenericImpactInput {
   Eigen::VectorXd momentum;  // p⁻ (set this or velocity)
   Eigen::VectorXd velocity;  // q̇⁻: p⁻ = M q̇⁻
   Eigen::VectorXd gaps;      // optional φ_i; empty = every contact closed
+  double gap_tolerance = kGapTolerance;  // φ_i ≤ this: closed (negative: penetrating, closed)
   double restitution = 1.0;
 };
 
