@@ -110,7 +110,17 @@ std::string escape(std::string s) {
 }
 
 void append_provenance_line(const std::string& dir, const ProvenanceRow& r) {
-  std::ofstream out(dir + "/provenance.tsv", std::ios::app);
+  const std::string path = dir + "/provenance.tsv";
+  bool torn = false;  // a line cut by a kill (or garbage) must not swallow this run's row
+  {
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (in && in.tellg() > 0) {
+      in.seekg(-1, std::ios::end);
+      torn = in.get() != '\n';
+    }
+  }
+  std::ofstream out(path, std::ios::app);
+  if (torn) out << '\n';
   out << escape(r.version) << '\t' << escape(r.git_revision) << '\t' << escape(r.build_flags) << '\t'
       << escape(r.hosts) << '\t' << escape(r.slurm_job_id) << '\t' << escape(r.start_time) << '\t'
       << escape(r.end_time) << '\t' << escape(r.command) << '\t' << r.ranks << '\t' << r.threads << '\t'
