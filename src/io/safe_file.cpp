@@ -44,7 +44,8 @@ std::string read_fd_capped(int fd, std::size_t cap, const std::string& name, con
     }
     if (n == 0) break;
     if (text.size() + static_cast<std::size_t>(n) > cap)
-      throw IoError(fmt::format("{}: '{}' is larger than {}, the most a {} may be", what, name, mib(cap), what));
+      throw IoError(
+          fmt::format("{}: '{}' is larger than {}, the most a {} may be", what, name, mib(cap), what));
     text.append(buffer, static_cast<std::size_t>(n));
   }
   return text;
@@ -54,15 +55,24 @@ std::string read_fd_capped(int fd, std::size_t cap, const std::string& name, con
 
 const char* path_kind_name(PathKind kind) {
   switch (kind) {
-    case PathKind::kAbsent: return "absent";
-    case PathKind::kRegular: return "a regular file";
-    case PathKind::kDirectory: return "a directory";
-    case PathKind::kSymlink: return "a symbolic link";
-    case PathKind::kCharDevice: return "a character device";
-    case PathKind::kBlockDevice: return "a block device";
-    case PathKind::kFifo: return "a FIFO";
-    case PathKind::kSocket: return "a socket";
-    case PathKind::kOther: break;
+    case PathKind::kAbsent:
+      return "absent";
+    case PathKind::kRegular:
+      return "a regular file";
+    case PathKind::kDirectory:
+      return "a directory";
+    case PathKind::kSymlink:
+      return "a symbolic link";
+    case PathKind::kCharDevice:
+      return "a character device";
+    case PathKind::kBlockDevice:
+      return "a block device";
+    case PathKind::kFifo:
+      return "a FIFO";
+    case PathKind::kSocket:
+      return "a socket";
+    case PathKind::kOther:
+      break;
   }
   return "not a regular file";
 }
@@ -88,7 +98,8 @@ std::string read_capped_input(const std::string& path, std::size_t cap, const st
   }
   if (static_cast<std::size_t>(st.st_size) > cap) {
     ::close(fd);
-    throw IoError(fmt::format("{}: '{}' is larger than {}, the most a {} may be", what, path, mib(cap), what));
+    throw IoError(
+        fmt::format("{}: '{}' is larger than {}, the most a {} may be", what, path, mib(cap), what));
   }
   const int flags = ::fcntl(fd, F_GETFL);
   if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
@@ -164,7 +175,8 @@ OutputLock::OutputLock(const std::string& journal_directory) : directory_(journa
     }
     // The holder we waited on may have unlinked the lock file while we opened it: only the file
     // still at `lock` counts.
-    struct stat held {}, now {};
+    struct stat held {
+    }, now{};
     if (::fstat(fd, &held) == 0 && ::lstat(lock.c_str(), &now) == 0 && held.st_ino == now.st_ino &&
         held.st_dev == now.st_dev) {
       fd_ = fd;

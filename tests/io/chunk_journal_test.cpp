@@ -1,6 +1,8 @@
 // The crash-safe journal (version 2) and the file-safety helpers (issue 10): records are tied to
 // their config and task range, a manifest is durable and checked, inputs are capped and must be
 // regular files, the output lock names its holder.
+#include "simpact/io/chunk_journal.hpp"
+
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -12,7 +14,6 @@
 #include <fstream>
 #include <string>
 
-#include "simpact/io/chunk_journal.hpp"
 #include "simpact/io/io_error.hpp"
 #include "simpact/io/safe_file.hpp"
 
@@ -229,7 +230,8 @@ TEST(SafeFile, OutputLockIsExclusiveAndNamesItsHolder) {
       OutputLock second(j);
       FAIL() << "the lock was taken twice";
     } catch (const IoError& e) {
-      EXPECT_NE(std::string(e.what()).find("pid " + std::to_string(::getpid())), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("pid " + std::to_string(::getpid())), std::string::npos)
+          << e.what();
     }
   }
   EXPECT_FALSE(fs::exists(j));  // created by the lock, empty again: removed

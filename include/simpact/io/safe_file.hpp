@@ -22,7 +22,17 @@ constexpr std::size_t kMaxJsonBytes = 64u << 20;
 std::string read_capped_input(const std::string& path, std::size_t cap, const std::string& what,
                               bool allow_stdin);
 
-enum class PathKind { kAbsent, kRegular, kDirectory, kSymlink, kCharDevice, kBlockDevice, kFifo, kSocket, kOther };
+enum class PathKind {
+  kAbsent,
+  kRegular,
+  kDirectory,
+  kSymlink,
+  kCharDevice,
+  kBlockDevice,
+  kFifo,
+  kSocket,
+  kOther
+};
 // lstat() of `path`: what it is, without following a final symlink.
 PathKind path_kind(const std::string& path);
 const char* path_kind_name(PathKind kind);
