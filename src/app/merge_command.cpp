@@ -32,8 +32,14 @@ int merge(const MergeArgs& args) {
   MpiSession mpi;
   const bool root = mpi.rank() == 0;
   try {
-    if (std::filesystem::exists(args.output) && !args.overwrite)
-      throw InputError("output", "'" + args.output + "' already exists: pass --overwrite to replace it");
+    std::string error;
+    if (root) {
+      std::error_code ec;
+      if (std::filesystem::symlink_status(args.output, ec).type() != std::filesystem::file_type::not_found &&
+          !args.overwrite)
+        error = "output: '" + args.output + "' already exists: pass --overwrite to replace it";
+    }
+    agree_or_throw(MPI_COMM_WORLD, error, true);
     // The config travels inside every shard: parse the first shard's copy.
     const std::string text = SweepFileReader(args.shards.at(0)).string_dataset("config");
     const SweepConfig config = parse_config_text(text);
@@ -50,8 +56,19 @@ int merge(const MergeArgs& args) {
       std::fprintf(stderr, "simpact: error: config in %s: %s\n", args.shards.at(0).c_str(),
                    e.lines.at(0).c_str());
     return 2;
-  } catch (const std::exception& e) {
+  } catch (const AgreedError& e) {
     if (root) std::fprintf(stderr, "simpact: error: %s\n", e.what());
+    return e.input_error() ? 2 : 1;
+  } catch (const InputError& e) {  // shard checks: every rank reads every shard, so all throw it
+    if (root) std::fprintf(stderr, "simpact: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    if (mpi.size() > 1) {  // possibly this rank alone: end the job rather than leave a rank waiting
+      std::fprintf(stderr, "simpact: error: rank %d: %s\n", mpi.rank(), e.what());
+      std::fflush(stderr);
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    std::fprintf(stderr, "simpact: error: %s\n", e.what());
     return 1;
   }
   return 0;

@@ -2,7 +2,9 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <string>
 
@@ -10,6 +12,7 @@
 #include "mpi_session.hpp"
 #include "simpact/analysis/impact_task_kernel.hpp"
 #include "simpact/core/input_error.hpp"
+#include "simpact/io/chunk_journal.hpp"
 #include "simpact/io/sweep_config.hpp"
 #include "simpact/models/model_catalog.hpp"
 #include "simpact/sweep/parameter_space.hpp"
@@ -50,24 +53,88 @@ std::string preflight(const SweepConfig& config, const ImpactModel& model) {
   return "";
 }
 
+volatile std::sig_atomic_t g_stop_signal = 0;
+
+// SIGINT/SIGTERM: finish the chunk in hand, keep the journal, say how to resume. A second
+// signal ends the process at once.
+extern "C" void on_stop_signal(int sig) {
+  if (g_stop_signal != 0) {
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+    return;
+  }
+  g_stop_signal = sig;
+}
+
+void install_stop_handlers() {
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+std::string resume_command(const RunArgs& args, const std::string& output) {
+  return "simpact run " + args.config + " -o " + output + (args.shard.empty() ? "" : " --shard " + args.shard) +
+         " --resume";
+}
+
+int run_agreed(const RunArgs& args, MpiSession& mpi);
+
 int run(const RunArgs& args) {
   MpiSession mpi;
+  install_stop_handlers();
+  try {
+    return run_agreed(args, mpi);
+  } catch (const AgreedError& e) {  // every rank has it: rank 0 prints the one line
+    if (mpi.rank() == 0) std::fprintf(stderr, "simpact: error: %s\n", e.what());
+    return e.input_error() ? 2 : 1;
+  } catch (const std::exception& e) {
+    // Thrown on this rank alone: the others may be waiting in a collective. End them all.
+    if (mpi.size() > 1) {
+      std::fprintf(stderr, "simpact: error: rank %d: %s\n", mpi.rank(), e.what());
+      std::fflush(stderr);
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    std::fprintf(stderr, "simpact: error: %s\n", e.what());
+    return 1;
+  }
+}
+
+int run_agreed(const RunArgs& args, MpiSession& mpi) {
   const bool root = mpi.rank() == 0;
   spdlog::set_pattern("[simpact %H:%M:%S] %v");
   spdlog::set_level(!root || args.quiet ? spdlog::level::warn : spdlog::level::from_str(args.log_level));
 
   SweepConfig config;
+  std::vector<std::string> config_errors;
   try {
     config = load_config(args.config);
   } catch (const ConfigErrors& e) {
-    if (root)
-      for (const auto& line : e.lines) std::fprintf(stderr, "simpact: error: %s\n", line.c_str());
+    config_errors = e.lines.empty() ? std::vector<std::string>{"config: invalid"} : e.lines;
+  }
+  try {  // a config one rank cannot read must stop every rank
+    agree_or_throw(MPI_COMM_WORLD, config_errors.empty() ? "" : config_errors.front(), true);
+  } catch (const AgreedError& e) {
+    if (root) {
+      if (config_errors.empty()) config_errors.push_back(e.what());
+      for (const auto& line : config_errors) std::fprintf(stderr, "simpact: error: %s\n", line.c_str());
+    }
     return 2;
   }
   std::string output = args.output;
   if (output.empty()) {  // default: results/<config name>.h5, creating results/ if needed
     output = "results/" + std::filesystem::path(args.config).stem().string() + ".h5";
-    if (root) std::filesystem::create_directories("results");
+    std::string error;
+    if (root) {
+      std::error_code ec;
+      std::filesystem::create_directories("results", ec);
+      if (ec || !std::filesystem::is_directory("results"))
+        error = fmt::format("default output directory 'results': {}; pass -o FILE",
+                            ec ? ec.message() : "exists and is not a directory");
+    }
+    agree_or_throw(MPI_COMM_WORLD, error, true);
   }
   const auto model = make_model(config.model);
   if (const std::string error = preflight(config, *model); !error.empty()) {
@@ -93,6 +160,7 @@ int run(const RunArgs& args) {
   options.overwrite = args.overwrite;
   options.command_line = args.command_line;
   options.progress_interval_s = args.progress_interval;
+  options.stop_signal = &g_stop_signal;
   if (!args.shard.empty()) {
     long long i = -1, n = -1;
     char tail = 0;
@@ -105,24 +173,34 @@ int run(const RunArgs& args) {
     options.shard_index = i;
     options.shard_count = n;
   }
-  try {
-    const SweepRunSummary s = run_sweep(MPI_COMM_WORLD, config, kernel, options);
+  const SweepRunSummary s = run_sweep(MPI_COMM_WORLD, config, kernel, options);
+  if (root)
+    for (const auto& w : s.warnings) spdlog::warn("{}", w);
+  if (s.interrupted_by != 0) {
     if (root) {
-      if (s.already_complete) {
-        spdlog::info("{} is already complete: nothing to do", output);
-      } else {
-        spdlog::info(
-            "done: {} tasks ({} computed now) in {:.2f} s, {:.0f} tasks/s, HDF5 {:.3f} s ({:.1f}%), {} "
-            "({:.2f} MiB)",
-            s.tasks, s.tasks_computed, s.wall_seconds,
-            s.wall_seconds > 0 ? s.tasks_computed / s.wall_seconds : 0.0, s.hdf5_seconds,
-            s.wall_seconds > 0 ? 100.0 * s.hdf5_seconds / s.wall_seconds : 0.0, output,
-            static_cast<double>(s.file_bytes) / (1024.0 * 1024.0));
-      }
+      const char* name = s.interrupted_by == SIGINT ? "SIGINT" : s.interrupted_by == SIGTERM ? "SIGTERM" : "a signal";
+      if (s.output_complete)
+        std::fprintf(stderr, "simpact: interrupted by %s after %s was complete\n", name, output.c_str());
+      else
+        std::fprintf(stderr,
+                     "simpact: interrupted by %s: %lld of %lld tasks are saved in %s; resume with: %s\n", name,
+                     static_cast<long long>(s.tasks_saved), static_cast<long long>(s.tasks),
+                     journal_directory(output).c_str(), resume_command(args, output).c_str());
+      std::fflush(stderr);
     }
-  } catch (const std::exception& e) {
-    if (root) std::fprintf(stderr, "simpact: error: %s\n", e.what());
-    return 1;
+    return 128 + s.interrupted_by;
+  }
+  if (root) {
+    if (s.already_complete) {
+      spdlog::info("{} is already complete: nothing to do", output);
+    } else {
+      spdlog::info(
+          "done: {} tasks ({} computed now) in {:.2f} s, {:.0f} tasks/s, HDF5 {:.3f} s ({:.1f}%), {} "
+          "({:.2f} MiB)",
+          s.tasks, s.tasks_computed, s.wall_seconds, s.wall_seconds > 0 ? s.tasks_computed / s.wall_seconds : 0.0,
+          s.hdf5_seconds, s.wall_seconds > 0 ? 100.0 * s.hdf5_seconds / s.wall_seconds : 0.0, output,
+          static_cast<double>(s.file_bytes) / (1024.0 * 1024.0));
+    }
   }
   return 0;
 }

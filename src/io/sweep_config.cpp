@@ -18,6 +18,8 @@
 
 #include "simpact/core/input_error.hpp"
 #include "simpact/io/config_expression.hpp"
+#include "simpact/io/io_error.hpp"
+#include "simpact/io/safe_file.hpp"
 #include "simpact/io/sha256.hpp"
 
 namespace simpact {
@@ -921,24 +923,42 @@ std::string nearest_name(std::string_view word, const std::vector<std::string>& 
   return best;
 }
 
+namespace {
+// YAML forbids most C0 control characters; a NUL would reach error lines raw and cut C strings
+// (long_name) short. Reject them up front, naming where.
+void reject_control_characters(const std::string& text) {
+  std::size_t line = 1, column = 1;
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f)
+      throw ConfigErrors({fmt::format("config: line {}, column {}: control character U+{:04X} is not allowed "
+                                      "(only printable text, tabs and newlines)",
+                                      line, column, static_cast<unsigned>(c))});
+    if (ch == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+}
+}  // namespace
+
 SweepConfig parse_sweep_config(const std::string& yaml_text, const std::vector<std::string>& known_models,
                                const ModelCatalog& catalog) {
+  reject_control_characters(yaml_text);
   return ConfigParser(known_models, catalog).parse(yaml_text);
 }
 
 SweepConfig load_sweep_config(const std::string& path, const std::vector<std::string>& known_models,
                               const ModelCatalog& catalog) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw ConfigErrors({fmt::format("config: cannot read '{}': is a directory", path)});
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw ConfigErrors({fmt::format("config: cannot read '{}': {}", path, std::strerror(errno))});
+  std::string text;
+  try {
+    text = read_capped_input(path, kMaxConfigBytes, "config", false);
+  } catch (const IoError& e) {
+    throw ConfigErrors({e.what()});
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw ConfigErrors({fmt::format("config: cannot read '{}': read error", path)});
-  return parse_sweep_config(text.str(), known_models, catalog);
+  return parse_sweep_config(text, known_models, catalog);
 }
 
 }  // namespace simpact

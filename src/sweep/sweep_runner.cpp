@@ -6,8 +6,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
+#include <csignal>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +21,7 @@
 #include "simpact/core/input_error.hpp"
 #include "simpact/io/chunk_journal.hpp"
 #include "simpact/io/io_error.hpp"
+#include "simpact/io/safe_file.hpp"
 #include "simpact/io/sweep_file.hpp"
 #include "simpact/io/sweep_file_reader.hpp"
 #include "simpact/sweep/chunk_scheduler.hpp"
@@ -52,12 +56,8 @@ std::string now_iso8601() {
 }
 
 // Rank 0 decides; every rank throws the same one-line error, so all exit non-zero together.
-void agree_or_throw(const Mpi& mpi, std::string error) {
-  int length = static_cast<int>(error.size());
-  MPI_Bcast(&length, 1, MPI_INT, 0, mpi.comm);
-  error.resize(static_cast<std::size_t>(length));
-  MPI_Bcast(error.data(), length, MPI_CHAR, 0, mpi.comm);
-  if (!error.empty()) throw InputError("output", error);
+void agree_or_throw(const Mpi& mpi, const std::string& error, bool input_error = true) {
+  simpact::agree_or_throw(mpi.comm, error, input_error);
 }
 
 std::string gather_hosts(const Mpi& mpi) {
@@ -110,28 +110,64 @@ std::string escape(std::string s) {
 }
 
 void append_provenance_line(const std::string& dir, const ProvenanceRow& r) {
-  std::ofstream out(dir + "/provenance.tsv", std::ios::app);
+  const std::string path = dir + "/provenance.tsv";
+  bool torn = false;  // a line cut by a kill (or garbage) must not swallow this run's row
+  {
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (in && in.tellg() > 0) {
+      in.seekg(-1, std::ios::end);
+      torn = in.get() != '\n';
+    }
+  }
+  std::ofstream out(path, std::ios::app);
+  if (torn) out << '\n';
   out << escape(r.version) << '\t' << escape(r.git_revision) << '\t' << escape(r.build_flags) << '\t'
       << escape(r.hosts) << '\t' << escape(r.slurm_job_id) << '\t' << escape(r.start_time) << '\t'
       << escape(r.end_time) << '\t' << escape(r.command) << '\t' << r.ranks << '\t' << r.threads << '\t'
       << r.seed << '\t' << r.tasks_done << '\n';
 }
 
-std::vector<ProvenanceRow> read_provenance_lines(const std::string& dir) {
+template <typename T>
+bool parse_integer(const std::string& text, T& out) {
+  if (text.empty()) return false;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+// Every valid line of provenance.tsv, in order; a line that does not parse (a torn last line
+// from a kill, or damage) is dropped and counted in `dropped` — it never stops a resume.
+std::vector<ProvenanceRow> read_provenance_lines(const std::string& dir, std::int64_t& dropped) {
   std::vector<ProvenanceRow> rows;
-  std::ifstream in(dir + "/provenance.tsv");
+  dropped = 0;
+  std::string text;
+  try {
+    text = read_capped_input(dir + "/provenance.tsv", 16u << 20, "provenance", false);
+  } catch (const std::exception&) {
+    return rows;  // none yet (or unreadable): the run still adds its own row
+  }
+  std::stringstream lines(text);
   std::string line;
-  while (std::getline(in, line)) {
+  while (std::getline(lines, line)) {
     std::vector<std::string> f;
     std::stringstream ss(line);
     std::string field;
     while (std::getline(ss, field, '\t')) f.push_back(field);
-    if (f.size() != 12) continue;  // a torn last line from a kill
+    if (line.size() > 0 && line.back() == '\t') f.emplace_back();
+    long long ranks = 0, threads = 0, tasks = 0;
+    unsigned long long seed = 0;
+    const bool text_ok = std::none_of(line.begin(), line.end(), [](char c) {
+      return (static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f;
+    });
+    if (f.size() != 12 || !text_ok || !parse_integer(f[8], ranks) || !parse_integer(f[9], threads) ||
+        !parse_integer(f[10], seed) || !parse_integer(f[11], tasks) || ranks < 1 || threads < 1 || tasks < 0) {
+      ++dropped;
+      continue;
+    }
     ProvenanceRow r;
     r.version = f[0], r.git_revision = f[1], r.build_flags = f[2], r.hosts = f[3], r.slurm_job_id = f[4];
     r.start_time = f[5], r.end_time = f[6], r.command = f[7];
-    r.ranks = std::stoll(f[8]), r.threads = std::stoll(f[9]), r.seed = std::stoull(f[10]);
-    r.tasks_done = std::stoll(f[11]);
+    r.ranks = ranks, r.threads = threads, r.seed = seed;
+    r.tasks_done = tasks;
     rows.push_back(r);
   }
   return rows;
@@ -221,7 +257,7 @@ SweepFileLayout make_layout(const SweepConfig& config, const ParameterSpace& spa
 
 // The journal and the final file both live beside the output: refuse to start a sweep whose
 // results cannot fit (the estimate is an upper bound before compression).
-std::string check_free_space(const fs::path& dir, const std::string& journal_dir, const SweepConfig& config,
+std::string check_free_space(const fs::path& dir, std::uintmax_t journal_bytes, const SweepConfig& config,
                              const ParameterSpace& space, const TaskKernel& kernel) {
   const double columns = static_cast<double>(values_per_task(kernel));
   const double tasks = static_cast<double>(space.task_count());
@@ -232,8 +268,7 @@ std::string check_free_space(const fs::path& dir, const std::string& journal_dir
   double needed = journal + file + 1024.0 * 1024.0;  // + metadata
   std::error_code ec;
   // On --resume the finished part of the journal is already on disk.
-  for (const auto& e : fs::directory_iterator(journal_dir, ec))
-    needed -= static_cast<double>(e.file_size(ec));
+  needed -= static_cast<double>(journal_bytes);
   const fs::space_info info = fs::space(dir, ec);
   if (ec) return "";
   if (static_cast<double>(info.available) < needed)
@@ -340,7 +375,11 @@ struct Finalizer {
     void load(std::int64_t task) {
       const std::int64_t chunk = task / chunk_size;
       if (chunk != cached) {
+        cached = -1;
         index.read(chunk, cache);
+        if (task < cache.first_task || task >= cache.first_task + cache.count)
+          throw IoError(fmt::format("chunk {} holds tasks {}+{}, not task {}", chunk, cache.first_task,
+                                    cache.count, task));
         cached = chunk;
       }
     }
@@ -368,6 +407,8 @@ struct Finalizer {
       const std::int64_t b = std::min(last, a + slab_points);
       for (auto& m : maps) m.assign(static_cast<std::size_t>(b - a), 0.0);
       std::vector<RunningStatistics> stats(columns);
+      std::string error;  // a rank that cannot read its tasks must not leave the others in a collective
+      try {
       for (std::int64_t g = a; g < b; ++g) {
         std::fill(stats.begin(), stats.end(), RunningStatistics{});
         for (std::int64_t r = 0; r < space.replicas(); ++r) {
@@ -395,6 +436,10 @@ struct Finalizer {
           maps.back()[at] = replicas ? stats[h].mean() : maps[h * maps_per_column][at];
         }
       }
+      } catch (const std::exception& e) {
+        error = fmt::format("rank {}: {}", mpi.rank, e.what());
+      }
+      agree_or_throw(mpi, error, false);
       timed([&] {
         for (std::size_t m = 0; m < maps.size(); ++m) file->write_map(m, a, maps[m].data(), b - a);
       });
@@ -431,6 +476,8 @@ struct Finalizer {
       std::vector<std::vector<double>> arrays(cols.arrays.size());
       for (std::size_t k = 0; k < cols.arrays.size(); ++k)
         arrays[k].resize(n * static_cast<std::size_t>(kernel.columns()[cols.arrays[k]].length));
+      std::string error;
+      try {
       for (std::int64_t t = a; t < b; ++t) {
         const auto i = static_cast<std::size_t>(t - a);
         const double* v = reader.values(t);
@@ -448,6 +495,10 @@ struct Finalizer {
         status[i] = reader.status(t);
         counter[i] = reader.counter(t);
       }
+      } catch (const std::exception& e) {
+        error = fmt::format("rank {}: {}", mpi.rank, e.what());
+      }
+      agree_or_throw(mpi, error, false);
       timed([&] {
         std::size_t col = 0;
         if (tables) {
@@ -515,11 +566,17 @@ double write_shard_file_impl(MPI_Comm comm, const std::string& path, const Sweep
   for (std::int64_t round = 0; round < rounds; ++round) {
     const std::int64_t k = first + round;
     std::int64_t count = 0, task0 = 0;
+    std::string error;
     if (k < last) {
-      source.read(mine[static_cast<std::size_t>(k)], chunk);
-      count = chunk.count;
-      task0 = chunk.first_task;
+      try {
+        source.read(mine[static_cast<std::size_t>(k)], chunk);
+        count = chunk.count;
+        task0 = chunk.first_task;
+      } catch (const std::exception& e) {
+        error = fmt::format("rank {}: {}", mpi.rank, e.what());
+      }
     }
+    agree_or_throw(mpi, error, false);
     file.write_samples(0, task0, chunk.status.data(), count);
     counters.assign(chunk.counters.begin(), chunk.counters.end());
     file.write_samples(1, task0, counters.data(), count);
@@ -594,6 +651,153 @@ class ShardSource final : public ChunkResultSource {
 
 }  // namespace
 
+namespace {
+
+void broadcast_string(MPI_Comm comm, std::string& text) {
+  int length = static_cast<int>(text.size());
+  MPI_Bcast(&length, 1, MPI_INT, 0, comm);
+  text.resize(static_cast<std::size_t>(length));
+  MPI_Bcast(text.data(), length, MPI_CHAR, 0, comm);
+}
+
+// What an existing output file is, as far as --resume is concerned.
+struct OutputIdentity {
+  bool ours = false;      // a simpact file of this very config
+  bool complete = false;
+  std::string what;       // otherwise: what it is, for the refusal
+};
+
+OutputIdentity identify_output(const std::string& path, const std::string& config_hash) {
+  OutputIdentity id;
+  std::error_code ec;
+  const auto bytes = fs::file_size(path, ec);
+  char signature[8] = {};
+  {
+    std::ifstream in(path, std::ios::binary);
+    in.read(signature, sizeof signature);
+  }
+  if (std::memcmp(signature, "\x89HDF\r\n\x1a\n", 8) != 0) {
+    id.what = fmt::format("is not an HDF5 file ({} bytes)", ec ? 0 : bytes);
+    return id;
+  }
+  std::string hash;
+  try {
+    hash = sweep_file_config_hash(path);
+  } catch (const std::exception&) {
+    id.what = "is an HDF5 file that simpact did not write (it has no config_hash attribute)";
+    return id;
+  }
+  if (hash != config_hash) {
+    id.what = fmt::format("is a simpact result of another config (sha256 {} vs this config's {})",
+                          hash.substr(0, 12), config_hash.substr(0, 12));
+    return id;
+  }
+  id.ours = true;
+  id.complete = sweep_file_is_complete(path);
+  return id;
+}
+
+// A new, exclusively created, empty staging file in the (locked) journal directory.
+std::string new_staging_file(const std::string& journal, const std::string& what) {
+  static int serial = 0;
+  const std::string staging =
+      fmt::format("{}/staging-{}-{}-{}.h5", journal, what, static_cast<long>(::getpid()), ++serial);
+  ::close(create_exclusive(staging));
+  return staging;
+}
+
+// Renames a finished staging file over the output (a regular file or nothing: checked again here,
+// so nothing else planted in the meantime is replaced).
+void replace_output(const std::string& staging, const std::string& path) {
+  if (const std::string bad = check_result_output(path); !bad.empty()) {
+    ::unlink(staging.c_str());
+    throw AgreedError(bad, true);
+  }
+  if (::rename(staging.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(staging.c_str());
+    throw IoError(fmt::format("cannot move the finished file to '{}': {}", path, std::strerror(err)));
+  }
+  sync_parent_directory(path);
+}
+
+// Removes what a killed run of ours left in the (locked) journal directory besides its work:
+// staging files and a half-written manifest.
+void remove_stale_staging(const std::string& journal) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(journal, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("staging-", 0) == 0 || name == "manifest.tmp") {
+      std::error_code rm;
+      fs::remove(e.path(), rm);
+    }
+  }
+}
+
+// Rank 0: may this run start, and how (mode 0 fresh, 1 resume from the journal, 2 already
+// complete)? Takes the output's lock. Returns the one-line refusal, or "".
+std::string decide_mode(const std::string& path, const std::string& journal, const SweepConfig& config,
+                        const ParameterSpace& space, const TaskKernel& kernel, const JournalManifest& manifest,
+                        const SweepRunOptions& options, OutputLock& lock, int& mode) {
+  mode = 0;
+  if (std::string bad = check_result_output(path); !bad.empty()) return bad;
+  const fs::path parent = fs::absolute(path).parent_path();
+  if (!fs::is_directory(parent)) return fmt::format("directory '{}' does not exist", parent.string());
+  if (::access(parent.c_str(), W_OK) != 0) return fmt::format("directory '{}' is not writable", parent.string());
+  const PathKind journal_kind = path_kind(journal);
+  if (journal_kind != PathKind::kAbsent && journal_kind != PathKind::kDirectory)
+    return fmt::format("'{}' is {}, not a simpact journal directory: refusing to touch it", journal,
+                       path_kind_name(journal_kind));
+  lock = OutputLock(journal);  // throws, naming the holder, when another job has it
+  remove_stale_staging(journal);
+  const JournalContents contents = journal_contents(journal);
+  JournalManifest previous;
+  std::string why;
+  const ManifestStatus status = read_journal_manifest(journal, previous, &why);
+  const bool has_journal = status != ManifestStatus::kMissing || contents.record_files > 0;
+  const bool out_exists = path_kind(path) == PathKind::kRegular;
+  const std::string work = fmt::format("{} record file(s), {:.1f} MiB", contents.record_files,
+                                       static_cast<double>(contents.record_bytes) / 1048576.0);
+
+  if (options.overwrite) {
+    mode = 0;
+  } else if (options.resume) {
+    if (status == ManifestStatus::kOldVersion)
+      return fmt::format("--resume refused: journal '{}' ({}): {}; finish it with that simpact version, or pass "
+                         "--overwrite to recompute",
+                         journal, work, why);
+    if (has_journal && status != ManifestStatus::kOk)
+      return fmt::format("--resume refused: journal '{}' holds finished work ({}) but {}: not deleting it; "
+                         "move it away, or pass --overwrite to discard it",
+                         journal, work, why);
+    OutputIdentity id;
+    if (out_exists) id = identify_output(path, manifest.config_hash);
+    if (status == ManifestStatus::kOk) {
+      if (previous.config_hash != manifest.config_hash)
+        return fmt::format("--resume refused: the config changed since '{}' was started (sha256 {} vs {})", path,
+                           previous.config_hash.substr(0, 12), manifest.config_hash.substr(0, 12));
+      if (!(previous == manifest))
+        return fmt::format("--resume refused: '{}' was started with a different chunk size or results", path);
+      if (out_exists && !id.ours)
+        return fmt::format("--resume refused: '{}' {}: not replacing it (its journal is of this config; move "
+                           "the file away to finish the run)",
+                           path, id.what);
+      mode = 1;
+    } else if (out_exists) {
+      if (!id.ours)
+        return fmt::format("--resume refused: '{}' {}: refusing to replace it", path, id.what);
+      mode = id.complete ? 2 : 0;  // ours but incomplete without a journal: recompute
+    }
+  } else if (out_exists || has_journal) {
+    return fmt::format("'{}' already exists: pass --resume to continue it or --overwrite to replace it",
+                       out_exists ? path : journal);
+  }
+  if (mode == 2) return "";  // a complete file needs no space
+  return check_free_space(parent, contents.record_bytes, config, space, kernel);
+}
+
+}  // namespace
+
 double write_shard_file(MPI_Comm comm, const std::string& path, const SweepConfig& config,
                         const TaskKernel& kernel, const JournalManifest& manifest,
                         const ChunkResultSource& source, const std::vector<ProvenanceRow>& provenance,
@@ -607,6 +811,30 @@ double merge_shards(MPI_Comm comm, const SweepConfig& config, const TaskKernel& 
                     const std::string& command_line) {
   const auto start_time = now_iso8601();
   const JournalManifest manifest = sweep_manifest(config, kernel);
+  const Mpi mpi(comm);
+  // The output must be a regular file or absent; rank 0 locks it and stages the merged file in
+  // <output>.journal/, checked and agreed before any shard is read.
+  const std::string journal = journal_directory(output_path);
+  OutputLock lock;
+  std::string error, staging;
+  if (mpi.rank == 0) {
+    try {
+      error = check_result_output(output_path);
+      if (error.empty()) {
+        lock = OutputLock(journal);
+        remove_stale_staging(journal);
+        if (journal_contents(journal).record_files > 0 || path_kind(journal + "/manifest") != PathKind::kAbsent)
+          error = fmt::format("'{}' holds the journal of a run of this output: finish or remove it first", journal);
+        else
+          staging = new_staging_file(journal, "merge");
+      }
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    if (!error.empty()) lock.release();
+  }
+  agree_or_throw(mpi, error);
+  broadcast_string(comm, staging);
   const auto n = static_cast<std::int64_t>(shard_paths.size());
   std::vector<std::unique_ptr<SweepFileReader>> slots(static_cast<std::size_t>(n));
   std::vector<ProvenanceRow> provenance;
@@ -639,17 +867,22 @@ double merge_shards(MPI_Comm comm, const SweepConfig& config, const TaskKernel& 
   }
   std::vector<SweepFileReader> shards;
   for (auto& slot : slots) shards.push_back(std::move(*slot));
-  const Mpi mpi(comm);
   ProvenanceRow row = provenance_row(mpi, config, command_line);
   row.start_time = start_time;
   row.end_time = now_iso8601();
   provenance.push_back(row);
   const ShardSource source(std::move(shards), manifest, kernel);
-  const std::string staging = output_path + ".tmp";  // renamed when complete, as in run_sweep
   const double seconds = write_sweep_file(comm, staging, config, kernel, manifest, source, provenance);
   MPI_Barrier(comm);
-  if (mpi.rank == 0) fs::rename(staging, output_path);
-  MPI_Barrier(comm);
+  if (mpi.rank == 0) {
+    try {
+      replace_output(staging, output_path);
+      lock.release();
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }
+  agree_or_throw(mpi, error);
   return seconds;
 }
 
@@ -683,45 +916,22 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
   const std::string journal = journal_directory(path);
 
   // ---- decide, on rank 0, whether this run may start (nothing is written before) ----------
+  // Rank 0 holds the output's lock (<output>.journal/lock) for the whole run.
   std::string error;
   int mode = 0;  // 0 fresh, 1 resume from journal, 2 already complete
+  OutputLock lock;
   if (mpi.rank == 0) {
-    const fs::path parent = fs::absolute(path).parent_path();
-    const bool out_exists = fs::exists(path), journal_exists = fs::exists(journal);
-    if (!fs::is_directory(parent)) {
-      error = fmt::format("directory '{}' does not exist", parent.string());
-    } else if (::access(parent.c_str(), W_OK) != 0) {
-      error = fmt::format("directory '{}' is not writable", parent.string());
-    } else if (const std::string space_error = check_free_space(parent, journal, config, space, kernel);
-               !space_error.empty()) {
-      error = space_error;
-    } else if (options.resume) {
-      JournalManifest previous;
-      if (journal_exists && read_journal_manifest(journal, previous)) {
-        if (previous.config_hash != manifest.config_hash)
-          error = fmt::format("--resume refused: the config changed since '{}' was started (sha256 {} vs {})",
-                              path, previous.config_hash.substr(0, 12), manifest.config_hash.substr(0, 12));
-        else if (!(previous == manifest))
-          error =
-              fmt::format("--resume refused: '{}' was started with a different chunk size or results", path);
-        else
-          mode = 1;
-      } else if (out_exists && sweep_file_is_complete(path)) {
-        if (sweep_file_config_hash(path) != manifest.config_hash)
-          error =
-              fmt::format("--resume refused: '{}' is complete but was made from a different config", path);
-        else
-          mode = 2;
-      }
-    } else if ((out_exists || journal_exists) && !options.overwrite) {
-      error =
-          fmt::format("'{}' already exists: pass --resume to continue it or --overwrite to replace it", path);
+    try {
+      error = decide_mode(path, journal, config, space, kernel, manifest, options, lock, mode);
+    } catch (const std::exception& e) {
+      error = e.what();
     }
+    if (!error.empty()) lock.release();
   }
   agree_or_throw(mpi, error);
   MPI_Bcast(&mode, 1, MPI_INT, 0, comm);
   if (mode == 2) {
-    summary.already_complete = true;
+    summary.already_complete = summary.output_complete = true;
     if (mpi.rank == 0) summary.file_bytes = fs::file_size(path);
     return summary;
   }
@@ -731,43 +941,39 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
                                                    std::chrono::system_clock::now().time_since_epoch())
                                                    .count());
   const ProvenanceRow row = provenance_row(mpi, config, options.command_line);
+  double hdf5_seconds = 0.0;
   if (mpi.rank == 0) {
     try {
       if (mode == 0) {
-        remove_journal(journal);
-        std::error_code ec;
-        fs::remove(path, ec);
+        clear_journal(journal);  // (--overwrite, or a journal-less incomplete file of this config)
         create_journal(journal, manifest);
+        // The file exists from the start, marked incomplete, so a killed job leaves an honest
+        // file; it holds only axes, config and progress until the final write lays out the maps.
+        // Written in the journal directory (ours, locked) and renamed over the output.
+        const auto t0 = Clock::now();
+        SweepFileLayout incomplete_layout = make_layout(config, space, kernel, manifest.chunk_count());
+        incomplete_layout.maps.clear();
+        incomplete_layout.samples.clear();
+        const std::string staging = new_staging_file(journal, "incomplete");
+        // Tiny: rank 0 writes it alone with the serial driver (a collective MPI-IO open costs more).
+        SweepFile::create(staging, MPI_COMM_SELF, incomplete_layout).close();
+        replace_output(staging, path);
+        hdf5_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
       }
       append_provenance_line(journal, row);
     } catch (const std::exception& e) {
       error = e.what();
     }
   }
-  agree_or_throw(mpi, error);
-  double hdf5_seconds = 0.0;
-  if (mode == 0) {
-    // The file exists from the start, marked incomplete, so a killed job leaves an honest file;
-    // it holds only axes, config and progress until the final write lays out the maps.
-    const auto t0 = Clock::now();
-    SweepFileLayout incomplete_layout = make_layout(config, space, kernel, manifest.chunk_count());
-    incomplete_layout.maps.clear();
-    incomplete_layout.samples.clear();
-    // Tiny: rank 0 writes it alone with the serial driver (a collective MPI-IO open costs more).
-    if (mpi.rank == 0) {
-      try {
-        SweepFile::create(path, MPI_COMM_SELF, incomplete_layout).close();
-      } catch (const std::exception& e) {
-        error = e.what();
-      }
-    }
-    agree_or_throw(mpi, error);
-    hdf5_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
-  }
+  agree_or_throw(mpi, error, false);
 
   // ---- which chunks remain ------------------------------------------------------------------
   std::vector<std::uint8_t> done(static_cast<std::size_t>(manifest.chunk_count()), 0);
-  if (mpi.rank == 0 && mode == 1) done = JournalIndex::scan(journal, manifest).done_bitmap();
+  if (mpi.rank == 0 && mode == 1) {
+    const JournalIndex found = JournalIndex::scan(journal, manifest);
+    done = found.done_bitmap();
+    for (const auto& problem : found.problems()) summary.warnings.push_back("journal: " + problem);
+  }
   MPI_Bcast(done.data(), static_cast<int>(done.size()), MPI_UINT8_T, 0, comm);
   std::vector<std::int64_t> pending;
   for (std::size_t c = 0; c < done.size(); ++c)
@@ -780,8 +986,15 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
 
   // ---- compute ------------------------------------------------------------------------------
   std::int64_t computed = 0;
+  int stop = 0;
   {
-    ChunkJournalWriter writer(journal, mpi.rank, run_id);
+    std::unique_ptr<ChunkJournalWriter> writer;
+    try {
+      writer = std::make_unique<ChunkJournalWriter>(journal, mpi.rank, run_id, manifest.config_hash);
+    } catch (const std::exception& e) {
+      error = fmt::format("rank {}: {}", mpi.rank, e.what());
+    }
+    agree_or_throw(mpi, error, false);
     std::vector<std::unique_ptr<TaskScratch>> scratch;
     for (int t = 0; t < omp_get_max_threads(); ++t) scratch.push_back(kernel.make_scratch());
     ChunkScheduler scheduler(comm, static_cast<std::int64_t>(pending.size()));
@@ -789,13 +1002,15 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
     const std::int64_t already =
         summary.tasks - static_cast<std::int64_t>(pending.size()) * manifest.chunk_size;
     ChunkResults chunk;
-    for (std::int64_t claimed = scheduler.next(); claimed >= 0; claimed = scheduler.next()) {
+    auto stopping = [&] { return options.stop_signal != nullptr && *options.stop_signal != 0; };
+    for (std::int64_t claimed = stopping() ? -1 : scheduler.next(); claimed >= 0;
+         claimed = stopping() ? -1 : scheduler.next()) {
       chunk.chunk = pending[static_cast<std::size_t>(claimed)];
       chunk.first_task = chunk.chunk * manifest.chunk_size;
       chunk.resize(std::min(manifest.chunk_size, summary.tasks - chunk.first_task), manifest.values_per_task);
       try {
         compute_chunk(space, kernel, config, scratch, chunk);
-        writer.append(chunk, manifest.values_per_task);
+        writer->append(chunk, manifest.values_per_task);
       } catch (const std::exception& e) {
         // A failing task or a failing journal write (disk full) on one rank: every finished
         // chunk is already journaled, so end all ranks now rather than leave them waiting.
@@ -806,8 +1021,16 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
       computed += chunk.count;
       if (mpi.rank == 0) progress.update(std::max<std::int64_t>(0, already) + claimed * manifest.chunk_size);
     }
+    if (stopping()) stop = static_cast<int>(*options.stop_signal);
   }
   MPI_Allreduce(&computed, &summary.tasks_computed, 1, MPI_INT64_T, MPI_SUM, comm);
+  MPI_Allreduce(MPI_IN_PLACE, &stop, 1, MPI_INT, MPI_MAX, comm);
+  if (stop != 0) {  // every finished chunk is in the journal; the lock is released on return
+    summary.interrupted_by = stop;
+    if (mpi.rank == 0) summary.tasks_saved = JournalIndex::scan(journal, manifest).task_total();
+    summary.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    return summary;
+  }
 
   // ---- finalize: write the HDF5 file from the journal ---------------------------------------
   const JournalIndex index = JournalIndex::scan(journal, manifest);
@@ -815,17 +1038,36 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
   const std::vector<std::uint8_t> finished = index.done_bitmap();
   for (std::size_t c = 0; c < finished.size(); ++c)
     if (!finished[c] && static_cast<std::int64_t>(c) % options.shard_count == options.shard_index) ++missing;
+  // Every task accounted for exactly once: each chunk's record holds exactly its own tasks.
+  if (options.shard_count == 1 && missing == 0 && index.task_total() != summary.tasks) missing = 1;
   MPI_Allreduce(MPI_IN_PLACE, &missing, 1, MPI_INT64_T, MPI_MAX, comm);
   if (missing != 0)
-    throw IoError(fmt::format("{}: {} chunks missing from the journal after the run", journal, missing));
-  std::vector<ProvenanceRow> provenance = read_provenance_lines(journal);
-  if (!provenance.empty()) {
-    provenance.back().end_time = now_iso8601();
-    provenance.back().tasks_done = summary.tasks_computed;
+    throw AgreedError(fmt::format("{}: {} chunks missing from the journal after the run (resume with --resume "
+                                  "to compute them)",
+                                  journal, missing),
+                      false);
+  if (mpi.rank == 0 && mode == 0)
+    for (const auto& problem : index.problems()) summary.warnings.push_back("journal: " + problem);
+  std::int64_t dropped = 0;
+  std::vector<ProvenanceRow> provenance = read_provenance_lines(journal, dropped);
+  if (mpi.rank == 0 && dropped > 0)
+    summary.warnings.push_back(fmt::format("{}/provenance.tsv: {} malformed line(s) dropped", journal, dropped));
+  if (provenance.empty()) provenance.push_back(row);  // the journal's copy was lost: keep this run's
+  provenance.back().end_time = now_iso8601();
+  provenance.back().tasks_done = summary.tasks_computed;
+  // Written in the journal directory (created exclusively, never through a link) and renamed
+  // over the output when complete: a kill during this step leaves the (readable, incomplete)
+  // file in place, never a half-written one.
+  std::string staging;
+  if (mpi.rank == 0) {
+    try {
+      staging = new_staging_file(journal, "final");
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
   }
-  // Written beside the output and renamed over it when complete: a kill during this step leaves
-  // the (readable, incomplete) incomplete_layout in place, never a half-written file.
-  const std::string staging = path + ".tmp";
+  agree_or_throw(mpi, error, false);
+  broadcast_string(comm, staging);
   if (options.shard_count > 1)
     hdf5_seconds += write_shard_file(comm, staging, config, kernel, manifest, index, provenance,
                                      options.shard_index, options.shard_count);
@@ -833,13 +1075,39 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
     hdf5_seconds += write_sweep_file(comm, staging, config, kernel, manifest, index, provenance);
   MPI_Barrier(comm);
   if (mpi.rank == 0) {
-    fs::rename(staging, path);
-    remove_journal(journal);  // only now: the file holds everything the journal did
-    summary.file_bytes = fs::file_size(path);
+    try {
+      replace_output(staging, path);
+      clear_journal(journal);  // only now: the file holds everything the journal did
+      lock.release();
+      summary.file_bytes = fs::file_size(path);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
   }
+  agree_or_throw(mpi, error, false);
+  summary.output_complete = true;
+  if (options.stop_signal != nullptr && *options.stop_signal != 0)
+    summary.interrupted_by = static_cast<int>(*options.stop_signal);
   summary.hdf5_seconds = hdf5_seconds;
   summary.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return summary;
+}
+
+void agree_or_throw(MPI_Comm comm, const std::string& error, bool input_error) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  int failing = error.empty() ? size : rank;
+  MPI_Allreduce(MPI_IN_PLACE, &failing, 1, MPI_INT, MPI_MIN, comm);
+  if (failing == size) return;
+  std::string message = error;
+  int length = static_cast<int>(message.size());
+  MPI_Bcast(&length, 1, MPI_INT, failing, comm);
+  message.resize(static_cast<std::size_t>(length));
+  MPI_Bcast(message.data(), length, MPI_CHAR, failing, comm);
+  int input = input_error ? 1 : 0;
+  MPI_Bcast(&input, 1, MPI_INT, failing, comm);
+  throw AgreedError(message, input != 0);
 }
 
 }  // namespace simpact

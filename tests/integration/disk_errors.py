@@ -94,6 +94,18 @@ def main():
         os.remove(f"{full}/filler")
         sc.run(simpact, config, out, ranks=2, threads=1, extra=("--resume",))
         sc.assert_identical(ref, out, "resumed after freeing the disk")
+        # A complete file needs no space: --resume on a full disk does nothing and succeeds.
+        fd = os.open(f"{full}/filler", os.O_WRONLY | os.O_CREAT)
+        try:
+            while True:
+                os.write(fd, b"\0" * 65536)
+        except OSError:
+            pass
+        os.close(fd)
+        p = sc.run(simpact, config, out, ranks=2, threads=1, extra=("--resume",), check=False)
+        assert p.returncode == 0, f"--resume of a complete file on a full disk: {p.stderr}"
+        sc.assert_identical(ref, out, "complete file left alone on a full disk")
+        os.remove(f"{full}/filler")
     finally:
         umount(full)
 

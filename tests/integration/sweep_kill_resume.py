@@ -42,7 +42,7 @@ def journal_fraction(out):
         return 0.0
     tasks, vpt = int(manifest["task_count"]), int(manifest["values_per_task"])
     chunks = -(-tasks // int(manifest["chunk_size"]))
-    total = chunks * 56 + tasks * (16 + 8 * vpt)
+    total = chunks * 120 + tasks * (16 + 8 * vpt)
     size = sum(os.path.getsize(f) for f in glob.glob(f"{d}/*.bin"))
     return size / total
 

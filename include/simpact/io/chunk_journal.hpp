@@ -49,17 +49,35 @@ class ChunkResultSource {
   virtual void read(std::int64_t chunk, ChunkResults& out) const = 0;
 };
 
+// Version 2 (this one): every record carries the config hash and its task range; the manifest
+// names the version. Journals of version 1 are refused (their records are not tied to a config).
+constexpr int kJournalVersion = 2;
+
 std::string journal_directory(const std::string& output_path);
-// Creates the directory and writes the manifest atomically (write temp + rename). Throws IoError.
+// Creates the directory if needed and writes the manifest durably (temp file, fsync, rename,
+// directory fsync). Throws IoError.
 void create_journal(const std::string& directory, const JournalManifest& manifest);
-// False when there is no readable manifest.
-bool read_journal_manifest(const std::string& directory, JournalManifest& manifest);
+enum class ManifestStatus { kMissing, kOk, kUnreadable, kOldVersion };
+// kMissing: no manifest file; kUnreadable: present but empty/garbled (`why` says how);
+// kOldVersion: written by an older simpact with another journal format.
+ManifestStatus read_journal_manifest(const std::string& directory, JournalManifest& manifest,
+                                     std::string* why = nullptr);
+// Finished work in a journal directory: number of record files (*.bin) and their total bytes.
+struct JournalContents {
+  std::int64_t record_files = 0;
+  std::uintmax_t record_bytes = 0;
+};
+JournalContents journal_contents(const std::string& directory);
+// Removes everything in the directory but its lock file (held by the caller).
+void clear_journal(const std::string& directory);
 void remove_journal(const std::string& directory);
 
 // One rank's append-only record file for one run.
 class ChunkJournalWriter {
  public:
-  ChunkJournalWriter(const std::string& directory, int rank, const std::string& run_id);
+  // Records are stamped with `config_hash`. The file is created exclusively (never through a link).
+  ChunkJournalWriter(const std::string& directory, int rank, const std::string& run_id,
+                     const std::string& config_hash);
   ~ChunkJournalWriter();
   ChunkJournalWriter(const ChunkJournalWriter&) = delete;
   ChunkJournalWriter& operator=(const ChunkJournalWriter&) = delete;
@@ -72,15 +90,22 @@ class ChunkJournalWriter {
  private:
   int fd_ = -1;
   std::string path_;
+  std::string config_hash_;
   double sync_interval_s_ = 1.0;
   double last_sync_ = 0.0;
   bool unsynced_ = false;
 };
 
-// Every valid record in a journal directory, by chunk.
+// Every valid record in a journal directory, by chunk. A record counts only if its checksum, its
+// config hash (the manifest's), its chunk, first task and task count (exactly the chunk's) all
+// check; anything else is listed in problems() and its chunk is recomputed. A torn last record
+// (a kill during the write) is ignored silently.
 class JournalIndex final : public ChunkResultSource {
  public:
   static JournalIndex scan(const std::string& directory, const JournalManifest& manifest);
+  const std::vector<std::string>& problems() const { return problems_; }
+  // Tasks covered by the valid records (each chunk once).
+  std::int64_t task_total() const;
   bool done(std::int64_t chunk) const { return entries_.count(chunk) > 0; }
   std::int64_t done_count() const { return static_cast<std::int64_t>(entries_.size()); }
   std::vector<std::uint8_t> done_bitmap() const override;
@@ -94,6 +119,7 @@ class JournalIndex final : public ChunkResultSource {
   };
   JournalManifest manifest_;
   std::map<std::int64_t, Entry> entries_;
+  std::vector<std::string> problems_;
 };
 
 }  // namespace simpact

@@ -7,8 +7,11 @@
 
 #include <mpi.h>
 
+#include <csignal>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "simpact/io/chunk_journal.hpp"
 #include "simpact/io/sweep_config.hpp"
@@ -16,6 +19,24 @@
 #include "simpact/sweep/task_kernel.hpp"
 
 namespace simpact {
+
+// An error that every rank of the communicator throws together, with the same one-line message
+// (the ranks agreed on it: an allreduce of a status, then the failing rank's message). Anything
+// else escaping a collective function on one rank only must end the job (MPI_Abort).
+class AgreedError : public std::runtime_error {
+ public:
+  AgreedError(const std::string& message, bool input_error)
+      : std::runtime_error(message), input_error_(input_error) {}
+  // True for refusals caused by the user's input (the output path, --resume of a foreign file).
+  bool input_error() const { return input_error_; }
+
+ private:
+  bool input_error_;
+};
+
+// Collective: every rank brings its own error ("" = none); when any rank has one, every rank
+// throws AgreedError with the lowest failing rank's message.
+void agree_or_throw(MPI_Comm comm, const std::string& error, bool input_error);
 
 struct SweepRunOptions {
   std::string output_path;
@@ -27,6 +48,9 @@ struct SweepRunOptions {
   // (raw per-task results of those chunks) for `merge_shards`. N = 1: the whole sweep.
   std::int64_t shard_index = 0;
   std::int64_t shard_count = 1;
+  // Set (to the signal number) by a SIGINT/SIGTERM handler: ranks stop claiming chunks, agree,
+  // and return with `interrupted_by` set; the journal keeps the finished work for --resume.
+  const volatile std::sig_atomic_t* stop_signal = nullptr;
 };
 
 struct SweepRunSummary {
@@ -37,6 +61,10 @@ struct SweepRunSummary {
   double hdf5_seconds = 0.0;  // rank 0's time inside HDF5 calls
   std::uintmax_t file_bytes = 0;
   bool already_complete = false;  // --resume on a finished file: nothing to do
+  int interrupted_by = 0;         // the signal that stopped the run (0: none)
+  std::int64_t tasks_saved = 0;   // interrupted: tasks in the journal (finished work kept)
+  bool output_complete = false;   // the output file is complete (also after a late signal)
+  std::vector<std::string> warnings;  // rank 0: journal records ignored, provenance lines dropped
 };
 
 // Collective over `comm`. Throws InputError/IoError (same message on every rank) for problems

@@ -1,0 +1,151 @@
+"""Issue 10, hangs under MPI: every failure of a 2-rank job ends within a timeout (a hang FAILS the
+test: subprocess timeout) with one error line, and nothing is destroyed:
+  * default output with a file named `results` in the working directory;
+  * `merge -o NONEMPTY_DIR --overwrite`;
+  * a second run on an output in use is refused naming the holder (host, pid); the first finishes;
+  * SIGTERM to mpirun: one line saying where the work is and the resume command; then a corrupted
+    record in rank 1's journal file is reported, recomputed, and the result is bit-identical.
+
+usage: mpi_failures.py SIMPACT"""
+import glob
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import sweep_common as sc
+
+CONFIG = """model: billiards
+params: {speed: 1.0, restitution: 0.9}
+grid:
+  theta: {start: 1.3, stop: pi, num: 32}
+monte_carlo:
+  samples_per_point: 600
+  seed: 11
+  params:
+    r_a: {dist: uniform, low: 0.95, high: 1.05}
+orderings: [all, argmin, argmax, index]
+minimality: definition1
+output: {samples: true, chunk_size: 300}
+"""
+BIG = CONFIG.replace("samples_per_point: 600", "samples_per_point: 30000").replace("chunk_size: 300",
+                                                                                 "chunk_size: 500")
+LIMIT = 60  # seconds: far above any of these jobs, far below a CI timeout
+
+
+def fail(message):
+    sys.exit(f"FAIL: {message}")
+
+
+def mpirun(simpact, args, cwd=None, limit=LIMIT):
+    t0 = time.time()
+    try:
+        p = subprocess.run(["mpirun", "-n", "2", simpact, *args], env=sc.env(1), capture_output=True, text=True,
+                           timeout=limit, cwd=cwd)
+    except subprocess.TimeoutExpired:
+        fail(f"mpirun -n 2 simpact {' '.join(args)} hung for {limit} s")
+    return p, time.time() - t0
+
+
+def one_line(p, *needles):
+    errors = [l for l in p.stderr.splitlines() if l.startswith("simpact: error:")]
+    if p.returncode == 0 or len(errors) != 1 or any(n not in errors[0] for n in needles):
+        fail(f"expected one error line with {needles}: rc={p.returncode} stderr={p.stderr!r}")
+    return errors[0]
+
+
+def main():
+    simpact = sys.argv[1]
+    d = sc.tempdir()
+    config = sc.write_config(CONFIG, d, "sweep.yaml")
+    ref = f"{d}/ref.h5"
+    sc.run(simpact, config, ref, threads=1)
+
+    # ---- a file named `results` where the default output directory goes -------------------------
+    work = f"{d}/cwd"
+    os.makedirs(work)
+    open(f"{work}/results", "w").write("not a directory\n")
+    p, seconds = mpirun(simpact, ["run", config, "--quiet"], cwd=work)
+    line = one_line(p, "results")
+    assert open(f"{work}/results").read() == "not a directory\n"
+    print(f"ok: default output blocked by a file: ended in {seconds:.1f} s: {line}")
+
+    # ---- merge into a non-empty directory ----------------------------------------------------
+    shards = []
+    for i in range(2):
+        shards.append(f"{d}/shard{i}.h5")
+        sc.run(simpact, config, shards[-1], threads=1, extra=("--shard", f"{i}/2"))
+    os.makedirs(f"{d}/full_dir/inside")
+    p, seconds = mpirun(simpact, ["merge", *shards, "-o", f"{d}/full_dir", "--overwrite"])
+    line = one_line(p, "directory")
+    assert os.path.isdir(f"{d}/full_dir/inside")
+    print(f"ok: merge -o NONEMPTY_DIR --overwrite at 2 ranks: ended in {seconds:.1f} s: {line}")
+
+    # ---- two runs on one output: the first is long; it is stopped by SIGTERM afterwards --------
+    huge = sc.write_config(BIG.replace("samples_per_point: 30000", "samples_per_point: 200000"), d, "huge.yaml")
+    out = f"{d}/busy.h5"
+    first = subprocess.Popen(sc.command(simpact, huge, out, ranks=2), env=sc.env(1), stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + LIMIT
+    while first.poll() is None and not glob.glob(f"{out}.journal/*.bin") and time.time() < deadline:
+        time.sleep(0.005)
+    if first.poll() is not None:
+        fail(f"the first run ended before the second could start: {first.stderr.read()}")
+    for extra in ((), ("--resume",), ("--overwrite",)):
+        p, seconds = mpirun(simpact, ["run", huge, "-o", out, "--quiet", *extra])
+        line = one_line(p, "in use", "pid")
+    if first.poll() is not None:
+        fail(f"the first run ended while the others were refused: {first.stderr.read()}")
+    print(f"ok: second run (plain, --resume, --overwrite) refused in {seconds:.1f} s: {line}")
+    first.send_signal(signal.SIGTERM)
+    try:
+        _, err = first.communicate(timeout=LIMIT)
+    except subprocess.TimeoutExpired:
+        fail("mpirun -n 2 did not end after SIGTERM")
+    lines = [l for l in err.splitlines() if l.startswith("simpact: interrupted")]
+    if first.returncode == 0 or len(lines) != 1 or "--resume" not in lines[0]:
+        fail(f"SIGTERM at 2 ranks: rc={first.returncode} stderr={err!r}")
+    if not glob.glob(f"{out}.journal/rank-*.bin") or os.path.exists(f"{out}.journal/lock"):
+        fail("after SIGTERM the journal must hold the work and no lock")
+    print(f"ok: SIGTERM at 2 ranks (rc {first.returncode}): {lines[0]}")
+
+    config = sc.write_config(BIG, d, "big.yaml")
+    ref = f"{d}/ref_big.h5"
+    sc.run(simpact, config, ref, ranks=2, threads=1)
+
+    # ---- killed at 2 ranks, then a corrupted record in rank 1's journal ------------------------
+    out = f"{d}/term.h5"
+    job = subprocess.Popen(sc.command(simpact, config, out, ranks=2), env=sc.env(1), stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + LIMIT
+    while job.poll() is None and time.time() < deadline:
+        sizes = [os.path.getsize(f) for f in glob.glob(f"{out}.journal/rank-1-*.bin")]
+        if sizes and sizes[0] > 3 * 500 * 100:  # rank 1 has journaled a few chunks
+            break
+        time.sleep(0.005)
+    if job.poll() is not None:
+        fail(f"the run ended before SIGTERM: {job.stderr.read()}")
+    job.send_signal(signal.SIGTERM)
+    try:
+        _, err = job.communicate(timeout=LIMIT)
+    except subprocess.TimeoutExpired:
+        fail("mpirun -n 2 did not end after SIGTERM")
+    if job.returncode == 0 or "simpact: interrupted by SIGTERM:" not in err:
+        fail(f"SIGTERM did not land mid-run: rc={job.returncode} stderr={err!r}")
+
+    rank1 = glob.glob(f"{out}.journal/rank-1-*.bin")[0]
+    with open(rank1, "r+b") as f:
+        f.seek(120 + 40)  # inside the first record's payload
+        byte = f.read(1)
+        f.seek(120 + 40)
+        f.write(bytes([byte[0] ^ 0xFF]))
+    p, seconds = mpirun(simpact, ["run", config, "-o", out, "--resume"])
+    if p.returncode != 0 or "fails its checksum" not in p.stdout + p.stderr:
+        fail(f"resume over a corrupted record: rc={p.returncode} {p.stdout}{p.stderr}")
+    sc.assert_identical(ref, out, "resumed at 2 ranks over a corrupted rank-1 record")
+    print(f"ok: corrupted rank-1 record reported and recomputed at 2 ranks in {seconds:.1f} s")
+
+
+if __name__ == "__main__":
+    main()
