@@ -50,9 +50,12 @@ int merge(const MergeArgs& args) {
       std::fprintf(stderr, "simpact: error: config in %s: %s\n", args.shards.at(0).c_str(),
                    e.lines.at(0).c_str());
     return 2;
+  } catch (const InputError& e) {  // a missing, duplicate or foreign shard; an existing output
+    if (root) std::fprintf(stderr, "simpact: error: %s\n", e.what());
+    return kExitInput;
   } catch (const std::exception& e) {
     if (root) std::fprintf(stderr, "simpact: error: %s\n", e.what());
-    return 1;
+    return kExitFailure;
   }
   return 0;
 }
