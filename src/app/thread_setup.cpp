@@ -2,6 +2,7 @@
 
 #include <omp.h>
 #include <sched.h>
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -72,8 +73,9 @@ int setup_threads(MPI_Comm comm) {
   MPI_Allreduce(&oversubscribed, &any, 1, MPI_INT, MPI_MAX, comm);
   if (any != 0 && world_rank == 0)
     spdlog::warn("{} rank(s) x {} thread(s) on a node with {} usable core(s): oversubscribed, expect slow "
-                 "progress (set OMP_NUM_THREADS or use fewer ranks)",
-                 node_ranks, threads, cores);
+                 "progress ({})",
+                 node_ranks, threads, cores,
+                 threads > 1 ? "lower OMP_NUM_THREADS" : fmt::format("use at most {} rank(s) per node", cores));
   MPI_Comm_free(&node);
   return threads;
 }

@@ -67,6 +67,16 @@ grid:
 on_task_error: {mode}
 output: {{samples: true}}
 """
+# a Monte Carlo draw (r_c = 0.5) makes the balls overlap mid-sweep: not foreseeable by the preflight
+FAILING = """model: billiards
+grid:
+  theta: {start: 1.1, stop: 1.3, num: 20}
+monte_carlo:
+  samples_per_point: 500
+  seed: 5
+  params:
+    r_c: {dist: choice, values: [1.0, 0.5], weights: [0.998, 0.002]}
+"""
 BIG = """model: billiards
 grid:
   theta: {start: 1.3, stop: pi, num: 64}
@@ -161,6 +171,10 @@ def main():
               and all(x != x for x in xi[below]) and all(x == x for x in xi[~below]),
               f"inadmissible points recorded: {n_below} with status 4 and NaN xi, the others computed")
         check(f"{n_below} inadmissible grid points" in p.stdout + p.stderr, f"summary says how many ({n_below})")
+
+    failing = write(d, "failing.yaml", FAILING)
+    p = sh([s, "run", failing, "-o", os.path.join(d, "failing.h5"), "-q"], OMP_NUM_THREADS="1")
+    check(p.returncode == 3 and "failed (" in p.stderr, f"run with a failing task (abort): exit 3 (got {p.returncode})")
 
     # ---- info ----
     expect(sh([s, "info", out]), 0, "info complete")
