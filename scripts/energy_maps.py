@@ -70,7 +70,8 @@ def draw_energy_curves(container, maps, log=False):
     """1-axis sweeps: every ordering's loss as a curve, and below it each ordering's difference
     from the reference ordering (the curves themselves often lie on top of each other)."""
     reference, others, plastic = split_maps(maps)
-    ax, diff_ax = container.subplots(2, 1, sharex=True, height_ratios=[3, 2]) if others else (
+    same = all(np.nanmax(np.abs(difference(m, reference).values), initial=0.0) <= sh.ROUNDOFF for m in others)
+    ax, diff_ax = container.subplots(2, 1, sharex=True, height_ratios=[3, 2]) if others and not same else (
         container.subplots(1, 1), None)
     for m in maps:
         sh.draw_curve(ax, m, log=log, label=words(m), spread_legend=False,
@@ -81,7 +82,11 @@ def draw_energy_curves(container, maps, log=False):
         labels += ["± std over replicas", "min / max over replicas"]
     units = {m.units for m in maps}
     ax.set_ylabel(sh.label_of("relative energy loss", units.pop() if len(units) == 1 else ""))
-    ax.legend(handles, labels, fontsize=8, loc="best")
+    note = None
+    if others and same:  # the curves lie on top of each other: say so (legend title)
+        note = sh.wrap(", ".join(words(m) for m in [reference] + others) + ": " + SAME_LOSS, 60)
+    ax.legend(handles, labels, fontsize=8, loc="upper right", title=note, title_fontsize=8)
+    (diff_ax or ax).set_xlabel(reference.axes[0].label)  # one line
     if diff_ax is not None:
         ax.set_xlabel("")
         for m in others:
@@ -96,7 +101,9 @@ def draw_energy_curves(container, maps, log=False):
 def energy_size(maps):
     """(width, height) in inches of the energy-loss drawing."""
     if maps[0].values.ndim == 1:
-        return (8.5, 6.4)
+        reference, others, _ = split_maps(maps)
+        same = all(np.nanmax(np.abs(difference(m, reference).values), initial=0.0) <= sh.ROUNDOFF for m in others)
+        return (8.5, 4.8 if same else 6.4)
     reference, others, plastic = split_maps(maps)
     columns = min(sh.panel_count(reference), sh.PANEL_COLUMNS)
     diffs = [np.asarray(m.values, float) - np.asarray(reference.values, float) for m in others]
