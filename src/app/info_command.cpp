@@ -84,20 +84,23 @@ int info(const std::string& path, bool json) {
       fmt::print("{}\n", Json{{"file", path},
                               {"status", "incomplete"},
                               {"reason", e.what()},
-                              {"journal", {{"chunks_done", progress.chunks_done},
-                                           {"chunks", progress.chunks},
-                                           {"tasks_done", progress.tasks_done},
-                                           {"tasks", progress.tasks}}}}
+                              {"journal",
+                               {{"chunks_done", progress.chunks_done},
+                                {"chunks", progress.chunks},
+                                {"tasks_done", progress.tasks_done},
+                                {"tasks", progress.tasks}}}}
                              .dump());
     else
-      fmt::print("{}: unreadable HDF5 file ({})\nstatus: INCOMPLETE — journal: {}/{} tasks done; rerun the same "
-                 "`simpact run CONFIG -o FILE --resume`\n",
-                 path, e.what(), progress.tasks_done, progress.tasks);
+      fmt::print(
+          "{}: unreadable HDF5 file ({})\nstatus: INCOMPLETE — journal: {}/{} tasks done; rerun the same "
+          "`simpact run CONFIG -o FILE --resume`\n",
+          path, e.what(), progress.tasks_done, progress.tasks);
     return kExitIncomplete;
   }
   if (!file->has_attribute("schema_version") || !file->has_attribute("complete") ||
       !file->has_attribute("task_count"))
-    return not_a_result(path, "an HDF5 file without simpact's root attributes (schema_version, complete)", json);
+    return not_a_result(path, "an HDF5 file without simpact's root attributes (schema_version, complete)",
+                        json);
 
   const bool complete = file->integer_attribute("complete") != 0;
   const bool shard = file->has_attribute("shard");
@@ -125,7 +128,8 @@ int info(const std::string& path, bool json) {
   j["chunks"] = chunks;
   j["chunks_done"] = chunks_done;
   j["tasks_done"] = tasks_done;
-  j["progress_percent"] = tasks > 0 ? 100.0 * static_cast<double>(tasks_done) / static_cast<double>(tasks) : 100.0;
+  j["progress_percent"] =
+      tasks > 0 ? 100.0 * static_cast<double>(tasks_done) / static_cast<double>(tasks) : 100.0;
   j["journal"] = progress.present;
   j["config_sha256"] = file->string_attribute("config_hash");
   j["grid"] = Json::array();
@@ -144,8 +148,9 @@ int info(const std::string& path, bool json) {
   const auto maps = file->has_attribute("map_datasets") ? file->string_array_attribute("map_datasets")
                                                         : std::vector<std::string>{};
   j["maps"] = maps;
-  const auto samples = file->has_attribute("sample_datasets") ? file->string_array_attribute("sample_datasets")
-                                                              : std::vector<std::string>{};
+  const auto samples = file->has_attribute("sample_datasets")
+                           ? file->string_array_attribute("sample_datasets")
+                           : std::vector<std::string>{};
   j["samples"] = samples;
   j["provenance"] = Json::array();
   std::vector<ProvenanceRow> rows;
@@ -172,9 +177,9 @@ int info(const std::string& path, bool json) {
 
   fmt::print("{}\n", path);
   if (complete)
-    fmt::print("status: complete{}\n",
-               shard ? fmt::format(" shard {} (combine with `simpact merge`)", file->string_attribute("shard"))
-                     : "");
+    fmt::print("status: complete{}\n", shard ? fmt::format(" shard {} (combine with `simpact merge`)",
+                                                           file->string_attribute("shard"))
+                                             : "");
   else
     fmt::print("status: INCOMPLETE (interrupted or still running){}\n",
                progress.present ? " — resume with the same `simpact run CONFIG -o FILE --resume`" : "");
@@ -214,7 +219,8 @@ CommandRunner add_info_command(CLI::App& app) {
                                  "describe a result file: completeness and progress, grid, maps, provenance "
                                  "(exit 0 complete, 3 incomplete, 4 not a simpact result)");
   cmd->add_option("file", *path, "result or shard HDF5 file")->required();
-  cmd->add_flag("--json", *json, "one JSON object (status, tasks_done, progress_percent, grid, maps, provenance)");
+  cmd->add_flag("--json", *json,
+                "one JSON object (status, tasks_done, progress_percent, grid, maps, provenance)");
   return [path, json] { return info(*path, *json); };
 }
 

@@ -55,8 +55,8 @@ int main(int argc, char** argv) {
   if (argv[1][0] != '-' && runners.count(argv[1]) == 0) {  // CLI11 would say "A subcommand is required"
     std::string allowed;
     for (const auto& [name, runner] : runners) allowed += (allowed.empty() ? "" : ", ") + name;
-    std::fprintf(stderr, "simpact: error: unknown command '%s' (allowed: %s; see 'simpact --help')\n", argv[1],
-                 allowed.c_str());
+    std::fprintf(stderr, "simpact: error: unknown command '%s' (allowed: %s; see 'simpact --help')\n",
+                 argv[1], allowed.c_str());
     return kExitInput;
   }
   try {

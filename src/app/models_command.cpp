@@ -70,8 +70,8 @@ int models(const std::string& name, bool json) {
             "{}{{\"name\": {}, \"units\": {}, \"long_name\": {}, \"default\": {}, \"min\": {}, \"max\": {}, "
             "\"integer\": {}, \"required\": {}}}",
             first ? "" : ", ", json_string(p.name), json_string(p.units), json_string(p.long_name),
-            json_number(p.default_value), json_number(p.min), json_number(p.max), p.integer ? "true" : "false",
-            std::isnan(p.default_value) ? "true" : "false");
+            json_number(p.default_value), json_number(p.min), json_number(p.max),
+            p.integer ? "true" : "false", std::isnan(p.default_value) ? "true" : "false");
         first = false;
       }
       out += fmt::format("], \"note\": {}}}", json_string(model_note(model_name)));

@@ -75,7 +75,9 @@ SizeEstimate estimate_sizes(const SweepConfig& config, const TaskKernel& kernel)
   return e;
 }
 
-std::string mib(double bytes) { return fmt::format("{:.1f} MiB", bytes / (1024.0 * 1024.0)); }
+std::string mib(double bytes) {
+  return fmt::format("{:.1f} MiB", bytes / (1024.0 * 1024.0));
+}
 
 // --dry-run: what the run would do, and how long it would take, from a calibration of ~0.2 s of
 // tasks spread over the whole task range on this process (one thread), scaled to ranks x threads.
@@ -89,7 +91,8 @@ int dry_run(const SweepConfig& config, const TaskKernel& kernel, const std::stri
     fmt::print("  {:<14} {:>9} points  {:.6g} .. {:.6g} [{}]\n", axis.name, axis.values.size(),
                axis.values.front(), axis.values.back(), axis.units);
   if (inadmissible > 0)
-    fmt::print("inadmissible grid points: {} (recorded as failed tasks, on_task_error: record)\n", inadmissible);
+    fmt::print("inadmissible grid points: {} (recorded as failed tasks, on_task_error: record)\n",
+               inadmissible);
   const SizeEstimate size = estimate_sizes(config, kernel);
   fmt::print("output: {} (at most {} before compression)   journal while running: at most {}\n", output,
              mib(size.output), mib(size.journal));
@@ -111,9 +114,10 @@ int dry_run(const SweepConfig& config, const TaskKernel& kernel, const std::stri
   }
   const double per_task = calibrated > 0 ? seconds / static_cast<double>(calibrated) : 0.0;
   const double workers = static_cast<double>(std::max(1, ranks) * std::max(1, threads));
-  fmt::print("estimated compute time: {:.2f} s on {} rank(s) x {} thread(s) ({:.3g} us per task, from {} "
-             "calibration tasks; plus start-up and file writing)\n",
-             per_task * static_cast<double>(n) / workers, ranks, threads, per_task * 1e6, calibrated);
+  fmt::print(
+      "estimated compute time: {:.2f} s on {} rank(s) x {} thread(s) ({:.3g} us per task, from {} "
+      "calibration tasks; plus start-up and file writing)\n",
+      per_task * static_cast<double>(n) / workers, ranks, threads, per_task * 1e6, calibrated);
   fmt::print("dry run: nothing was written\n");
   return 0;
 }

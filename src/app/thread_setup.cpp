@@ -1,8 +1,8 @@
 #include "thread_setup.hpp"
 
+#include <fmt/format.h>
 #include <omp.h>
 #include <sched.h>
-#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -22,7 +22,8 @@ std::vector<unsigned char> affinity_mask() {
   cpu_set_t set;
   CPU_ZERO(&set);
   if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-    for (int c = 0; c < std::min(kMaxCpus, CPU_SETSIZE); ++c) mask[static_cast<std::size_t>(c)] = CPU_ISSET(c, &set) ? 1 : 0;
+    for (int c = 0; c < std::min(kMaxCpus, CPU_SETSIZE); ++c)
+      mask[static_cast<std::size_t>(c)] = CPU_ISSET(c, &set) ? 1 : 0;
   } else {
     const unsigned n = std::max(1U, std::thread::hardware_concurrency());
     for (unsigned c = 0; c < std::min<unsigned>(n, kMaxCpus); ++c) mask[c] = 1;
@@ -72,10 +73,11 @@ int setup_threads(MPI_Comm comm) {
   int any = 0;
   MPI_Allreduce(&oversubscribed, &any, 1, MPI_INT, MPI_MAX, comm);
   if (any != 0 && world_rank == 0)
-    spdlog::warn("{} rank(s) x {} thread(s) on a node with {} usable core(s): oversubscribed, expect slow "
-                 "progress ({})",
-                 node_ranks, threads, cores,
-                 threads > 1 ? "lower OMP_NUM_THREADS" : fmt::format("use at most {} rank(s) per node", cores));
+    spdlog::warn(
+        "{} rank(s) x {} thread(s) on a node with {} usable core(s): oversubscribed, expect slow "
+        "progress ({})",
+        node_ranks, threads, cores,
+        threads > 1 ? "lower OMP_NUM_THREADS" : fmt::format("use at most {} rank(s) per node", cores));
   MPI_Comm_free(&node);
   return threads;
 }

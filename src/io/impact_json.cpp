@@ -310,60 +310,66 @@ ResolveOptions read_options(const Json& doc) {
   ResolveOptions options;
   options.check_definition1 = true;  // resolve and check report definition1_minimal per outcome
   ErrorList errors;
-  if (doc.contains("ordering")) errors.attempt([&] {
-    const std::string name = read_string(doc["ordering"], "ordering");
-    if (!parse_ordering_policy(name, options.policy)) {
-      Names allowed(kOrderingPolicyNames.begin(), kOrderingPolicyNames.end());
-      const std::string near = nearest_name(name, allowed);
-      throw InputError("ordering",
-                       fmt::format("unknown ordering {} ({}allowed: {})", in_quotes(name),
-                                   near.empty() ? "" : "did you mean '" + near + "'?; ", join(allowed)));
-    }
-  });
-  if (doc.contains("minimality")) errors.attempt([&] {
-    const std::string name = read_string(doc["minimality"], "minimality");
-    if (name == "propagation")
-      options.minimality = Minimality::kPropagation;
-    else if (name == "definition1")
-      options.minimality = Minimality::kDefinition1;
-    else
-      throw InputError("minimality", fmt::format("unknown minimality {} (allowed: propagation, definition1)",
-                                                 in_quotes(name)));
-  });
-  if (doc.contains("seed")) errors.attempt([&] {
-    const Json& seed = doc["seed"];
-    if (seed.is_number_unsigned()) {
-      options.seed = seed.get<std::uint64_t>();
-    } else {
-      const double v = read_number(seed, "seed");                    // errors for strings, booleans, ...
-      if (v < 0.0 || v != std::floor(v) || v >= 9007199254740992.0)  // 2^53: exact in a double
-        throw InputError("seed", fmt::format("must be a non-negative integer (got {})", v));
-      options.seed = static_cast<std::uint64_t>(v);
-    }
-  });
-  if (doc.contains("limits")) errors.attempt([&] {
-    const Json& limits = doc["limits"];
-    if (!limits.is_object())
-      throw InputError(
-          "limits",
-          fmt::format("must be an object with max_steps, max_depth, max_nodes (got {})", limits.type_name()));
-    ErrorList limit_errors;
-    for (auto it = limits.begin(); it != limits.end(); ++it) limit_errors.attempt([&] {
-      const std::string field = "limits." + printable(it.key());
-      if (it.key() == "max_steps")
-        options.limits.max_steps = static_cast<int>(read_integer(*it, field, 1, kMaxStepsCap));
-      else if (it.key() == "max_depth")
-        options.limits.max_depth = static_cast<int>(read_integer(*it, field, 1, kMaxDepthCap));
-      else if (it.key() == "max_nodes")
-        options.limits.max_nodes = static_cast<long>(read_integer(*it, field, 1, kMaxNodesCap));
-      else {
-        const std::string near = nearest_name(it.key(), kLimitKeys);
-        throw InputError(field, near.empty() ? fmt::format("unknown key (allowed: {})", join(kLimitKeys))
-                                             : fmt::format("unknown key (did you mean '{}'?)", near));
+  if (doc.contains("ordering"))
+    errors.attempt([&] {
+      const std::string name = read_string(doc["ordering"], "ordering");
+      if (!parse_ordering_policy(name, options.policy)) {
+        Names allowed(kOrderingPolicyNames.begin(), kOrderingPolicyNames.end());
+        const std::string near = nearest_name(name, allowed);
+        throw InputError("ordering",
+                         fmt::format("unknown ordering {} ({}allowed: {})", in_quotes(name),
+                                     near.empty() ? "" : "did you mean '" + near + "'?; ", join(allowed)));
       }
     });
-    limit_errors.raise();
-  });
+  if (doc.contains("minimality"))
+    errors.attempt([&] {
+      const std::string name = read_string(doc["minimality"], "minimality");
+      if (name == "propagation")
+        options.minimality = Minimality::kPropagation;
+      else if (name == "definition1")
+        options.minimality = Minimality::kDefinition1;
+      else
+        throw InputError(
+            "minimality",
+            fmt::format("unknown minimality {} (allowed: propagation, definition1)", in_quotes(name)));
+    });
+  if (doc.contains("seed"))
+    errors.attempt([&] {
+      const Json& seed = doc["seed"];
+      if (seed.is_number_unsigned()) {
+        options.seed = seed.get<std::uint64_t>();
+      } else {
+        const double v = read_number(seed, "seed");                    // errors for strings, booleans, ...
+        if (v < 0.0 || v != std::floor(v) || v >= 9007199254740992.0)  // 2^53: exact in a double
+          throw InputError("seed", fmt::format("must be a non-negative integer (got {})", v));
+        options.seed = static_cast<std::uint64_t>(v);
+      }
+    });
+  if (doc.contains("limits"))
+    errors.attempt([&] {
+      const Json& limits = doc["limits"];
+      if (!limits.is_object())
+        throw InputError("limits",
+                         fmt::format("must be an object with max_steps, max_depth, max_nodes (got {})",
+                                     limits.type_name()));
+      ErrorList limit_errors;
+      for (auto it = limits.begin(); it != limits.end(); ++it)
+        limit_errors.attempt([&] {
+          const std::string field = "limits." + printable(it.key());
+          if (it.key() == "max_steps")
+            options.limits.max_steps = static_cast<int>(read_integer(*it, field, 1, kMaxStepsCap));
+          else if (it.key() == "max_depth")
+            options.limits.max_depth = static_cast<int>(read_integer(*it, field, 1, kMaxDepthCap));
+          else if (it.key() == "max_nodes")
+            options.limits.max_nodes = static_cast<long>(read_integer(*it, field, 1, kMaxNodesCap));
+          else {
+            const std::string near = nearest_name(it.key(), kLimitKeys);
+            throw InputError(field, near.empty() ? fmt::format("unknown key (allowed: {})", join(kLimitKeys))
+                                                 : fmt::format("unknown key (did you mean '{}'?)", near));
+          }
+        });
+      limit_errors.raise();
+    });
   errors.raise();
   return options;
 }
@@ -437,24 +443,25 @@ void read_model_problem(const Json& doc, ResolveRequest& request) {
       throw InputError("params", fmt::format("must be an object of parameter name to number (got {})",
                                              params.type_name()));
     ErrorList param_errors;
-    for (auto it = params.begin(); it != params.end(); ++it) param_errors.attempt([&] {
-      const std::string field = "params." + printable(it.key());
-      if (it->is_array()) {  // "m": [1, 3, 1] sets m1, m2, m3
-        if (it->empty()) throw InputError(field, "must not be an empty array");
-        for (std::size_t i = 0; i < it->size(); ++i) {
-          const std::string name = it.key() + std::to_string(i + 1);
-          check_known(name, index_field(field, i));
-          if (request.params.has(name))
-            throw InputError(index_field(field, i),
-                             fmt::format("sets '{}', which is also given alone", name));
-          request.params.set(name, read_number((*it)[i], index_field(field, i)));
+    for (auto it = params.begin(); it != params.end(); ++it)
+      param_errors.attempt([&] {
+        const std::string field = "params." + printable(it.key());
+        if (it->is_array()) {  // "m": [1, 3, 1] sets m1, m2, m3
+          if (it->empty()) throw InputError(field, "must not be an empty array");
+          for (std::size_t i = 0; i < it->size(); ++i) {
+            const std::string name = it.key() + std::to_string(i + 1);
+            check_known(name, index_field(field, i));
+            if (request.params.has(name))
+              throw InputError(index_field(field, i),
+                               fmt::format("sets '{}', which is also given alone", name));
+            request.params.set(name, read_number((*it)[i], index_field(field, i)));
+          }
+        } else {
+          check_known(it.key(), field);
+          if (request.params.has(it.key())) throw InputError(field, "is also set by an array parameter");
+          request.params.set(it.key(), read_number(*it, field));
         }
-      } else {
-        check_known(it.key(), field);
-        if (request.params.has(it.key())) throw InputError(field, "is also set by an array parameter");
-        request.params.set(it.key(), read_number(*it, field));
-      }
-    });
+      });
     param_errors.raise();
   }
   bool top_level_restitution = false;
@@ -718,7 +725,8 @@ CheckRequest parse_check_request(const std::string& json_text) {
     if (v.size() != d) throw InputError(name, fmt::format("must have length d = {} (got {})", d, v.size()));
     request.momentum_after = has_p ? DofVector(v) : DofVector(problem.metric().mass_matrix() * v);
   });
-  if (doc.contains("tolerance")) errors.attempt([&] {
+  if (doc.contains("tolerance"))
+    errors.attempt([&] {
       request.tolerance = read_number(doc["tolerance"], "tolerance");
       if (!(request.tolerance > 0.0 && request.tolerance < 1.0))
         throw InputError("tolerance", fmt::format("must be a number in (0, 1) (got {})", request.tolerance));

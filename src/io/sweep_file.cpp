@@ -25,9 +25,8 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr hsize_t kChunkElements = hsize_t{1} << 16;
 constexpr hsize_t kProvenanceChunkRows = 16;
 // Root-level names taken by the layout itself.
-const std::set<std::string> kReservedRootNames = {"grid",   "samples",    "progress",
-                                                  "config", "provenance", "run",
-                                                  "parameters", "provenance_columns"};
+const std::set<std::string> kReservedRootNames = {
+    "grid", "samples", "progress", "config", "provenance", "run", "parameters", "provenance_columns"};
 const std::set<std::string> kReservedAttributes = {"schema_version", "complete",       "config_hash",
                                                    "task_count",     "chunk_count",    "grid_axes",
                                                    "map_datasets",   "sample_datasets"};
@@ -170,7 +169,8 @@ void write_provenance_rows(hid_t file, const std::vector<ProvenanceRow>& rows) {
   auto column = [&](const std::string& name, hid_t file_type, hid_t memory_type, const void* data,
                     const std::string& long_name) {
     const std::string path = "provenance_columns/" + name;
-    if (H5Lexists(file, "provenance_columns", H5P_DEFAULT) > 0 && H5Lexists(file, path.c_str(), H5P_DEFAULT) > 0)
+    if (H5Lexists(file, "provenance_columns", H5P_DEFAULT) > 0 &&
+        H5Lexists(file, path.c_str(), H5P_DEFAULT) > 0)
       H5Ldelete(file, path.c_str(), H5P_DEFAULT);
     h5::Dataset d = h5::Dataset::create(file, path, file_type, h5::Dataspace::simple({n}));
     d.write(memory_type, data);
@@ -312,7 +312,8 @@ void write_structure(const hid_t root, const SweepFileLayout& layout) {
                                                 layout.compression, &kNaN);
       write_units(dataset.id(), map.units, map.long_name);
       h5::write_scalar_attribute(dataset.id(), "_FillValue", kNaN);
-      if (!map.cell_methods.empty()) h5::write_string_attribute(dataset.id(), "cell_methods", map.cell_methods);
+      if (!map.cell_methods.empty())
+        h5::write_string_attribute(dataset.id(), "cell_methods", map.cell_methods);
       if (!map.comment.empty()) h5::write_string_attribute(dataset.id(), "comment", map.comment);
       if (!map.flag_values.empty()) {
         write_vector_attribute(dataset.id(), "flag_values", map.flag_values);

@@ -183,13 +183,16 @@ SweepFileLayout make_layout(const SweepConfig& config, const ParameterSpace& spa
       continue;
     }
     for (const char* stat : kStatNames) {
-      MapSpec map{c.group, c.name + "_" + stat, c.units, fmt::format("{} ({} over replicas)", c.long_name, stat)};
-      const std::string method = std::string(stat) == "std" ? "standard_deviation"
+      MapSpec map{c.group, c.name + "_" + stat, c.units,
+                  fmt::format("{} ({} over replicas)", c.long_name, stat)};
+      const std::string method = std::string(stat) == "std"   ? "standard_deviation"
                                  : std::string(stat) == "min" ? "minimum"
                                  : std::string(stat) == "max" ? "maximum"
                                                               : stat;
-      map.cell_methods = "replica: " + method + " (over the finite values of the replicas of each grid point)";
-      if (std::string(stat) == "std") map.comment = "population standard deviation: ddof = 0 (divides by _count)";
+      map.cell_methods =
+          "replica: " + method + " (over the finite values of the replicas of each grid point)";
+      if (std::string(stat) == "std")
+        map.comment = "population standard deviation: ddof = 0 (divides by _count)";
       layout.maps.push_back(std::move(map));
     }
     MapSpec count{c.group, c.name + "_count", "1", c.long_name + " (replicas with a finite value)"};
@@ -205,8 +208,8 @@ SweepFileLayout make_layout(const SweepConfig& config, const ParameterSpace& spa
       layout.samples.push_back({axis.name, axis.units, axis.long_name, false});
     for (const auto& p : space.random_parameters())
       layout.samples.push_back({p.name, p.units, p.long_name, false});
-    SampleColumnSpec status{"status", "1", "task status: 0 ok, 1 no impact, 2 no elastic outcome, 3 cap hit, 4 failed",
-                            true};
+    SampleColumnSpec status{
+        "status", "1", "task status: 0 ok, 1 no impact, 2 no elastic outcome, 3 cap hit, 4 failed", true};
     status.flag_values = {0, 1, 2, 3, 4};
     status.flag_meanings = "ok no_impact no_elastic_outcome cap_hit failed";
     layout.samples.push_back(std::move(status));
@@ -654,16 +657,17 @@ double merge_shards(MPI_Comm comm, const SweepConfig& config, const TaskKernel& 
         std::int64_t i = -1, c = -1;
         const SweepFileReader r(other);
         if (r.has_attribute("shard") &&
-            std::sscanf(r.string_attribute("shard").c_str(), "%ld/%ld", &i, &c) == 2 && c == count && i >= 0 &&
-            i < count)
+            std::sscanf(r.string_attribute("shard").c_str(), "%ld/%ld", &i, &c) == 2 && c == count &&
+            i >= 0 && i < count)
           given[static_cast<std::size_t>(i)] = true;
       }
       std::string missing;
       for (std::int64_t i = 0; i < count; ++i)
-        if (!given[static_cast<std::size_t>(i)]) missing += fmt::format("{}{}/{}", missing.empty() ? "" : ", ", i, count);
-      refuse(missing.empty()
-                 ? fmt::format("the sweep has {} shards but {} files were given", count, n)
-                 : fmt::format("the sweep has {} shards but {} were given: missing shard(s) {}", count, n, missing));
+        if (!given[static_cast<std::size_t>(i)])
+          missing += fmt::format("{}{}/{}", missing.empty() ? "" : ", ", i, count);
+      refuse(missing.empty() ? fmt::format("the sweep has {} shards but {} files were given", count, n)
+                             : fmt::format("the sweep has {} shards but {} were given: missing shard(s) {}",
+                                           count, n, missing));
     }
     if (seen[static_cast<std::size_t>(index)]) refuse(fmt::format("shard {} given twice", index));
     seen[static_cast<std::size_t>(index)] = true;

@@ -541,8 +541,9 @@ TEST(ImpactJsonErrors, EveryIndependentProblemIsReportedOnItsOwnLine) {
       R"({"model": "billiards", "params": {"theta": "x", "r_z": 1}, "ordering": "argmn", "foo": 1})");
   EXPECT_EQ(fields, (std::vector<std::string>{"foo", "ordering", "params.r_z", "params.theta"}));
   // raw problem: normals of the wrong length for d = 1, momentum of the wrong length, bad minimality
-  EXPECT_EQ(error_fields(R"({"mass_matrix": [[1]], "normals": [[1, 2]], "momentum": [1, 2], "minimality": "x"})"),
-            (std::vector<std::string>{"minimality", "normals[0]", "momentum"}));
+  EXPECT_EQ(
+      error_fields(R"({"mass_matrix": [[1]], "normals": [[1, 2]], "momentum": [1, 2], "minimality": "x"})"),
+      (std::vector<std::string>{"minimality", "normals[0]", "momentum"}));
   // check: the impact is fine, its two check fields are not
   EXPECT_EQ(error_fields(R"({"model": "billiards", "params": {"theta": 2}, "tolerance": 2})", true),
             (std::vector<std::string>{"momentum_after", "tolerance"}));
@@ -550,11 +551,12 @@ TEST(ImpactJsonErrors, EveryIndependentProblemIsReportedOnItsOwnLine) {
     parse_resolve_request(R"({"foo": 1, "bar": 2, "model": "billiards", "params": {"theta": 2}})");
     ADD_FAILURE() << "accepted";
   } catch (const InputErrors& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "bar: unknown key (allowed: mass_matrix, normals, momentum, velocity, gaps, restitution, ordering, "
-              "minimality, seed, limits, model, params)\n"
-              "foo: unknown key (allowed: mass_matrix, normals, momentum, velocity, gaps, restitution, ordering, "
-              "minimality, seed, limits, model, params)");
+    EXPECT_EQ(
+        std::string(e.what()),
+        "bar: unknown key (allowed: mass_matrix, normals, momentum, velocity, gaps, restitution, ordering, "
+        "minimality, seed, limits, model, params)\n"
+        "foo: unknown key (allowed: mass_matrix, normals, momentum, velocity, gaps, restitution, ordering, "
+        "minimality, seed, limits, model, params)");
   }
 }
 

@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "simpact/core/impact_diagnostics.hpp"
-#include "simpact/core/input_error.hpp"
 #include "simpact/core/impact_resolution.hpp"
+#include "simpact/core/input_error.hpp"
 #include "simpact/core/post_impact_check.hpp"
 #include "simpact/models/parameter_set.hpp"
 
