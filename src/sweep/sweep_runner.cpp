@@ -864,6 +864,23 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
   if (!provenance.empty()) {
     provenance.back().end_time = now_iso8601();
     provenance.back().tasks_done = summary.tasks_computed;
+    // The rest of the journal was finished by earlier, killed runs (no end time): with one such
+    // run its row gets that count; several killed runs cannot be told apart and keep 0.
+    std::vector<std::size_t> killed;
+    std::int64_t others = 0;
+    for (std::size_t r = 0; r + 1 < provenance.size(); ++r) {
+      if (provenance[r].end_time.empty()) killed.push_back(r);
+      others += provenance[r].tasks_done;
+    }
+    if (killed.size() == 1) {
+      std::int64_t journal_tasks = 0;
+      for (std::size_t c = 0; c < finished.size(); ++c)
+        if (finished[c] && static_cast<std::int64_t>(c) % options.shard_count == options.shard_index)
+          journal_tasks += std::min(manifest.chunk_size,
+                                    summary.tasks - static_cast<std::int64_t>(c) * manifest.chunk_size);
+      provenance[killed.front()].tasks_done =
+          std::max<std::int64_t>(0, journal_tasks - summary.tasks_computed - others);
+    }
   }
   // Written beside the output and renamed over it when complete: a kill during this step leaves
   // the (readable, incomplete) incomplete_layout in place, never a half-written file.

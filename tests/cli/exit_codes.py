@@ -213,6 +213,14 @@ def main():
           f"({j.get('tasks_done')}/{j.get('tasks')}, {j.get('progress_percent', 0):.1f}%)")
     p = sh([s, "info", killed])
     check(p.returncode == 3 and "from the journal" in p.stdout, "info of a killed sweep (text)")
+    at_kill = j.get("tasks_done", 0)
+    p = sh([s, "run", big, "-o", killed, "--resume", "-q"], OMP_NUM_THREADS="2")
+    j = json.loads(sh([s, "info", killed, "--json"]).stdout or "{}")
+    rows = j.get("provenance", [])
+    check(p.returncode == 0 and len(rows) == 2 and rows[0]["end"] == "" and rows[0]["tasks_done"] == at_kill
+          and rows[1]["tasks_done"] == j["tasks"] - at_kill,
+          f"provenance of the killed run records the {at_kill} tasks it finished "
+          f"({[(r['tasks_done'], r['end'] != '') for r in rows]})")
 
     # ---- merge ----
     shards = []
