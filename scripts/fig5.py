@@ -105,7 +105,7 @@ def sequence_kinks(theta, steps):
     """[(θ, before, after)] where the argmin sequence length changes between two impacts (a
     change to or from 0 steps — no impact — is not a kink)."""
     kinks = []
-    if steps is None:
+    if steps is None or not np.all(np.isnan(steps) | (steps == np.round(steps))):
         return kinks
     for i in range(len(theta) - 1):
         a, b = steps[i], steps[i + 1]
@@ -130,9 +130,8 @@ def main():
             pass
         plastic_loss = optional_map(sweep, "/energy/relative_loss_plastic")
         dihedral_m = optional_map(sweep, "/outcomes/dihedral_m")
+        # the sequence length of each angle (not its Monte Carlo mean, which varies smoothly)
         steps = optional_map(sweep, "/outcomes/steps_argmin")
-        if steps is None:
-            steps = optional_map(sweep, "/outcomes/steps_argmin_mean")
         model, complete, replicas = sweep.model, sweep.complete, sweep.replicas
 
     fig = sh.plt.figure(figsize=(8.5, 4.8), layout="constrained")
@@ -149,7 +148,8 @@ def main():
                 mew=1.2, label="ξ between orderings argmin and argmax (every %d-th angle)" % every
                 if every > 1 else "ξ between orderings argmin and argmax", zorder=4)
     annotate_zeros(ax, theta, xi.values, plastic_loss, dihedral_m)
-    top = np.nanmax([np.nanmax(xi_pct.values)] + ([np.nanmax(100 * pair.values)] if pair else []))
+    top = np.nanmax([np.nanmax(xi_pct.values)] + ([np.nanmax(100 * pair.values)] if pair else [])
+                    + ([np.nanmax(xi_pct.spread["max"])] if "max" in xi_pct.spread else []))
     top = top if math.isfinite(top) and top > 0 else 1.0
     for where, before, after in sequence_kinks(theta, steps):
         ax.axvline(where, color="0.35", lw=0.8, ls=":", zorder=0)
