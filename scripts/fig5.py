@@ -1,12 +1,14 @@
 #!/usr/bin/python3
-"""usage: python3 scripts/fig5.py results/billiards_theta.h5 -o fig5.png
+"""usage: scripts/fig5.py results/billiards_theta.h5 -o fig5.png
        (the file from: simpact run configs/billiards_theta.yaml -o results/billiards_theta.h5)
 
 The paper's Fig. 5 (Seghete & Murphey): indeterminacy ξ of a billiards break versus the angle
 θ between the two contact normals, with the zeros of ξ marked and named.
 
-Draws /xi (ξ over the outcome set) and, if present, /xi_maps/argmin_vs_argmax (ξ between the
-two ordering policies; for two contacts the two coincide). Grid points with ξ <= 1e-12 are
+Draws /xi (ξ over the outcome set) in percent of ||p⁻||_g as in the paper's caption and, if
+present, /xi_maps/argmin_vs_argmax (ξ between the two ordering policies) as markers: for two
+contacts the two coincide. The kink where the argmin contact sequence gets longer
+(/outcomes/steps_argmin changes, θ ≈ 0.712π for equal balls) is marked. Grid points with ξ <= 1e-12 are
 marked; each run of such points is labelled with its θ as a fraction of π and why ξ vanishes
 there, read from the file:
   no energy lost even by a plastic impact (/energy/relative_loss_plastic = 0): "grazing"
@@ -16,6 +18,7 @@ Monte Carlo files (replicas > 1) are drawn as mean with ±std band and min/max.
 Writes fig5.png unless -o names another .png or .pdf file.
 """
 import argparse
+import dataclasses
 import math
 
 import numpy as np
@@ -92,6 +95,25 @@ def annotate_zeros(ax, theta, xi, plastic_loss, dihedral_m):
                     fontsize=9, color="crimson")
 
 
+def percent(m):
+    """The map (and its Monte Carlo spread) scaled to percent, as in the paper's caption."""
+    return dataclasses.replace(m, values=100.0 * np.asarray(m.values, dtype=float),
+                               spread={k: 100.0 * v for k, v in m.spread.items()})
+
+
+def sequence_kinks(theta, steps):
+    """[(θ, before, after)] where the argmin sequence length changes between two impacts (a
+    change to or from 0 steps — no impact — is not a kink)."""
+    kinks = []
+    if steps is None or not np.all(np.isnan(steps) | (steps == np.round(steps))):
+        return kinks
+    for i in range(len(theta) - 1):
+        a, b = steps[i], steps[i + 1]
+        if np.isfinite(a) and np.isfinite(b) and a != b and a > 0 and b > 0:
+            kinks.append((0.5 * (theta[i] + theta[i + 1]), int(a), int(b)))
+    return kinks
+
+
 def main():
     args = parse_args()
     sh.check_output(args.out)
@@ -108,26 +130,46 @@ def main():
             pass
         plastic_loss = optional_map(sweep, "/energy/relative_loss_plastic")
         dihedral_m = optional_map(sweep, "/outcomes/dihedral_m")
+        # the sequence length of each angle (not its Monte Carlo mean, which varies smoothly)
+        steps = optional_map(sweep, "/outcomes/steps_argmin")
         model, complete, replicas = sweep.model, sweep.complete, sweep.replicas
 
     fig = sh.plt.figure(figsize=(8.5, 4.8), layout="constrained")
     ax = fig.add_subplot()
-    sh.draw_curve(ax, xi, label="ξ: diameter of the outcome set")
-    if pair is not None:
-        sh.draw_curve(ax, pair, label="ξ between orderings argmin and argmax",
-                      colour="darkorange", linestyle="--", spread=False)
     theta = xi.axes[0].values
+    xi_pct = percent(xi)
+    sh.draw_curve(ax, xi_pct, label="ξ over the outcome set (all orderings)", colour="tab:blue")
+    if pair is not None:
+        # The two orderings' ξ coincides with the outcome-set ξ for two contacts: drawn as
+        # markers on a sparser set of angles so that both stay visible.
+        pair_pct = percent(pair)
+        every = max(1, len(theta) // 40)
+        ax.plot(theta[::every], pair_pct.values[::every], "o", ms=5, mfc="none", mec="darkorange",
+                mew=1.2, label="ξ between orderings argmin and argmax (every %d-th angle)" % every
+                if every > 1 else "ξ between orderings argmin and argmax", zorder=4)
     annotate_zeros(ax, theta, xi.values, plastic_loss, dihedral_m)
-    ax.set_ylabel(sh.wrap(xi.label, 50))
-    top = np.nanmax([np.nanmax(xi.values)] + ([np.nanmax(pair.values)] if pair else []))
-    ax.set_ylim(-0.02 * top, 1.08 * top if math.isfinite(top) and top > 0 else 1.0)
+    top = np.nanmax([np.nanmax(xi_pct.values)] + ([np.nanmax(100 * pair.values)] if pair else [])
+                    + ([np.nanmax(xi_pct.spread["max"])] if "max" in xi_pct.spread else []))
+    top = top if math.isfinite(top) and top > 0 else 1.0
+    for where, before, after in sequence_kinks(theta, steps):
+        ax.axvline(where, color="0.35", lw=0.8, ls=":", zorder=0)
+        frac = where / math.pi
+        ax.annotate(f"kink: argmin sequence\n{before} → {after} reflections\nθ ≈ {frac:.3f}π",
+                    xy=(where, np.interp(where, theta, xi_pct.values)), xytext=(-8, -95),
+                    textcoords="offset points", ha="right", va="top", fontsize=8, color="0.25",
+                    arrowprops=dict(arrowstyle="-", color="0.5", lw=0.6))
+    ax.set_xlabel("angle θ between the contact normals at the cue ball [rad]")
+    ax.set_ylabel("indeterminacy ξ [% of ‖p⁻‖_g]")
+    ax.set_ylim(-0.02 * top, 1.12 * top)
     ax.legend(loc="upper right", fontsize=8)
-    what = f"{model}, {len(theta)} angles" + (f" × {replicas} replicas" if replicas > 1 else "")
-    fig.suptitle(f"Fig. 5: indeterminacy ξ versus θ ({what})"
+    what = f"{len(theta)} angles" + (f" × {replicas} replicas" if replicas > 1 else "")
+    fig.suptitle(f"Indeterminacy of a {model} break versus the angle θ ({what})"
                  + ("" if complete else "  [INCOMPLETE FILE]"), fontsize=11)
     sh.save_figure(fig, args.out)
     zeros = [theta_text(theta[(a + b) // 2]) for a, b in zero_runs(xi.values)]
-    print(f"wrote {args.out}; ξ = 0 at: {', '.join(zeros) or 'no grid point'}")
+    kinks = [f"θ ≈ {w / math.pi:.3f}π" for w, _, _ in sequence_kinks(theta, steps)]
+    print(f"wrote {args.out}; ξ = 0 at: {', '.join(zeros) or 'no grid point'}; "
+          f"argmin sequence length changes at: {', '.join(kinks) or 'nowhere'}")
 
 
 if __name__ == "__main__":

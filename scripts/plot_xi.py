@@ -1,11 +1,14 @@
 #!/usr/bin/python3
-"""usage: python3 scripts/plot_xi.py results/billiards_theta.h5 --out xi.png
-       python3 scripts/plot_xi.py results/billiards_map.h5 --map /xi /outcomes/count -o map.pdf
-       python3 scripts/plot_xi.py results/cradle_masses.h5 --group energy --out energy.png
-       python3 scripts/plot_xi.py results/billiards_mc.h5 --log   # mean ξ, ±std band, min/max
+"""usage: scripts/plot_xi.py results/billiards_theta.h5 --out xi.png
+       scripts/plot_xi.py results/billiards_map.h5 --map /xi /outcomes/count -o map.pdf
+       scripts/plot_xi.py results/billiards_map.h5 --log -o map_log.png  # ξ near its zeros
+       scripts/plot_xi.py results/cradle_masses.h5 --group energy --out energy.png
+       scripts/plot_xi.py results/billiards_mc.h5 --log   # mean ξ, ±std band, min/max
 
 Plot maps of a simpact sweep file: curves over 1-axis grids, heatmaps over 2-axis grids, one
-heatmap panel per value of the first axis over 3-axis grids. Labels come from the file.
+heatmap panel per value of the first axis over 3-axis grids. Labels come from the file; the
+title is the sweep's description from the first comment of its config. Counts and flags (e.g.
+/outcomes/dihedral_m) get one colour per value that occurs.
 
 Default map: /xi (the headline ξ). With Monte Carlo files a name without a statistic
 ('/xi_maps/outcome_set') means its `_mean`, drawn with its std and min/max. `--group G` draws
@@ -48,13 +51,32 @@ def selected_paths(sweep, args):
     return paths or [sweep.resolve("/xi")]
 
 
+def config_title(config_text):
+    """The sweep's description: the first sentence of the config's leading comment, after the
+    line with the command that runs it ('2-D indeterminacy map of the billiards break over …')."""
+    lines = []
+    for line in config_text.splitlines():
+        if not line.startswith("#"):
+            break
+        text = line.lstrip("#").strip()
+        if text.startswith(("simpact ", "(or", "mpirun ")) or not text:
+            continue
+        lines.append(text)
+    text = " ".join(lines)
+    for stop in (" (", ". ", ": "):
+        if stop in text:
+            text = text[: text.index(stop)]
+    return text.rstrip(".")
+
+
 def main():
     args = parse_args()
     out = args.out or sh.default_output(args.file, "xi")
     sh.check_output(out)
     with sh.open_sweep(args.file) as sweep:
         maps = [sweep.read_map(p) for p in selected_paths(sweep, args)]
-        title = (f"{sweep.model}: {os.path.basename(args.file)}"
+        described = config_title(sweep.config_text())
+        title = (sh.wrap(f"{described or sweep.model} ({os.path.basename(args.file)})", 60)
                  + ("" if sweep.complete else "  [INCOMPLETE]"))
     fig = sh.figure_of_maps(maps, log=args.log, suptitle=title)
     sh.save_figure(fig, out)

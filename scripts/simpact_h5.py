@@ -447,7 +447,7 @@ def format_number(x):
 def _style_axis(ax, axis, which):
     """Label an x or y axis from the file; π ticks for radians, log scale for log grids."""
     set_label = ax.set_xlabel if which == "x" else ax.set_ylabel
-    set_label(wrap(axis.label, 52))
+    set_label(wrap(axis.label, 72 if which == "x" else 52))
     scale_axis = ax.xaxis if which == "x" else ax.yaxis
     if axis.is_log_spaced:
         (ax.set_xscale if which == "x" else ax.set_yscale)("log")
@@ -484,7 +484,7 @@ def colour_scale(values, log=False, name=""):
         return _with_colours(colors.Normalize(0, 1), "viridis", "no data")
     distinct = np.unique(finite)
     if 1 < distinct.size <= 12 and np.all(distinct == np.round(distinct)):
-        return _integer_scale(int(distinct.min()), int(distinct.max()))  # even with --log
+        return _integer_scale([int(x) for x in distinct])  # even with --log
     if log:
         # round-off values (|v| <= 1e-12 of the largest) count as zero: masked like v <= 0
         positive = finite[finite > ROUNDOFF * max(1.0, float(np.abs(finite).max()))]
@@ -522,13 +522,15 @@ def _with_colours(norm, cmap_name, note=""):
     return ColourScale(norm=norm, cmap=cmap, note=note)
 
 
-def _integer_scale(lo, hi):
-    """Discrete colours for counts and flags (number of outcomes, dihedral m, steps)."""
-    levels = np.arange(lo, hi + 2) - 0.5
-    cmap = plt.get_cmap("viridis", max(len(levels) - 1, 2)).copy()
+def _integer_scale(present):
+    """Discrete colours for counts and flags (number of outcomes, dihedral m, steps): one colour
+    per value that occurs, none for values that do not (dihedral_m of 0, 2, 3 has no '1')."""
+    present = sorted(present)
+    mids = [0.5 * (a + b) for a, b in zip(present[:-1], present[1:])]
+    levels = [present[0] - 0.5] + mids + [present[-1] + 0.5]
+    cmap = plt.get_cmap("viridis", max(len(present), 2)).copy()
     cmap.set_bad(NAN_COLOUR)
-    return ColourScale(norm=colors.BoundaryNorm(levels, cmap.N), cmap=cmap,
-                       integer_ticks=list(range(lo, hi + 1)))
+    return ColourScale(norm=colors.BoundaryNorm(levels, cmap.N), cmap=cmap, integer_ticks=present)
 
 
 # ---------------------------------------------------------------------------------------------

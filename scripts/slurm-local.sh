@@ -11,7 +11,8 @@
 #   env           print `export SLURM_CONF=...` for client commands (sbatch, squeue, sacct -c).
 #
 # Env: SIMPACT_SLURM_DIR (state: conf, pids, logs, spool; default /tmp/simpact-slurm),
-#      SIMPACT_SLURM_PORT (slurmctld port, default 6817; slurmd uses +1),
+#      SIMPACT_SLURM_PORT (slurmctld port; slurmd uses +1; default: the first free pair from
+#        6817 up, so another Slurm or service on 6817 does not stop the start),
 #      SIMPACT_SLURM_TIMEOUT (seconds to wait for the node, default 60).
 set -Eeuo pipefail
 
@@ -38,6 +39,14 @@ gone() {  # a zombie counts as gone: PID 1 in containers may reap slowly
   [ ! -d "/proc/$1" ] || [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" = Z ]
 }
 port_taken() { timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/null; }
+# The first port p from 6817 (step 2, up to 7017) with p and p + 1 both free.
+free_port_pair() {
+  local p
+  for ((p = 6817; p <= 7017; p += 2)); do
+    port_taken "$p" || port_taken $((p + 1)) || { echo "$p"; return 0; }
+  done
+  die "no free port pair in 6817..7018: set SIMPACT_SLURM_PORT"
+}
 munge_answers() { munge -n -S "$SOCKET" 2>/dev/null | unmunge -S "$SOCKET" >/dev/null 2>&1; }
 
 # Without a config, Slurm 22.05 clients try DNS SRV "configless" lookups for ~60 s, and without
@@ -113,7 +122,7 @@ start_daemon() {  # slurmctld | slurmd; both daemonize and write their pid file
   local name="$1" flags=() port="$PORT"
   our_pid "$STATE/run/$name.pid" "$name" >/dev/null && return 0
   [ "$name" = slurmctld ] || port=$((PORT + 1))
-  ! port_taken "$port" || die "port $port is taken (another Slurm?): stop it or set SIMPACT_SLURM_PORT"
+  ! port_taken "$port" || die "port $port is taken (another Slurm or service): stop it or set SIMPACT_SLURM_PORT"
   [ "$name" = slurmctld ] && flags=(-c)   # clean state: no jobs or drained node from last time
   "$name" -f "$CONF" "${flags[@]}" || die "$name failed (log: $STATE/log/$name.log); clean up: $0 stop"
   for _ in $(seq 100); do our_pid "$STATE/run/$name.pid" "$name" >/dev/null && return 0; sleep 0.1; done
@@ -129,6 +138,8 @@ cmd_start() {
   done
   if cmd_status -q; then log "already up (node $NODE)"; return 0; fi
   mkdir -p "$STATE"/{etc,run,log,ctld,spool}
+  # Free ports, chosen once per start and written into the config every client reads.
+  if [ -z "${SIMPACT_SLURM_PORT:-}" ]; then PORT="$(free_port_pair)"; log "ports $PORT, $((PORT + 1))"; fi
   # job ids start at 1 again with a new state dir: set old records aside (sacct -c -j stays unambiguous)
   [ ! -s "$STATE/log/jobcomp.txt" ] || mv -f "$STATE/log/jobcomp.txt" "$STATE/log/jobcomp.txt.old"
   write_conf

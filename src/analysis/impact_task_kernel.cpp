@@ -53,8 +53,9 @@ ImpactTaskKernel::ImpactTaskKernel(std::unique_ptr<ImpactModel> model, ImpactStu
   auto name = [](OrderingPolicy o) { return std::string(ordering_policy_name(o)); };
   if (has_all_) {
     headline_ = static_cast<int>(columns_.size());
-    columns_.push_back(
-        {"outcome_set", "xi_maps", "1", "indeterminacy: diameter of the outcome set over ||p-||_g"});
+    columns_.push_back({"outcome_set", "xi_maps", "1",
+                        "indeterminacy xi: diameter of the set of outcomes divided by the norm of the "
+                        "pre-impact momentum (kinetic metric)"});
     columns_.push_back({"count", "outcomes", "1", "number of distinct propagative outcomes"});
     columns_.push_back({"unique", "outcomes", "1", "1 when the outcome is unique (no cap hit)"});
   }
@@ -63,7 +64,9 @@ ImpactTaskKernel::ImpactTaskKernel(std::unique_ptr<ImpactModel> model, ImpactStu
       if (headline_ < 0) headline_ = static_cast<int>(columns_.size());
       columns_.push_back({name(single_[a]) + "_vs_" + name(single_[b]), "xi_maps", "1",
                           "indeterminacy between the " + name(single_[a]) + " and " + name(single_[b]) +
-                              " orderings: ||p_a - p_b||_g / ||p-||_g"});
+                              " orderings: norm of the difference of their outcomes divided by the norm of "
+                              "the pre-impact momentum "
+                              "(kinetic metric)"});
     }
   columns_.push_back({"before", "energy", "J", "kinetic energy before the impact"});
   std::vector<OrderingPolicy> all_orderings = single_;
@@ -71,17 +74,19 @@ ImpactTaskKernel::ImpactTaskKernel(std::unique_ptr<ImpactModel> model, ImpactStu
   for (OrderingPolicy o : all_orderings) {
     const std::string what = o == OrderingPolicy::kAll ? "mean over the outcome set" : "ordering " + name(o);
     columns_.push_back({"after_" + name(o), "energy", "J", "kinetic energy after the impact, " + what});
-    columns_.push_back(
-        {"relative_loss_" + name(o), "energy", "1", "(E_before - E_after) / E_before, " + what});
+    columns_.push_back({"relative_loss_" + name(o), "energy", "1",
+                        "relative kinetic energy loss (E_before - E_after) / E_before, " + what});
   }
   columns_.push_back({"after_plastic", "energy", "J", "kinetic energy after a perfectly plastic impact"});
   columns_.push_back({"relative_loss_plastic", "energy", "1", "relative energy loss of a plastic impact"});
+  columns_.push_back({"impact", "outcomes", "1",
+                      "1 when some closed contact was approaching (an impact happened), 0 when the "
+                      "pre-impact momentum was feasible"});
   columns_.push_back(
-      {"impact", "outcomes", "1",
-       "1 when some closed contact was approaching (an impact happened), 0 when p- was feasible"});
-  columns_.push_back({"normalized_cosine", "outcomes", "1",
-                      "normalized Gram entry G_12 = <u1,u2>_g/(||u1|| ||u2||) (first two contacts)"});
-  columns_.push_back({"dihedral_m", "outcomes", "1", "m with G_12 = -cos(pi/m) (0: none)"});
+      {"normalized_cosine", "outcomes", "1",
+       "cosine between the first two contact normals in the kinetic metric (normalized Gram entry G_12)"});
+  columns_.push_back({"dihedral_m", "outcomes", "1",
+                      "integer m with G_12 = -cos(pi/m), a dihedral configuration (0: none)"});
   for (OrderingPolicy o : single_)
     columns_.push_back({"steps_" + name(o), "outcomes", "1", "reflections applied by ordering " + name(o)});
   if (options_.momenta)

@@ -8,10 +8,18 @@ namespace simpact::app {
 
 using CommandRunner = std::function<int()>;
 
+// The exit codes of every command (README "Exit codes").
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;     // runtime: I/O, HDF5, a failing task, internal error
+constexpr int kExitInput = 2;       // bad command line, JSON, YAML or input file (one line per problem)
+constexpr int kExitIncomplete = 3;  // the result file is incomplete (interrupted or running): resume it
+constexpr int kExitNotResult = 4;   // `info`: the file is not a simpact result (not HDF5, or no schema)
+
 CommandRunner add_resolve_command(CLI::App& app);
 CommandRunner add_check_command(CLI::App& app);
 CommandRunner add_run_command(CLI::App& app);
 CommandRunner add_info_command(CLI::App& app);
 CommandRunner add_merge_command(CLI::App& app);
+CommandRunner add_models_command(CLI::App& app);
 
 }  // namespace simpact::app

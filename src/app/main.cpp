@@ -4,6 +4,9 @@
 //   mpirun -n 4 simpact run sweep.yaml  a parameter sweep into HDF5
 //   simpact merge shard_*.h5 -o out.h5  shards of a job array → one result file
 //   simpact info results.h5             what a result file holds
+//   simpact models [NAME]               the models and their parameters
+// Exit codes (one table, README "Exit codes"): 0 ok, 1 runtime failure, 2 input error (command
+// line, JSON, YAML: one line per problem), 3 incomplete result, 4 not a simpact result file.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
@@ -11,28 +14,75 @@
 #include <string>
 
 #include "commands.hpp"
+#include "simpact/core/input_error.hpp"
+#include "simpact/io/impact_json.hpp"
+#include "simpact/io/sweep_config.hpp"
 #include "simpact/version.hpp"
 
+namespace {
+
+void print_error_lines(const std::string& text) {
+  std::size_t begin = 0;
+  while (begin <= text.size()) {
+    const std::size_t end = std::min(text.find('\n', begin), text.size());
+    if (end > begin) std::fprintf(stderr, "simpact: error: %s\n", text.substr(begin, end - begin).c_str());
+    begin = end + 1;
+  }
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  using simpact::app::kExitInput;
   CLI::App app{"simpact: parameter sweeps of simultaneous rigid-body impacts"};
   app.set_version_flag("--version", std::string(simpact::kVersion) + " (" + simpact::kGitRevision + ")");
   app.require_subcommand(1);
+  app.footer(
+      "Exit codes: 0 ok, 1 runtime failure (I/O, HDF5, internal), 2 input error (command line, JSON,\n"
+      "YAML), 3 incomplete result (resume it), 4 not a simpact result file.\n"
+      "Start with: simpact models billiards; simpact run configs/billiards_theta.yaml");
   std::map<std::string, simpact::app::CommandRunner> runners;
   runners["resolve"] = simpact::app::add_resolve_command(app);
   runners["check"] = simpact::app::add_check_command(app);
   runners["run"] = simpact::app::add_run_command(app);
   runners["merge"] = simpact::app::add_merge_command(app);
   runners["info"] = simpact::app::add_info_command(app);
+  runners["models"] = simpact::app::add_models_command(app);
+  if (argc <= 1) {  // no subcommand: say what there is, not "A subcommand is required"
+    std::fputs(app.help().c_str(), stdout);
+    return 0;
+  }
+  if (argv[1][0] != '-' && runners.count(argv[1]) == 0) {  // CLI11 would say "A subcommand is required"
+    std::string allowed;
+    for (const auto& [name, runner] : runners) allowed += (allowed.empty() ? "" : ", ") + name;
+    std::fprintf(stderr, "simpact: error: unknown command '%s' (allowed: %s; see 'simpact --help')\n",
+                 argv[1], allowed.c_str());
+    return kExitInput;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    // Every command-line error is an input error: one line, exit 2 (not CLI11's 105..113).
+    std::string where = "simpact";
+    for (auto* sub : app.get_subcommands()) where += " " + sub->get_name();
+    std::string what = e.what();
+    for (char& c : what)
+      if (c == '\n') c = ' ';
+    std::fprintf(stderr, "simpact: error: %s (see '%s --help')\n", what.c_str(), where.c_str());
+    return kExitInput;
   }
   try {
     for (auto* sub : app.get_subcommands()) return runners.at(sub->get_name())();
+  } catch (const simpact::ConfigErrors& e) {
+    for (const auto& line : e.lines) print_error_lines(line);
+    return kExitInput;
+  } catch (const simpact::InputError& e) {  // InputErrors: one line per problem
+    print_error_lines(e.what());
+    return kExitInput;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "simpact: error: %s\n", e.what());
-    return 1;
+    print_error_lines(e.what());
+    return simpact::app::kExitFailure;
   }
-  return 1;
+  return simpact::app::kExitFailure;
 }

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -18,6 +19,7 @@
 #include "simpact/sweep/parameter_space.hpp"
 #include "simpact/sweep/sweep_runner.hpp"
 #include "sweep_setup.hpp"
+#include "thread_setup.hpp"
 
 namespace simpact::app {
 
@@ -33,21 +35,28 @@ struct RunArgs {
   double progress_interval = 5.0;
   std::string shard;  // "i/N"
   std::string command_line;
+  bool dry_run = false;
 };
 
 // Builds the impact problem of every grid point (first replica) before any work starts, so an
 // invalid corner of the grid (e.g. θ below the smallest admissible angle for the chosen radii)
 // is reported now, naming the point, instead of aborting the sweep later. Returns the error.
-std::string preflight(const SweepConfig& config, const ImpactModel& model) {
+// With `on_task_error: record` such points are not an error (a rectangular grid over a
+// non-rectangular admissible region): they are counted in `inadmissible` and recorded as failed
+// tasks (status 4, NaN) by the sweep.
+std::string preflight(const SweepConfig& config, const ImpactModel& model, std::int64_t& inadmissible) {
   const ParameterSpace space(config);
   ParameterSet params;
   constexpr std::int64_t kMaxChecked = 2'000'000;
+  inadmissible = 0;
   for (std::int64_t g = 0; g < std::min(space.grid_points(), kMaxChecked); ++g) {
     try {
       space.parameters_of(space.task_of(g, 0), params);
       model.make_problem(params);
     } catch (const InputError& e) {
-      return fmt::format("grid point {} ({}): {}", g, params.describe(), e.what());
+      if (config.on_task_error != TaskErrorMode::kRecord)
+        return fmt::format("grid point {} ({}): {}", g, params.describe(), e.what());
+      ++inadmissible;
     }
   }
   return "";
@@ -81,6 +90,69 @@ std::string resume_command(const RunArgs& args, const std::string& output) {
 }
 
 int run_agreed(const RunArgs& args, MpiSession& mpi);
+
+// Upper bounds before compression, the same arithmetic as the runner's free-space check.
+struct SizeEstimate {
+  double output = 0.0, journal = 0.0;
+};
+SizeEstimate estimate_sizes(const SweepConfig& config, const TaskKernel& kernel) {
+  const double columns = static_cast<double>(values_per_task(kernel));
+  const double tasks = static_cast<double>(config.task_count());
+  SizeEstimate e;
+  e.journal = tasks * (16.0 + 8.0 * columns);
+  e.output = static_cast<double>(config.grid_points()) * 8.0 *
+             (static_cast<double>(kernel.columns().size()) * (config.replicas() > 1 ? 5 : 1) + 1);
+  if (config.output.samples || config.output.momenta)
+    e.output += tasks * 8.0 * (columns + 2 + static_cast<double>(config.grid.size()));
+  return e;
+}
+
+std::string mib(double bytes) {
+  return fmt::format("{:.1f} MiB", bytes / (1024.0 * 1024.0));
+}
+
+// --dry-run: what the run would do, and how long it would take, from a calibration of ~0.2 s of
+// tasks spread over the whole task range on this process (one thread), scaled to ranks x threads.
+int dry_run(const SweepConfig& config, const TaskKernel& kernel, const std::string& output, int ranks,
+            int threads, std::int64_t inadmissible) {
+  const ParameterSpace space(config);
+  fmt::print("model: {}   tasks: {} ({} grid points x {} replicas)   orderings: {}\n", config.model,
+             config.task_count(), config.grid_points(), config.replicas(), config.orderings.size());
+  fmt::print("grid:\n");
+  for (const auto& axis : space.axes())
+    fmt::print("  {:<14} {:>9} points  {:.6g} .. {:.6g} [{}]\n", axis.name, axis.values.size(),
+               axis.values.front(), axis.values.back(), axis.units);
+  if (inadmissible > 0)
+    fmt::print("inadmissible grid points: {} (recorded as failed tasks, on_task_error: record)\n",
+               inadmissible);
+  const SizeEstimate size = estimate_sizes(config, kernel);
+  fmt::print("output: {} (at most {} before compression)   journal while running: at most {}\n", output,
+             mib(size.output), mib(size.journal));
+  auto scratch = kernel.make_scratch();
+  std::vector<double> values(static_cast<std::size_t>(values_per_task(kernel)));
+  ParameterSet params;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::int64_t calibrated = 0;
+  const std::int64_t n = config.task_count();
+  const std::int64_t stride = std::max<std::int64_t>(1, n / 4096);
+  double seconds = 0.0;
+  for (std::int64_t k = 0; k < n && seconds < 0.2; k += stride, ++calibrated) {
+    try {
+      space.parameters_of(k, params);
+      kernel.evaluate(k, params, *scratch, values.data());
+    } catch (const std::exception&) {  // a failing task costs little: count it all the same
+    }
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  const double per_task = calibrated > 0 ? seconds / static_cast<double>(calibrated) : 0.0;
+  const double workers = static_cast<double>(std::max(1, ranks) * std::max(1, threads));
+  fmt::print(
+      "estimated compute time: {:.2f} s on {} rank(s) x {} thread(s) ({:.3g} us per task, from {} "
+      "calibration tasks; plus start-up and file writing)\n",
+      per_task * static_cast<double>(n) / workers, ranks, threads, per_task * 1e6, calibrated);
+  fmt::print("dry run: nothing was written\n");
+  return 0;
+}
 
 int run(const RunArgs& args) {
   MpiSession mpi;
@@ -124,35 +196,41 @@ int run_agreed(const RunArgs& args, MpiSession& mpi) {
     return 2;
   }
   std::string output = args.output;
-  if (output.empty()) {  // default: results/<config name>.h5, creating results/ if needed
+  if (output.empty())  // default: results/<config name>.h5
     output = "results/" + std::filesystem::path(args.config).stem().string() + ".h5";
-    std::string error;
-    if (root) {
-      std::error_code ec;
-      std::filesystem::create_directories("results", ec);
-      if (ec || !std::filesystem::is_directory("results"))
-        error = fmt::format("default output directory 'results': {}; pass -o FILE",
-                            ec ? ec.message() : "exists and is not a directory");
-    }
-    agree_or_throw(MPI_COMM_WORLD, error, true);
-  }
   const auto model = make_model(config.model);
-  if (const std::string error = preflight(config, *model); !error.empty()) {
+  std::int64_t inadmissible = 0;
+  if (const std::string error = preflight(config, *model, inadmissible); !error.empty()) {
     if (root) std::fprintf(stderr, "simpact: error: %s\n", error.c_str());
     return 2;
   }
   const ImpactTaskKernel kernel(make_model(config.model), study_options(config));
+  const int threads = setup_threads(MPI_COMM_WORLD);
+  if (args.dry_run) return root ? dry_run(config, kernel, output, mpi.size(), threads, inadmissible) : 0;
+  // The output's directory (the default results/ too) is created once the input is valid; a
+  // failure is agreed by every rank before anything else.
+  {
+    std::string error;
+    if (const auto parent = std::filesystem::path(output).parent_path(); root && !parent.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(parent, ec);
+      if (ec || !std::filesystem::is_directory(parent))
+        error = fmt::format("output directory '{}': {}{}", parent.string(),
+                            ec ? ec.message() : "exists and is not a directory",
+                            args.output.empty() ? "; pass -o FILE" : "");
+    }
+    agree_or_throw(MPI_COMM_WORLD, error, true);
+  }
   if (root) {
-    const double maps = static_cast<double>(kernel.columns().size()) * (config.replicas() > 1 ? 5 : 1) + 1;
-    double bytes = maps * static_cast<double>(config.grid_points()) * 8.0;
-    if (config.output.samples)
-      bytes +=
-          static_cast<double>(config.task_count()) * 8.0 * static_cast<double>(values_per_task(kernel) + 6);
+    const SizeEstimate size = estimate_sizes(config, kernel);
     spdlog::info(
-        "{}: model '{}', {} tasks ({} grid points x {} replicas), output {} (at most {:.1f} MiB before "
-        "compression)",
+        "{}: model '{}', {} tasks ({} grid points x {} replicas), output {} (at most {} before "
+        "compression; journal at most {} while running)",
         args.config, config.model, config.task_count(), config.grid_points(), config.replicas(), output,
-        bytes / (1024.0 * 1024.0));
+        mib(size.output), mib(size.journal));
+    if (inadmissible > 0)
+      spdlog::warn("{} of {} grid points are inadmissible: recorded as failed tasks (status 4, NaN)",
+                   inadmissible, config.grid_points());
   }
   SweepRunOptions options;
   options.output_path = output;
@@ -200,6 +278,8 @@ int run_agreed(const RunArgs& args, MpiSession& mpi) {
           s.tasks, s.tasks_computed, s.wall_seconds, s.wall_seconds > 0 ? s.tasks_computed / s.wall_seconds : 0.0,
           s.hdf5_seconds, s.wall_seconds > 0 ? 100.0 * s.hdf5_seconds / s.wall_seconds : 0.0, output,
           static_cast<double>(s.file_bytes) / (1024.0 * 1024.0));
+      if (inadmissible > 0)
+        spdlog::info("{} inadmissible grid points recorded as failed (status 4, NaN in the maps)", inadmissible);
     }
   }
   return 0;
@@ -221,6 +301,8 @@ CommandRunner add_run_command(CLI::App& app) {
                   "i/N: compute only shard i of N (a job array; see `simpact merge`)");
   cmd->add_option("--progress-interval", args->progress_interval, "seconds between progress lines")
       ->check(CLI::PositiveNumber);
+  cmd->add_flag("--dry-run", args->dry_run,
+                "check the config and print tasks, grid, size and time estimates; write nothing");
   return [args, &app] {
     args->command_line = "simpact run " + args->config + (args->output.empty() ? "" : " -o " + args->output) +
                          (args->resume ? " --resume" : "") + (args->overwrite ? " --overwrite" : "") +

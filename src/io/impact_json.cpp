@@ -31,6 +31,17 @@
 namespace simpact {
 
 namespace {
+std::string joined_after_first_field(const std::vector<InputError>& errors) {
+  std::string text = std::string(errors.at(0).what()).substr(errors.at(0).field().size() + 2);
+  for (std::size_t i = 1; i < errors.size(); ++i) text += std::string("\n") + errors[i].what();
+  return text;
+}
+}  // namespace
+
+InputErrors::InputErrors(std::vector<InputError> errors)
+    : InputError(errors.at(0).field(), joined_after_first_field(errors)), errors_(std::move(errors)) {}
+
+namespace {
 
 using Json = nlohmann::json;
 using OrderedJson = nlohmann::ordered_json;  // output keys in a readable, documented order
@@ -86,6 +97,32 @@ bool contains(const Names& names, const std::string& name) {
 std::string index_field(const std::string& field, std::size_t i) {
   return fmt::format("{}[{}]", field, i);
 }
+
+// Collects the problems of independent fields, so a request with several mistakes gets one
+// line per problem (InputErrors) instead of only the first.
+class ErrorList {
+ public:
+  template <class F>
+  bool attempt(F&& f) {
+    try {
+      f();
+      return true;
+    } catch (const InputErrors& e) {
+      for (const auto& one : e.errors()) errors_.push_back(one);
+    } catch (const InputError& e) {
+      errors_.push_back(e);
+    }
+    return false;
+  }
+  bool empty() const { return errors_.empty(); }
+  void raise() const {
+    if (errors_.size() == 1) throw errors_.front();
+    if (!errors_.empty()) throw InputErrors(errors_);
+  }
+
+ private:
+  std::vector<InputError> errors_;
+};
 
 // The message of an InputError without its "field: " prefix (to re-throw under another field).
 std::string message_of(const InputError& e) {
@@ -174,16 +211,20 @@ void check_keys(const Json& doc, const Names& allowed, bool check_command) {
   Names suggestions;  // "_comment" is accepted, never suggested
   for (const auto& name : allowed)
     if (name != "_comment") suggestions.push_back(name);
+  ErrorList errors;
   for (auto it = doc.begin(); it != doc.end(); ++it) {
     const std::string& key = it.key();
     if (contains(allowed, key)) continue;
-    if (!check_command && contains(kCheckOnlyKeys, key))
-      throw InputError(printable(key), "unknown key for 'simpact resolve' (it belongs to 'simpact check')");
-    const std::string near = nearest_name(key, suggestions);
-    throw InputError(printable(key), near.empty()
-                                         ? fmt::format("unknown key (allowed: {})", join(suggestions))
-                                         : fmt::format("unknown key (did you mean '{}'?)", near));
+    errors.attempt([&] {
+      if (!check_command && contains(kCheckOnlyKeys, key))
+        throw InputError(printable(key), "unknown key for 'simpact resolve' (it belongs to 'simpact check')");
+      const std::string near = nearest_name(key, suggestions);
+      throw InputError(printable(key), near.empty()
+                                           ? fmt::format("unknown key (allowed: {})", join(suggestions))
+                                           : fmt::format("unknown key (did you mean '{}'?)", near));
+    });
   }
+  errors.raise();
 }
 
 // ---- typed readers, each naming its field -------------------------------------------------------
@@ -272,63 +313,73 @@ Eigen::MatrixXd read_matrix(const Json& j, const std::string& field, int expecte
 ResolveOptions read_options(const Json& doc) {
   ResolveOptions options;
   options.check_definition1 = true;  // resolve and check report definition1_minimal per outcome
-  if (doc.contains("ordering")) {
-    const std::string name = read_string(doc["ordering"], "ordering");
-    if (!parse_ordering_policy(name, options.policy)) {
-      Names allowed(kOrderingPolicyNames.begin(), kOrderingPolicyNames.end());
-      const std::string near = nearest_name(name, allowed);
-      throw InputError("ordering",
-                       fmt::format("unknown ordering {} ({}allowed: {})", in_quotes(name),
-                                   near.empty() ? "" : "did you mean '" + near + "'?; ", join(allowed)));
-    }
-  }
-  if (doc.contains("minimality")) {
-    const std::string name = read_string(doc["minimality"], "minimality");
-    if (name == "propagation")
-      options.minimality = Minimality::kPropagation;
-    else if (name == "definition1")
-      options.minimality = Minimality::kDefinition1;
-    else
-      throw InputError("minimality", fmt::format("unknown minimality {} (allowed: propagation, definition1)",
-                                                 in_quotes(name)));
-  }
-  if (doc.contains("seed")) {
-    const Json& seed = doc["seed"];
-    if (seed.is_number_unsigned()) {
-      options.seed = seed.get<std::uint64_t>();
-    } else {
-      const double v = read_number(seed, "seed");                    // errors for strings, booleans, ...
-      if (v < 0.0 || v != std::floor(v) || v >= 9007199254740992.0)  // 2^53: exact in a double
-        throw InputError("seed", fmt::format("must be a non-negative integer (got {})", v));
-      options.seed = static_cast<std::uint64_t>(v);
-    }
-  }
-  if (doc.contains("limits")) {
-    const Json& limits = doc["limits"];
-    if (!limits.is_object())
-      throw InputError(
-          "limits",
-          fmt::format("must be an object with keys from {} (got {})", join(kLimitKeys), limits.type_name()));
-    for (auto it = limits.begin(); it != limits.end(); ++it) {
-      const std::string field = "limits." + printable(it.key());
-      if (it.key() == "max_steps")
-        options.limits.max_steps = static_cast<int>(read_integer(*it, field, 1, kMaxStepsCap));
-      else if (it.key() == "max_depth")
-        options.limits.max_depth = static_cast<int>(read_integer(*it, field, 1, kMaxDepthCap));
-      else if (it.key() == "max_nodes")
-        options.limits.max_nodes = static_cast<long>(read_integer(*it, field, 1, kMaxNodesCap));
-      else if (it.key() == "max_outcomes")
-        options.limits.max_outcomes = static_cast<int>(read_integer(*it, field, 1, kMaxOutcomesCap));
-      else if (it.key() == "max_definition1_checks")
-        options.limits.max_definition1_checks =
-            static_cast<long>(read_integer(*it, field, 1, kMaxDefinition1ChecksCap));
-      else {
-        const std::string near = nearest_name(it.key(), kLimitKeys);
-        throw InputError(field, near.empty() ? fmt::format("unknown key (allowed: {})", join(kLimitKeys))
-                                             : fmt::format("unknown key (did you mean '{}'?)", near));
+  ErrorList errors;
+  if (doc.contains("ordering"))
+    errors.attempt([&] {
+      const std::string name = read_string(doc["ordering"], "ordering");
+      if (!parse_ordering_policy(name, options.policy)) {
+        Names allowed(kOrderingPolicyNames.begin(), kOrderingPolicyNames.end());
+        const std::string near = nearest_name(name, allowed);
+        throw InputError("ordering",
+                         fmt::format("unknown ordering {} ({}allowed: {})", in_quotes(name),
+                                     near.empty() ? "" : "did you mean '" + near + "'?; ", join(allowed)));
       }
-    }
-  }
+    });
+  if (doc.contains("minimality"))
+    errors.attempt([&] {
+      const std::string name = read_string(doc["minimality"], "minimality");
+      if (name == "propagation")
+        options.minimality = Minimality::kPropagation;
+      else if (name == "definition1")
+        options.minimality = Minimality::kDefinition1;
+      else
+        throw InputError(
+            "minimality",
+            fmt::format("unknown minimality {} (allowed: propagation, definition1)", in_quotes(name)));
+    });
+  if (doc.contains("seed"))
+    errors.attempt([&] {
+      const Json& seed = doc["seed"];
+      if (seed.is_number_unsigned()) {
+        options.seed = seed.get<std::uint64_t>();
+      } else {
+        const double v = read_number(seed, "seed");                    // errors for strings, booleans, ...
+        if (v < 0.0 || v != std::floor(v) || v >= 9007199254740992.0)  // 2^53: exact in a double
+          throw InputError("seed", fmt::format("must be a non-negative integer (got {})", v));
+        options.seed = static_cast<std::uint64_t>(v);
+      }
+    });
+  if (doc.contains("limits"))
+    errors.attempt([&] {
+      const Json& limits = doc["limits"];
+      if (!limits.is_object())
+        throw InputError("limits",
+                         fmt::format("must be an object with keys from {} (got {})", join(kLimitKeys),
+                                     limits.type_name()));
+      ErrorList limit_errors;
+      for (auto it = limits.begin(); it != limits.end(); ++it)
+        limit_errors.attempt([&] {
+          const std::string field = "limits." + printable(it.key());
+          if (it.key() == "max_steps")
+            options.limits.max_steps = static_cast<int>(read_integer(*it, field, 1, kMaxStepsCap));
+          else if (it.key() == "max_depth")
+            options.limits.max_depth = static_cast<int>(read_integer(*it, field, 1, kMaxDepthCap));
+          else if (it.key() == "max_nodes")
+            options.limits.max_nodes = static_cast<long>(read_integer(*it, field, 1, kMaxNodesCap));
+          else if (it.key() == "max_outcomes")
+            options.limits.max_outcomes = static_cast<int>(read_integer(*it, field, 1, kMaxOutcomesCap));
+          else if (it.key() == "max_definition1_checks")
+            options.limits.max_definition1_checks =
+                static_cast<long>(read_integer(*it, field, 1, kMaxDefinition1ChecksCap));
+          else {
+            const std::string near = nearest_name(it.key(), kLimitKeys);
+            throw InputError(field, near.empty() ? fmt::format("unknown key (allowed: {})", join(kLimitKeys))
+                                                 : fmt::format("unknown key (did you mean '{}'?)", near));
+          }
+        });
+      limit_errors.raise();
+    });
+  errors.raise();
   return options;
 }
 
@@ -339,24 +390,36 @@ void read_raw_problem(const Json& doc, ResolveRequest& request) {
   if (!doc.contains("mass_matrix"))
     throw InputError("mass_matrix", "required field is missing (or give 'model')");
   GenericImpactInput input;
-  input.mass_matrix = read_matrix(doc["mass_matrix"], "mass_matrix", -1);
-  // M's own errors first: the normals are then measured against a valid d.
-  const KineticMetric metric(input.mass_matrix);
-  const int d = metric.dof();
-  if (!doc.contains("normals")) throw InputError("normals", "required field is missing");
-  input.normals = read_matrix(doc["normals"], "normals", d);
-  const bool has_p = doc.contains("momentum"), has_v = doc.contains("velocity");
-  if (has_p && has_v)
-    throw InputError("momentum", "give exactly one of 'momentum' and 'velocity' (got both)");
-  if (!has_p && !has_v) throw InputError("momentum", "required field is missing (or give 'velocity')");
-  const char* name = has_p ? "momentum" : "velocity";
-  const Eigen::VectorXd v = read_vector(doc[name], name);
-  // make_generic_problem tells momentum from velocity by a non-zero length.
-  if (v.size() != d) throw InputError(name, fmt::format("must have length d = {} (got {})", d, v.size()));
-  (has_p ? input.momentum : input.velocity) = v;
-  if (doc.contains("gaps")) input.gaps = read_vector(doc["gaps"], "gaps");
-  if (doc.contains("gap_tolerance")) input.gap_tolerance = read_number(doc["gap_tolerance"], "gap_tolerance");
-  if (doc.contains("restitution")) input.restitution = read_number(doc["restitution"], "restitution");
+  ErrorList errors;
+  // M's own errors first: the normals and momentum are then measured against a valid d (or
+  // only against each other when M is invalid).
+  int d = -1;
+  errors.attempt([&] {
+    input.mass_matrix = read_matrix(doc["mass_matrix"], "mass_matrix", -1);
+    d = KineticMetric(input.mass_matrix).dof();
+  });
+  errors.attempt([&] {
+    if (!doc.contains("normals")) throw InputError("normals", "required field is missing");
+    input.normals = read_matrix(doc["normals"], "normals", d);
+  });
+  errors.attempt([&] {
+    const bool has_p = doc.contains("momentum"), has_v = doc.contains("velocity");
+    if (has_p && has_v)
+      throw InputError("momentum", "give exactly one of 'momentum' and 'velocity' (got both)");
+    if (!has_p && !has_v) throw InputError("momentum", "required field is missing (or give 'velocity')");
+    const char* name = has_p ? "momentum" : "velocity";
+    const Eigen::VectorXd v = read_vector(doc[name], name);
+    // make_generic_problem tells momentum from velocity by a non-zero length.
+    if (d >= 0 && v.size() != d)
+      throw InputError(name, fmt::format("must have length d = {} (got {})", d, v.size()));
+    (has_p ? input.momentum : input.velocity) = v;
+  });
+  if (doc.contains("gaps")) errors.attempt([&] { input.gaps = read_vector(doc["gaps"], "gaps"); });
+  if (doc.contains("gap_tolerance"))
+    errors.attempt([&] { input.gap_tolerance = read_number(doc["gap_tolerance"], "gap_tolerance"); });
+  if (doc.contains("restitution"))
+    errors.attempt([&] { input.restitution = read_number(doc["restitution"], "restitution"); });
+  errors.raise();
   request.problem = make_generic_problem(input);
 }
 
@@ -390,24 +453,27 @@ void read_model_problem(const Json& doc, ResolveRequest& request) {
     if (!params.is_object())
       throw InputError("params", fmt::format("must be an object of parameter name to number (got {})",
                                              params.type_name()));
-    for (auto it = params.begin(); it != params.end(); ++it) {
-      const std::string field = "params." + printable(it.key());
-      if (it->is_array()) {  // "m": [1, 3, 1] sets m1, m2, m3
-        if (it->empty()) throw InputError(field, "must not be an empty array");
-        for (std::size_t i = 0; i < it->size(); ++i) {
-          const std::string name = it.key() + std::to_string(i + 1);
-          check_known(name, index_field(field, i));
-          if (request.params.has(name))
-            throw InputError(index_field(field, i),
-                             fmt::format("sets '{}', which is also given alone", name));
-          request.params.set(name, read_number((*it)[i], index_field(field, i)));
+    ErrorList param_errors;
+    for (auto it = params.begin(); it != params.end(); ++it)
+      param_errors.attempt([&] {
+        const std::string field = "params." + printable(it.key());
+        if (it->is_array()) {  // "m": [1, 3, 1] sets m1, m2, m3
+          if (it->empty()) throw InputError(field, "must not be an empty array");
+          for (std::size_t i = 0; i < it->size(); ++i) {
+            const std::string name = it.key() + std::to_string(i + 1);
+            check_known(name, index_field(field, i));
+            if (request.params.has(name))
+              throw InputError(index_field(field, i),
+                               fmt::format("sets '{}', which is also given alone", name));
+            request.params.set(name, read_number((*it)[i], index_field(field, i)));
+          }
+        } else {
+          check_known(it.key(), field);
+          if (request.params.has(it.key())) throw InputError(field, "is also set by an array parameter");
+          request.params.set(it.key(), read_number(*it, field));
         }
-      } else {
-        check_known(it.key(), field);
-        if (request.params.has(it.key())) throw InputError(field, "is also set by an array parameter");
-        request.params.set(it.key(), read_number(*it, field));
-      }
-    }
+      });
+    param_errors.raise();
   }
   bool top_level_restitution = false;
   if (doc.contains("restitution")) {
@@ -427,23 +493,26 @@ void read_model_problem(const Json& doc, ResolveRequest& request) {
   }
 }
 
-Json parse_object(const std::string& text, bool check_command) {
+// The document (a JSON object); unknown keys go to `errors`, so the known fields are still read.
+Json parse_object(const std::string& text, bool check_command, ErrorList& errors) {
   Json doc = parse_document(text);
   if (!doc.is_object())
     throw InputError("input", fmt::format("must be a JSON object (got {})", doc.type_name()));
   Names allowed = kResolveKeys;
   if (check_command) allowed.insert(allowed.end(), kCheckOnlyKeys.begin(), kCheckOnlyKeys.end());
-  check_keys(doc, allowed, check_command);
+  errors.attempt([&] { check_keys(doc, allowed, check_command); });
   return doc;
 }
 
-ResolveRequest read_request(const Json& doc) {
+ResolveRequest read_request(const Json& doc, ErrorList& errors) {
   ResolveRequest request;
-  request.options = read_options(doc);
-  if (doc.contains("model"))
-    read_model_problem(doc, request);
-  else
-    read_raw_problem(doc, request);
+  errors.attempt([&] { request.options = read_options(doc); });
+  errors.attempt([&] {
+    if (doc.contains("model"))
+      read_model_problem(doc, request);
+    else
+      read_raw_problem(doc, request);
+  });
   return request;
 }
 
@@ -581,7 +650,11 @@ std::string dump(const OrderedJson& doc, int indent) {
 // ---- resolve --------------------------------------------------------------------------------------
 
 ResolveRequest parse_resolve_request(const std::string& json_text) {
-  return read_request(parse_object(json_text, false));
+  ErrorList errors;
+  const Json doc = parse_object(json_text, false, errors);
+  ResolveRequest request = read_request(doc, errors);
+  errors.raise();
+  return request;
 }
 
 std::string resolution_to_json(const ResolveRequest& request, const ImpactResolution& resolution,
@@ -652,26 +725,33 @@ std::string resolve_json(const std::string& json_text, int indent) {
 // ---- check ------------------------------------------------------------------------------------------
 
 CheckRequest parse_check_request(const std::string& json_text) {
-  const Json doc = parse_object(json_text, true);
+  ErrorList errors;
+  const Json doc = parse_object(json_text, true, errors);
   CheckRequest request;
-  request.impact = read_request(doc);
-  const ImpactProblem& problem = request.impact.problem;
-  const int d = problem.dof();
-  const bool has_p = doc.contains("momentum_after"), has_v = doc.contains("velocity_after");
-  if (has_p && has_v)
-    throw InputError("momentum_after",
-                     "give exactly one of 'momentum_after' and 'velocity_after' (got both)");
-  if (!has_p && !has_v)
-    throw InputError("momentum_after", "required field is missing (or give 'velocity_after')");
-  const char* name = has_p ? "momentum_after" : "velocity_after";
-  const Eigen::VectorXd v = read_vector(doc[name], name);
-  if (v.size() != d) throw InputError(name, fmt::format("must have length d = {} (got {})", d, v.size()));
-  request.momentum_after = has_p ? DofVector(v) : DofVector(problem.metric().mass_matrix() * v);
-  if (doc.contains("tolerance")) {
-    request.tolerance = read_number(doc["tolerance"], "tolerance");
-    if (!(request.tolerance > 0.0 && request.tolerance < 1.0))
-      throw InputError("tolerance", fmt::format("must be a number in (0, 1) (got {})", request.tolerance));
-  }
+  request.impact = read_request(doc, errors);
+  const bool problem_ok = errors.empty();  // the length check below needs a valid problem
+  errors.attempt([&] {
+    const bool has_p = doc.contains("momentum_after"), has_v = doc.contains("velocity_after");
+    if (has_p && has_v)
+      throw InputError("momentum_after",
+                       "give exactly one of 'momentum_after' and 'velocity_after' (got both)");
+    if (!has_p && !has_v)
+      throw InputError("momentum_after", "required field is missing (or give 'velocity_after')");
+    const char* name = has_p ? "momentum_after" : "velocity_after";
+    const Eigen::VectorXd v = read_vector(doc[name], name);
+    if (!problem_ok) return;
+    const ImpactProblem& problem = request.impact.problem;
+    const int d = problem.dof();
+    if (v.size() != d) throw InputError(name, fmt::format("must have length d = {} (got {})", d, v.size()));
+    request.momentum_after = has_p ? DofVector(v) : DofVector(problem.metric().mass_matrix() * v);
+  });
+  if (doc.contains("tolerance"))
+    errors.attempt([&] {
+      request.tolerance = read_number(doc["tolerance"], "tolerance");
+      if (!(request.tolerance > 0.0 && request.tolerance < 1.0))
+        throw InputError("tolerance", fmt::format("must be a number in (0, 1) (got {})", request.tolerance));
+    });
+  errors.raise();
   return request;
 }
 

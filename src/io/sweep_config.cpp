@@ -355,7 +355,11 @@ class ConfigParser {
       const ParameterInfo* info = lookup(name, path);
       claim(name, path, "params");
       const auto v = number(value, path);
-      if (v && in_range(*v, info, path)) config_.fixed.set(name, *v);
+      if (v && in_range(*v, info, path)) {
+        config_.fixed.set(name, *v);
+        config_.fixed_described.push_back(
+            {name, info != nullptr ? info->units : "", info != nullptr ? info->long_name : "", {*v}});
+      }
     }
   }
 

@@ -25,8 +25,8 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr hsize_t kChunkElements = hsize_t{1} << 16;
 constexpr hsize_t kProvenanceChunkRows = 16;
 // Root-level names taken by the layout itself.
-const std::set<std::string> kReservedRootNames = {"grid",   "samples",    "progress",
-                                                  "config", "provenance", "run"};
+const std::set<std::string> kReservedRootNames = {
+    "grid", "samples", "progress", "config", "provenance", "run", "parameters", "provenance_columns"};
 const std::set<std::string> kReservedAttributes = {"schema_version", "complete",       "config_hash",
                                                    "task_count",     "chunk_count",    "grid_axes",
                                                    "map_datasets",   "sample_datasets"};
@@ -163,6 +163,42 @@ void write_provenance_rows(hid_t file, const std::vector<ProvenanceRow>& rows) {
   const h5::Datatype type = provenance_memory_type();
   table.write(type.id(), records.data());
   write_iota(run, n);
+  // The same rows one column per variable (dimension `run`): netCDF-C cannot read the compound
+  // table of variable-length strings, so xarray's netCDF4 engine would drop /provenance.
+  const h5::Datatype text = h5::Datatype::utf8_string();
+  auto column = [&](const std::string& name, hid_t file_type, hid_t memory_type, const void* data,
+                    const std::string& long_name) {
+    const std::string path = "provenance_columns/" + name;
+    if (H5Lexists(file, "provenance_columns", H5P_DEFAULT) > 0 &&
+        H5Lexists(file, path.c_str(), H5P_DEFAULT) > 0)
+      H5Ldelete(file, path.c_str(), H5P_DEFAULT);
+    h5::Dataset d = h5::Dataset::create(file, path, file_type, h5::Dataspace::simple({n}));
+    d.write(memory_type, data);
+    h5::write_string_attribute(d.id(), "long_name", long_name);
+    d.attach_scale(run, 0);
+  };
+  auto strings = [&](const std::string& name, auto member, const std::string& long_name) {
+    std::vector<const char*> values;
+    for (const ProvenanceRecord& r : records) values.push_back(r.*member);
+    column(name, text.id(), text.id(), values.data(), long_name);
+  };
+  auto integers = [&](const std::string& name, auto member, const std::string& long_name) {
+    std::vector<std::int64_t> values;
+    for (const ProvenanceRecord& r : records) values.push_back(static_cast<std::int64_t>(r.*member));
+    column(name, H5T_NATIVE_INT64, H5T_NATIVE_INT64, values.data(), long_name);
+  };
+  strings("version", &ProvenanceRecord::version, "simpact version");
+  strings("git_revision", &ProvenanceRecord::git_revision, "git revision of the build");
+  strings("build_flags", &ProvenanceRecord::build_flags, "compiler and build flags");
+  strings("hosts", &ProvenanceRecord::hosts, "hosts that ran the ranks");
+  strings("slurm_job_id", &ProvenanceRecord::slurm_job_id, "Slurm job id (empty outside Slurm)");
+  strings("start_time", &ProvenanceRecord::start_time, "start of the run (ISO 8601)");
+  strings("end_time", &ProvenanceRecord::end_time, "end of the run (ISO 8601; empty: killed)");
+  strings("command", &ProvenanceRecord::command, "command line");
+  integers("ranks", &ProvenanceRecord::ranks, "MPI ranks");
+  integers("threads", &ProvenanceRecord::threads, "OpenMP threads per rank");
+  integers("seed", &ProvenanceRecord::seed, "seed (as int64)");
+  integers("tasks_done", &ProvenanceRecord::tasks_done, "tasks computed by this run");
 }
 
 // ---- structure of a new file -------------------------------------------------------------------
@@ -216,6 +252,26 @@ void validate(const SweepFileLayout& layout) {
   }
 }
 
+// A 1-D numeric attribute (CF flag_values), replacing one of the same name.
+template <class T>
+void write_vector_attribute(hid_t object, const char* name, const std::vector<T>& values) {
+  const hsize_t n = values.size();
+  const hid_t space = H5Screate_simple(1, &n, nullptr);
+  if (H5Aexists(object, name) > 0) H5Adelete(object, name);
+  const hid_t attr = H5Acreate2(object, name, h5::native_type<T>(), space, H5P_DEFAULT, H5P_DEFAULT);
+  const herr_t status = attr < 0 ? -1 : H5Awrite(attr, h5::native_type<T>(), values.data());
+  if (attr >= 0) H5Aclose(attr);
+  H5Sclose(space);
+  if (status < 0) throw IoError(std::string("cannot write attribute ") + name);
+}
+
+// What the file follows of the CF conventions (root attribute `simpact_conventions`).
+constexpr const char* kConventionsNote =
+    "CF-1.8 variable attributes: units (UDUNITS), long_name, _FillValue = NaN for values not computed, "
+    "flag_values/flag_meanings for flags and status codes, cell_methods for statistics over Monte Carlo "
+    "replicas (std with ddof = 0), coordinates as netCDF-4 dimension scales copied into every group that "
+    "holds maps; /provenance is also readable column by column under /provenance_columns";
+
 // Writes the whole structure into a new, empty file.
 void write_structure(const hid_t root, const SweepFileLayout& layout) {
   std::vector<hsize_t> shape;
@@ -256,6 +312,13 @@ void write_structure(const hid_t root, const SweepFileLayout& layout) {
                                                 layout.compression, &kNaN);
       write_units(dataset.id(), map.units, map.long_name);
       h5::write_scalar_attribute(dataset.id(), "_FillValue", kNaN);
+      if (!map.cell_methods.empty())
+        h5::write_string_attribute(dataset.id(), "cell_methods", map.cell_methods);
+      if (!map.comment.empty()) h5::write_string_attribute(dataset.id(), "comment", map.comment);
+      if (!map.flag_values.empty()) {
+        write_vector_attribute(dataset.id(), "flag_values", map.flag_values);
+        h5::write_string_attribute(dataset.id(), "flag_meanings", map.flag_meanings);
+      }
       for (std::size_t d = 0; d < scales.size(); ++d) {
         dataset.attach_scale(scales[d], static_cast<unsigned>(d));
       }
@@ -277,6 +340,10 @@ void write_structure(const hid_t root, const SweepFileLayout& layout) {
               : create_grid_dataset(root, name, H5T_NATIVE_DOUBLE, dims, layout.compression, &kNaN);
       write_units(dataset.id(), column.units, column.long_name);
       if (!column.integer) h5::write_scalar_attribute(dataset.id(), "_FillValue", kNaN);
+      if (!column.flag_values.empty()) {
+        write_vector_attribute(dataset.id(), "flag_values", column.flag_values);
+        h5::write_string_attribute(dataset.id(), "flag_meanings", column.flag_meanings);
+      }
       dataset.attach_scale(task, 0);
       if (column.length > 1) {  // every dimension labelled, or xarray refuses the group
         const h5::Dataset element = create_index_scale(root, name + "_element", column.name + "_element",
@@ -329,6 +396,18 @@ void write_structure(const hid_t root, const SweepFileLayout& layout) {
   h5::write_string_array_attribute(root, "sample_datasets", sample_paths);
   for (const auto& [name, value] : layout.root_string_attributes) {
     h5::write_string_attribute(root, name, value);
+  }
+  for (const auto& [name, value] : layout.root_integer_attributes) {
+    h5::write_scalar_attribute(root, name, value);
+  }
+  h5::write_string_attribute(root, "Conventions", "CF-1.8");
+  h5::write_string_attribute(root, "simpact_conventions", kConventionsNote);
+  for (const AxisSpec& p : layout.fixed_parameters) {  // scalar variables, one per fixed parameter
+    h5::Dataset value =
+        h5::Dataset::create(root, "parameters/" + p.name, H5T_NATIVE_DOUBLE, h5::Dataspace::scalar());
+    value.write(H5T_NATIVE_DOUBLE, p.values.data());
+    write_units(value.id(), p.units.empty() ? "1" : p.units,
+                p.long_name.empty() ? "fixed parameter " + p.name : p.long_name);
   }
 }
 

@@ -210,13 +210,30 @@ SweepFileLayout make_layout(const SweepConfig& config, const ParameterSpace& spa
   for (const auto& c : kernel.columns()) {
     if (c.length > 1) continue;  // per-task arrays are not reduced
     if (!replicas) {
-      layout.maps.push_back({c.group, c.name, c.units, c.long_name});
+      MapSpec map{c.group, c.name, c.units, c.long_name};
+      if (c.group == "outcomes" && (c.name == "unique" || c.name == "impact")) {  // 0/1 flags (NaN: failed)
+        map.flag_values = {0.0, 1.0};
+        map.flag_meanings = c.name == "unique" ? "indeterminate unique" : "no_impact impact";
+      }
+      layout.maps.push_back(std::move(map));
       continue;
     }
-    for (const char* stat : kStatNames)
-      layout.maps.push_back(
-          {c.group, c.name + "_" + stat, c.units, fmt::format("{} ({} over replicas)", c.long_name, stat)});
-    layout.maps.push_back({c.group, c.name + "_count", "1", c.long_name + " (replicas with a finite value)"});
+    for (const char* stat : kStatNames) {
+      MapSpec map{c.group, c.name + "_" + stat, c.units,
+                  fmt::format("{} ({} over replicas)", c.long_name, stat)};
+      const std::string method = std::string(stat) == "std"   ? "standard_deviation"
+                                 : std::string(stat) == "min" ? "minimum"
+                                 : std::string(stat) == "max" ? "maximum"
+                                                              : stat;
+      map.cell_methods =
+          "replica: " + method + " (over the finite values of the replicas of each grid point)";
+      if (std::string(stat) == "std")
+        map.comment = "population standard deviation: ddof = 0 (divides by _count)";
+      layout.maps.push_back(std::move(map));
+    }
+    MapSpec count{c.group, c.name + "_count", "1", c.long_name + " (replicas with a finite value)"};
+    count.cell_methods = "replica: sum (of 1 for each finite value)";
+    layout.maps.push_back(std::move(count));
   }
   if (kernel.headline_column() >= 0) {
     const auto& c = kernel.columns()[static_cast<std::size_t>(kernel.headline_column())];
@@ -227,8 +244,11 @@ SweepFileLayout make_layout(const SweepConfig& config, const ParameterSpace& spa
       layout.samples.push_back({axis.name, axis.units, axis.long_name, false});
     for (const auto& p : space.random_parameters())
       layout.samples.push_back({p.name, p.units, p.long_name, false});
-    layout.samples.push_back(
-        {"status", "1", "0 ok, 1 no impact, 2 no elastic outcome, 3 cap hit, 4 failed", true});
+    SampleColumnSpec status{
+        "status", "1", "task status: 0 ok, 1 no impact, 2 no elastic outcome, 3 cap hit, 4 failed", true};
+    status.flag_values = {0, 1, 2, 3, 4};
+    status.flag_meanings = "ok no_impact no_elastic_outcome cap_hit failed";
+    layout.samples.push_back(std::move(status));
     layout.samples.push_back(
         {"random_counter", "1", "uniform draws consumed from the (seed, task) stream", true});
     for (const auto& c : kernel.columns())
@@ -250,8 +270,10 @@ SweepFileLayout make_layout(const SweepConfig& config, const ParameterSpace& spa
       {"model", config.model},
       {"orderings", orderings},
       {"minimality", config.minimality == Minimality::kDefinition1 ? "definition1" : "propagation"},
-      {"replicas", std::to_string(space.replicas())},
       {"title", "simpact sweep of simultaneous impacts"}};
+  layout.root_integer_attributes = {{"replicas", space.replicas()}};
+  for (const auto& p : config.fixed_described)
+    layout.fixed_parameters.push_back({p.name, p.units, p.long_name, p.values});
   return layout;
 }
 
@@ -280,14 +302,16 @@ std::string check_free_space(const fs::path& dir, std::uintmax_t journal_bytes, 
 
 class ProgressLog {
  public:
-  ProgressLog(std::int64_t total_tasks, double interval) : total_(total_tasks), interval_(interval) {}
+  // `already`: tasks finished before this run (--resume); rate and ETA count only this run's work.
+  ProgressLog(std::int64_t total_tasks, std::int64_t already, double interval)
+      : total_(total_tasks), already_(already), interval_(interval) {}
   void update(std::int64_t done_tasks) {
     const auto now = Clock::now();
     const double since = std::chrono::duration<double>(now - last_).count();
     if (since < interval_ || done_tasks >= total_) return;
     last_ = now;
     const double elapsed = std::chrono::duration<double>(now - start_).count();
-    const double rate = elapsed > 0 ? done_tasks / elapsed : 0.0;
+    const double rate = elapsed > 0 ? static_cast<double>(done_tasks - already_) / elapsed : 0.0;
     const double eta = rate > 0 ? (total_ - done_tasks) / rate : 0.0;
     spdlog::info("progress: {}/{} tasks ({:.1f}%), {:.0f} tasks/s, ETA {:.0f} s", done_tasks, total_,
                  100.0 * done_tasks / std::max<std::int64_t>(1, total_), rate, eta);
@@ -295,6 +319,7 @@ class ProgressLog {
 
  private:
   std::int64_t total_;
+  std::int64_t already_;
   double interval_;
   Clock::time_point start_ = Clock::now();
   Clock::time_point last_ = Clock::now();
@@ -851,10 +876,27 @@ double merge_shards(MPI_Comm comm, const SweepConfig& config, const TaskKernel& 
         shard.integer_attribute("task_count") != manifest.task_count)
       refuse("different task or chunk count");
     std::int64_t index = -1, count = -1;
-    if (std::sscanf(shard.string_attribute("shard").c_str(), "%ld/%ld", &index, &count) != 2 || count != n ||
-        index < 0 || index >= n)
-      refuse(fmt::format("shard '{}' does not belong to a sweep of {} shards",
-                         shard.string_attribute("shard"), n));
+    if (std::sscanf(shard.string_attribute("shard").c_str(), "%ld/%ld", &index, &count) != 2 || count < 1 ||
+        index < 0 || index >= count)
+      refuse(fmt::format("malformed 'shard' attribute '{}'", shard.string_attribute("shard")));
+    if (count != n) {  // say which shards are missing (or that there are too many)
+      std::vector<bool> given(static_cast<std::size_t>(count), false);
+      for (const auto& other : shard_paths) {
+        std::int64_t i = -1, c = -1;
+        const SweepFileReader r(other);
+        if (r.has_attribute("shard") &&
+            std::sscanf(r.string_attribute("shard").c_str(), "%ld/%ld", &i, &c) == 2 && c == count &&
+            i >= 0 && i < count)
+          given[static_cast<std::size_t>(i)] = true;
+      }
+      std::string missing;
+      for (std::int64_t i = 0; i < count; ++i)
+        if (!given[static_cast<std::size_t>(i)])
+          missing += fmt::format("{}{}/{}", missing.empty() ? "" : ", ", i, count);
+      refuse(missing.empty() ? fmt::format("the sweep has {} shards but {} files were given", count, n)
+                             : fmt::format("the sweep has {} shards but {} were given: missing shard(s) {}",
+                                           count, n, missing));
+    }
     if (seen[static_cast<std::size_t>(index)]) refuse(fmt::format("shard {} given twice", index));
     seen[static_cast<std::size_t>(index)] = true;
     if (!sweep_file_is_complete(path)) refuse("unfinished shard (resume it first)");
@@ -998,9 +1040,9 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
     std::vector<std::unique_ptr<TaskScratch>> scratch;
     for (int t = 0; t < omp_get_max_threads(); ++t) scratch.push_back(kernel.make_scratch());
     ChunkScheduler scheduler(comm, static_cast<std::int64_t>(pending.size()));
-    ProgressLog progress(summary.tasks, options.progress_interval_s);
     const std::int64_t already =
         summary.tasks - static_cast<std::int64_t>(pending.size()) * manifest.chunk_size;
+    ProgressLog progress(summary.tasks, std::max<std::int64_t>(0, already), options.progress_interval_s);
     ChunkResults chunk;
     auto stopping = [&] { return options.stop_signal != nullptr && *options.stop_signal != 0; };
     for (std::int64_t claimed = stopping() ? -1 : scheduler.next(); claimed >= 0;
@@ -1055,6 +1097,25 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
   if (provenance.empty()) provenance.push_back(row);  // the journal's copy was lost: keep this run's
   provenance.back().end_time = now_iso8601();
   provenance.back().tasks_done = summary.tasks_computed;
+  {
+    // The rest of the journal was finished by earlier, killed runs (no end time): with one such
+    // run its row gets that count; several killed runs cannot be told apart and keep 0.
+    std::vector<std::size_t> killed;
+    std::int64_t others = 0;
+    for (std::size_t r = 0; r + 1 < provenance.size(); ++r) {
+      if (provenance[r].end_time.empty()) killed.push_back(r);
+      others += provenance[r].tasks_done;
+    }
+    if (killed.size() == 1) {
+      std::int64_t journal_tasks = 0;
+      for (std::size_t c = 0; c < finished.size(); ++c)
+        if (finished[c] && static_cast<std::int64_t>(c) % options.shard_count == options.shard_index)
+          journal_tasks += std::min(manifest.chunk_size,
+                                    summary.tasks - static_cast<std::int64_t>(c) * manifest.chunk_size);
+      provenance[killed.front()].tasks_done =
+          std::max<std::int64_t>(0, journal_tasks - summary.tasks_computed - others);
+    }
+  }
   // Written in the journal directory (created exclusively, never through a link) and renamed
   // over the output when complete: a kill during this step leaves the (readable, incomplete)
   // file in place, never a half-written one.

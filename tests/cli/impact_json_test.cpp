@@ -41,6 +41,11 @@ template <typename Parse>
 std::string error_field(Parse parse, const std::string& text, std::string* message = nullptr) {
   try {
     parse(text);
+  } catch (const InputErrors& e) {  // several problems: one line each; the first is returned
+    for (const InputError& one : e.errors())
+      EXPECT_EQ(std::string(one.what()).find('\n'), std::string::npos) << one.what();
+    if (message != nullptr) *message = e.errors().front().what();
+    return e.field();
   } catch (const InputError& e) {
     const std::string what = e.what();
     EXPECT_EQ(what.find('\n'), std::string::npos) << what;
@@ -50,6 +55,23 @@ std::string error_field(Parse parse, const std::string& text, std::string* messa
   }
   ADD_FAILURE() << "no InputError for " << text;
   return "";
+}
+
+// Every field of the problems an InputError (or InputErrors) reports, in order.
+std::vector<std::string> error_fields(const std::string& text, bool check = false) {
+  try {
+    if (check)
+      parse_check_request(text);
+    else
+      parse_resolve_request(text);
+  } catch (const InputErrors& e) {
+    std::vector<std::string> fields;
+    for (const InputError& one : e.errors()) fields.push_back(one.field());
+    return fields;
+  } catch (const InputError& e) {
+    return {e.field()};
+  }
+  return {};
 }
 
 std::string resolve_error(const std::string& text, std::string* message = nullptr) {
@@ -510,6 +532,32 @@ TEST(ImpactJsonFiles, WriteIsWholeOrNothing) {
   EXPECT_THROW(read_text_input((dir / "nope.json").string()), IoError);
   EXPECT_THROW(read_text_input(dir.string()), IoError);
   std::filesystem::remove_all(dir);
+}
+
+TEST(ImpactJsonErrors, EveryIndependentProblemIsReportedOnItsOwnLine) {
+  // four independent problems: an unknown key, an unknown ordering, an unknown parameter, a
+  // parameter of the wrong type
+  const auto fields = error_fields(
+      R"({"model": "billiards", "params": {"theta": "x", "r_z": 1}, "ordering": "argmn", "foo": 1})");
+  EXPECT_EQ(fields, (std::vector<std::string>{"foo", "ordering", "params.r_z", "params.theta"}));
+  // raw problem: normals of the wrong length for d = 1, momentum of the wrong length, bad minimality
+  EXPECT_EQ(
+      error_fields(R"({"mass_matrix": [[1]], "normals": [[1, 2]], "momentum": [1, 2], "minimality": "x"})"),
+      (std::vector<std::string>{"minimality", "normals[0]", "momentum"}));
+  // check: the impact is fine, its two check fields are not
+  EXPECT_EQ(error_fields(R"({"model": "billiards", "params": {"theta": 2}, "tolerance": 2})", true),
+            (std::vector<std::string>{"momentum_after", "tolerance"}));
+  try {
+    parse_resolve_request(R"({"foo": 1, "bar": 2, "model": "billiards", "params": {"theta": 2}})");
+    ADD_FAILURE() << "accepted";
+  } catch (const InputErrors& e) {
+    EXPECT_EQ(
+        std::string(e.what()),
+        "bar: unknown key (allowed: mass_matrix, normals, momentum, velocity, gaps, restitution, ordering, "
+        "minimality, seed, limits, model, params)\n"
+        "foo: unknown key (allowed: mass_matrix, normals, momentum, velocity, gaps, restitution, ordering, "
+        "minimality, seed, limits, model, params)");
+  }
 }
 
 }  // namespace

@@ -53,9 +53,15 @@ def main():
     ok = p.returncode == 2 and "missing.yaml" in p.stderr and len(p.stderr.strip().splitlines()) == 1
     print(f"{'ok' if ok else 'FAIL'}: missing config file: rc={p.returncode} {p.stderr.strip()}")
     failures += not ok
-    p = sc.run(simpact, sc.write_config(GOOD, d, "good.yaml"), f"{d}/no/such/dir/out.h5", check=False)
-    ok = p.returncode != 0 and "does not exist" in p.stderr and len(p.stderr.strip().splitlines()) == 1
-    print(f"{'ok' if ok else 'FAIL'}: missing output directory: rc={p.returncode} {p.stderr.strip()}")
+    good = sc.write_config(GOOD, d, "good.yaml")
+    p = sc.run(simpact, good, f"{d}/no/such/dir/out.h5", check=False)
+    ok = p.returncode == 0 and os.path.isfile(f"{d}/no/such/dir/out.h5")
+    print(f"{'ok' if ok else 'FAIL'}: -o creates missing output directories: rc={p.returncode} {p.stderr.strip()}")
+    failures += not ok
+    # a directory that cannot be created (its parent is a file): one line, exit 2
+    p = sc.run(simpact, good, f"{good}/sub/out.h5", check=False)
+    ok = p.returncode == 2 and "does not exist" in p.stderr and len(p.stderr.strip().splitlines()) == 1
+    print(f"{'ok' if ok else 'FAIL'}: uncreatable output directory: rc={p.returncode} {p.stderr.strip()}")
     failures += not ok
     sys.exit(1 if failures else 0)
 

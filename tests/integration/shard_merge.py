@@ -35,7 +35,7 @@ def merge(simpact, shards, out, check=True):
 def refuses(simpact, shards, out, what, needle):
     p = merge(simpact, shards, out, check=False)
     lines = p.stderr.strip().splitlines()
-    if p.returncode == 0 or len(lines) != 1 or needle not in lines[0]:
+    if p.returncode != 2 or len(lines) != 1 or needle not in lines[0]:
         sys.exit(f"FAIL: merge of {what}: rc={p.returncode} stderr={p.stderr!r}")
     print(f"ok: merge refuses {what}: {lines[0]}")
 
@@ -60,7 +60,8 @@ def main():
     s = [f"{d}/shard{i}_false.h5" for i in range(3)]
     refuses(simpact, [f"{d}/other0.h5", s[1], s[2]], f"{d}/m1.h5", "a shard of another config", "different config")
     refuses(simpact, [s[0], s[1], s[1]], f"{d}/m2.h5", "a duplicate shard", "given twice")
-    refuses(simpact, [s[0], s[1]], f"{d}/m3.h5", "a missing shard", "does not belong")
+    refuses(simpact, [s[0], s[1]], f"{d}/m3.h5", "a missing shard", "missing shard(s) 2/3")
+    refuses(simpact, [s[2]], f"{d}/m5.h5", "two missing shards", "missing shard(s) 0/3, 1/3")
     refuses(simpact, [s[0], s[1], f"{d}/single_false.h5"], f"{d}/m4.h5", "a non-shard file", "not a shard")
 
 

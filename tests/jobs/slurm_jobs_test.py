@@ -8,7 +8,8 @@
    with --resume, computes only the missing chunks and ends bit-identical to a plain run.
 
 Starts Slurm if it is not up, and stops it at the end only then. Exits 77 (ctest: Skipped) when
-Slurm cannot be started here (not root, not installed, start fails).
+Slurm cannot be started here (not root, not installed); a start that fails where Slurm is
+installed is a FAIL (scripts/slurm-local.sh picks free ports itself).
 
 usage (from the source dir): /usr/bin/python3 tests/jobs/slurm_jobs_test.py build/simpact"""
 import os
@@ -190,8 +191,10 @@ def start_slurm():
     p = subprocess.run([SLURM_LOCAL, "start"], capture_output=True, text=True, timeout=120)
     if p.returncode != 0:
         subprocess.run([SLURM_LOCAL, "stop"], capture_output=True, timeout=60)  # what it did start
-        print(f"SKIP: scripts/slurm-local.sh start failed: {(p.stderr.strip().splitlines() or ['?'])[-1]}")
-        sys.exit(SKIP)
+        # Slurm is installed and we are root: a start that fails is a failure, never a skip
+        # (slurm-local.sh picks free ports itself, so a taken 6817 is no excuse).
+        print(p.stderr)
+        fail(f"scripts/slurm-local.sh start failed: {(p.stderr.strip().splitlines() or ['?'])[-1]}")
     print("slurm: started by this test")
     return True
 

@@ -15,6 +15,7 @@ Needs h5py, numpy and matplotlib (Debian's /usr/bin/python3); run with MPLBACKEN
 """
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -163,6 +164,9 @@ def check_fig5(files, out):
                          f"{out}/fig5.png")
     check("θ = π/2" in done.stdout and "θ = π" in done.stdout,
           f"fig5 finds the zeros θ = π/2 and θ = π ({done.stdout.strip()})", done)
+    kink = re.search(r"changes at: θ ≈ (0\.\d+)π", done.stdout)
+    check(kink is not None and abs(float(kink.group(1)) - 0.712) < 0.02,
+          f"fig5 marks the kink of the argmin sequence near θ ≈ 0.712π ({done.stdout.strip()})", done)
     expect_figure("fig5", f"{out}/fig5_mc.pdf", files["billiards_mc_8x16"], "-o",
                   f"{out}/fig5_mc.pdf")
     expect_error("fig5", ["1-axis"], files["billiards_map_17x9"], "-o", f"{out}/x.png")

@@ -18,10 +18,22 @@
 
 #include "simpact/core/impact_diagnostics.hpp"
 #include "simpact/core/impact_resolution.hpp"
+#include "simpact/core/input_error.hpp"
 #include "simpact/core/post_impact_check.hpp"
 #include "simpact/models/parameter_set.hpp"
 
 namespace simpact {
+
+// Several problems in one request: one InputError per problem (what() has one line each). The
+// first one is this exception's own field, so a caller that wants only one still gets it.
+class InputErrors : public InputError {
+ public:
+  explicit InputErrors(std::vector<InputError> errors);
+  const std::vector<InputError>& errors() const noexcept { return errors_; }
+
+ private:
+  std::vector<InputError> errors_;
+};
 
 // A parsed `simpact resolve` request: the validated problem and how to resolve it.
 struct ResolveRequest {

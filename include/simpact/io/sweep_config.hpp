@@ -44,6 +44,7 @@ struct OutputOptions {
 struct SweepConfig {
   std::string model;
   ParameterSet fixed;                         // params: values used by every task
+  std::vector<GridAxis> fixed_described;      // the same, with units/long_name (one value each)
   std::vector<GridAxis> grid;                 // slowest-varying first (C order)
   std::optional<MonteCarloSpec> monte_carlo;  // absent: one replica per grid point, no draws
   std::vector<OrderingPolicy> orderings;      // default {all, argmin, argmax}

@@ -42,6 +42,11 @@ struct MapSpec {
   std::string group;
   std::string name;
   std::string units, long_name;
+  // CF extras, written when not empty: cell_methods ("replica: mean"), comment, and for flags
+  // flag_values (same type as the data, float64) with space-separated flag_meanings.
+  std::string cell_methods = {}, comment = {};
+  std::vector<double> flag_values = {};
+  std::string flag_meanings = {};
 };
 
 // A 1-D per-task column /samples/<name>: int64 if `integer`, else float64.
@@ -51,6 +56,8 @@ struct SampleColumnSpec {
   // Values per task: 1 = a 1-D column [task]; L > 1 = a small per-task array, a 2-D dataset
   // [task, element] (float64 only) whose second dimension is the scale <name>_element.
   std::int64_t length = 1;
+  std::vector<std::int64_t> flag_values = {};  // integer columns: CF flag_values / flag_meanings
+  std::string flag_meanings = {};
 };
 
 // One row of /provenance: one per run or resume.
@@ -70,6 +77,9 @@ struct SweepFileLayout {
   std::int64_t task_count = 0, chunk_count = 0;
   std::string config_text, config_hash;  // /config and its sha256 attribute
   std::vector<std::pair<std::string, std::string>> root_string_attributes;
+  std::vector<std::pair<std::string, std::int64_t>> root_integer_attributes;
+  // Fixed parameters (config `params`): scalar variables /parameters/<name> (one value each).
+  std::vector<AxisSpec> fixed_parameters;
   int compression = 4;  // gzip level 0..9 (0 = none); shuffle + gzip on chunked datasets
 };
 

@@ -1,0 +1,254 @@
+#!/usr/bin/env python3
+"""The exit-code table of README ("Exit codes"), command by command, on the real program:
+0 ok, 1 runtime failure, 2 input error (one line per problem: command line, JSON, YAML),
+3 incomplete result, 4 not a simpact result file. Also `simpact` alone, `simpact models`,
+`run -o` creating its directories, `run --dry-run`, threads per rank, `info --json` with
+progress from the journal of a killed sweep, inadmissible grid points under on_task_error.
+
+    exit_codes.py SIMPACT
+Works in its own temporary directory only; exits 1 listing the failed checks.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import h5py
+
+FAILED = []
+MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+           "OMPI_MCA_rmaps_base_oversubscribe": "1", "OMPI_MCA_btl_vader_single_copy_mechanism": "none"}
+
+
+def check(cond, what):
+    print(("ok: " if cond else "FAIL: ") + what)
+    if not cond:
+        FAILED.append(what)
+
+
+def env(**extra):
+    e = dict(os.environ, **MPI_ENV)
+    e.pop("OMP_NUM_THREADS", None)
+    e.update(extra)
+    return e
+
+
+def sh(args, stdin=None, cwd=None, **kw):
+    return subprocess.run(args, input=stdin, capture_output=True, text=True, cwd=cwd, timeout=120,
+                          env=env(**kw))
+
+
+def expect(p, code, label, lines=None, needles=()):
+    err = [line for line in p.stderr.splitlines() if line.strip()]
+    ok = p.returncode == code
+    if lines is not None:
+        ok = ok and len(err) == lines and all(line.startswith("simpact: error: ") for line in err)
+    ok = ok and all(n in p.stderr + p.stdout for n in needles)
+    check(ok, f"{label}: exit {code}" + (f", {lines} error line(s)" if lines is not None else "")
+          + f" (got {p.returncode}; stderr {p.stderr.strip()[:300]!r})")
+
+
+SMALL = """model: billiards
+grid:
+  theta: {start: 1.2, stop: pi, num: 17}
+"""
+BAD = """model: billiards
+grid:
+  theta: {start: 1.2, stop: pi, nmu: 17}
+orderings: [argmn]
+"""
+# θ from 0.9: below the smallest admissible angle π/3 for the first points
+INADMISSIBLE = """model: billiards
+grid:
+  theta: {{start: 0.9, stop: pi, num: 33}}
+on_task_error: {mode}
+output: {{samples: true}}
+"""
+# a Monte Carlo draw (r_c = 0.5) makes the balls overlap mid-sweep: not foreseeable by the preflight
+FAILING = """model: billiards
+grid:
+  theta: {start: 1.1, stop: 1.3, num: 20}
+monte_carlo:
+  samples_per_point: 500
+  seed: 5
+  params:
+    r_c: {dist: choice, values: [1.0, 0.5], weights: [0.998, 0.002]}
+"""
+BIG = """model: billiards
+grid:
+  theta: {start: 1.3, stop: pi, num: 64}
+monte_carlo:
+  samples_per_point: 40000
+  seed: 1
+  params:
+    psi: {dist: uniform, low: -0.2, high: 0.2}
+"""
+
+
+def write(d, name, text):
+    path = os.path.join(d, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def main():
+    s = os.path.abspath(sys.argv[1])
+    d = tempfile.mkdtemp(prefix="simpact_exit_codes_")
+    small, bad = write(d, "small.yaml", SMALL), write(d, "bad.yaml", BAD)
+
+    # ---- the program itself ----
+    p = sh([s])
+    check(p.returncode == 0 and "models" in p.stdout and "run" in p.stdout and "Exit codes" in p.stdout,
+          "simpact alone: help listing the commands, exit 0")
+    expect(sh([s, "frob"]), 2, "unknown command", 1, ("unknown command 'frob'",))
+    expect(sh([s, "--version"]), 0, "--version")
+    expect(sh([s, "--frob"]), 2, "unknown option", 1)
+
+    # ---- models ----
+    p = sh([s, "models"])
+    check(p.returncode == 0 and "billiards" in p.stdout and "cradle" in p.stdout, "models lists the models")
+    p = sh([s, "models", "billiards"])
+    check(p.returncode == 0 and "theta" in p.stdout and "required" in p.stdout and "rad" in p.stdout,
+          "models billiards: parameters with units and required/default")
+    p = sh([s, "models", "cradle", "--json"])
+    m = json.loads(p.stdout)["cradle"]["parameters"] if p.returncode == 0 else []
+    n = next((x for x in m if x["name"] == "n"), {})
+    check(n.get("integer") is True and n.get("min") == 2 and n.get("default") == 3, f"models cradle --json: n {n}")
+    expect(sh([s, "models", "snooker"]), 2, "models snooker", 1, ("unknown model 'snooker'",))
+
+    # ---- resolve / check: JSON ----
+    good = '{"model": "billiards", "params": {"theta": 2.0944}, "ordering": "all"}'
+    expect(sh([s, "resolve"], stdin=good), 0, "resolve")
+    expect(sh([s, "resolve"], stdin='{"model": "billiards", "params": {"theta": "x", "r_z": 1}, '
+                                    '"ordering": "argmn", "foo": 1}'),
+           2, "resolve with four problems", 4, ("foo:", "ordering:", "params.r_z:", "params.theta:"))
+    expect(sh([s, "resolve"], stdin='{"mass_matrix": [[1]], "normals": [[1, 2]], "momentum": [1, 2], '
+                                    '"minimality": "x"}'),
+           2, "resolve raw problem, three problems", 3, ("normals[0]", "momentum", "minimality"))
+    expect(sh([s, "resolve"], stdin="{"), 2, "resolve JSON syntax error", 1, ("input: invalid JSON",))
+    expect(sh([s, "resolve", os.path.join(d, "missing.json")]), 2, "resolve missing file", 1, ("input: cannot read",))
+    expect(sh([s, "resolve", "-o", "/nonexistent-dir/x.json"], stdin=good), 1, "resolve unwritable output (runtime)", 1)
+    expect(sh([s, "resolve", "--frob"]), 2, "resolve bad option", 1)
+    chk = '{"model": "billiards", "params": {"theta": 2.0944}, "momentum_after": [0, 0, 0, 0, 0, 0]}'
+    expect(sh([s, "check"], stdin=chk), 0, "check")
+    expect(sh([s, "check"], stdin='{"model": "billiards", "params": {"theta": 2.0944}, "tolerance": 2}'),
+           2, "check with two problems", 2, ("momentum_after", "tolerance"))
+
+    # ---- run ----
+    expect(sh([s, "run"]), 2, "run without config", 1)
+    expect(sh([s, "run", small, "--frob"]), 2, "run unknown option", 1)
+    expect(sh([s, "run", small, "--log-level", "loud"]), 2, "run bad --log-level", 1)
+    expect(sh([s, "run", bad, "-o", os.path.join(d, "bad.h5")]), 2, "run config with three problems", 3,
+           ("grid.theta.nmu", "orderings[0]"))
+    check(not os.path.exists(os.path.join(d, "bad.h5")), "bad config: no output file")
+    expect(sh([s, "run", os.path.join(d, "nope.yaml")]), 2, "run missing config", 1)
+    expect(sh([s, "run", small, "--shard", "5/2", "-o", os.path.join(d, "x.h5")]), 2, "run bad --shard", 1)
+    out = os.path.join(d, "new", "deeper", "small.h5")
+    p = sh([s, "run", small, "-o", out, "-q"], cwd=d)
+    check(p.returncode == 0 and os.path.exists(out), f"run -o creates parent directories ({p.stderr.strip()})")
+    expect(sh([s, "run", small, "-o", out]), 2, "run onto an existing output", 1, ("already exists",))
+    p = sh([s, "run", small, "--dry-run", "-o", os.path.join(d, "dry", "x.h5")], cwd=d)
+    check(p.returncode == 0 and "tasks: 17" in p.stdout and "estimated compute time" in p.stdout
+          and "journal" in p.stdout and not os.path.exists(os.path.join(d, "dry"))
+          and not os.path.exists(os.path.join(d, "results")), f"run --dry-run writes nothing ({p.stdout[:200]!r})")
+    abort = write(d, "inadmissible_abort.yaml", INADMISSIBLE.format(mode="abort"))
+    expect(sh([s, "run", abort, "-o", os.path.join(d, "ia.h5")]), 2, "inadmissible grid point, abort", 1,
+           ("below the smallest admissible angle",))
+    record = write(d, "inadmissible_record.yaml", INADMISSIBLE.format(mode="record"))
+    rec = os.path.join(d, "ir.h5")
+    p = sh([s, "run", record, "-o", rec])
+    check(p.returncode == 0, f"inadmissible grid points, record: exit 0 ({p.stderr.strip()[:200]})")
+    if p.returncode == 0:
+        with h5py.File(rec, "r") as f:
+            theta, xi, status = f["grid/theta"][:], f["xi"][:], f["samples/status"][:]
+        below = theta < 3.14159265358979 / 3 * (1 - 1e-12)
+        n_below = int(below.sum())
+        check(n_below > 0 and (status[below] == 4).all() and (status[~below] != 4).all()
+              and all(x != x for x in xi[below]) and all(x == x for x in xi[~below]),
+              f"inadmissible points recorded: {n_below} with status 4 and NaN xi, the others computed")
+        check(f"{n_below} inadmissible grid points" in p.stdout + p.stderr, f"summary says how many ({n_below})")
+
+    failing = write(d, "failing.yaml", FAILING)
+    p = sh([s, "run", failing, "-o", os.path.join(d, "failing.h5"), "-q"], OMP_NUM_THREADS="1")
+    check(p.returncode == 3 and "failed (" in p.stderr, f"run with a failing task (abort): exit 3 (got {p.returncode})")
+
+    # ---- info ----
+    expect(sh([s, "info", out]), 0, "info complete")
+    p = sh([s, "info", out, "--json"])
+    j = json.loads(p.stdout) if p.returncode == 0 else {}
+    check(j.get("status") == "complete" and j.get("tasks_done") == 17 and j.get("replicas") == 1
+          and j["provenance"][0]["tasks_done"] == 17, f"info --json of a complete file ({str(j)[:200]})")
+    expect(sh([s, "info", os.path.join(d, "missing.h5")]), 2, "info missing file", 1)
+    write(d, "text.h5", "not hdf5\n")
+    expect(sh([s, "info", os.path.join(d, "text.h5")]), 4, "info non-HDF5 file", None, ("not a simpact result",))
+    other = os.path.join(d, "other.h5")
+    with h5py.File(other, "w") as f:
+        f["x"] = [1, 2, 3]
+    expect(sh([s, "info", other]), 4, "info HDF5 file of another program", None, ("not a simpact result",))
+    expect(sh([s, "info", other, "--json"]), 4, "info --json of another program's file", None, ('"not_simpact"',))
+
+    # a killed sweep: progress from the journal
+    big = write(d, "big.yaml", BIG)
+    killed = os.path.join(d, "killed.h5")
+    proc = subprocess.Popen([s, "run", big, "-o", killed, "-q"], env=env(OMP_NUM_THREADS="1"),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    journal = killed + ".journal"
+    deadline = time.time() + 60
+    while time.time() < deadline and proc.poll() is None:
+        size = sum(os.path.getsize(os.path.join(journal, f)) for f in os.listdir(journal)
+                   if f.startswith("rank-")) if os.path.isdir(journal) else 0
+        if size > 2_000_000:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    p = sh([s, "info", killed, "--json"])
+    j = json.loads(p.stdout) if p.stdout.strip() else {}
+    check(p.returncode == 3 and j.get("status") == "incomplete" and 0 < j.get("tasks_done", 0) < j.get("tasks", 0),
+          f"info --json of a killed sweep: exit 3, progress from the journal "
+          f"({j.get('tasks_done')}/{j.get('tasks')}, {j.get('progress_percent', 0):.1f}%)")
+    p = sh([s, "info", killed])
+    check(p.returncode == 3 and "from the journal" in p.stdout, "info of a killed sweep (text)")
+    at_kill = j.get("tasks_done", 0)
+    p = sh([s, "run", big, "-o", killed, "--resume", "-q"], OMP_NUM_THREADS="2")
+    j = json.loads(sh([s, "info", killed, "--json"]).stdout or "{}")
+    rows = j.get("provenance", [])
+    check(p.returncode == 0 and len(rows) == 2 and rows[0]["end"] == "" and rows[0]["tasks_done"] == at_kill
+          and rows[1]["tasks_done"] == j["tasks"] - at_kill,
+          f"provenance of the killed run records the {at_kill} tasks it finished "
+          f"({[(r['tasks_done'], r['end'] != '') for r in rows]})")
+
+    # ---- merge ----
+    shards = []
+    for i in range(3):
+        shard = os.path.join(d, f"shard{i}.h5")
+        sh([s, "run", small, "-o", shard, "-q", "--shard", f"{i}/3"], OMP_NUM_THREADS="1")
+        shards.append(shard)
+    expect(sh([s, "merge", shards[1], "-o", os.path.join(d, "m.h5")]), 2, "merge with two shards missing", 1,
+           ("missing shard(s) 0/3, 2/3",))
+    expect(sh([s, "merge", os.path.join(d, "none.h5"), "-o", os.path.join(d, "m.h5")]), 2, "merge nonexistent shard", 1)
+    expect(sh([s, "merge", *shards, "-o", os.path.join(d, "m.h5"), "-q"]), 0, "merge")
+
+    # ---- threads per rank ----
+    cores = len(os.sched_getaffinity(0))
+    p = sh(["mpirun", "-n", "2", s, "run", small, "-o", os.path.join(d, "t2.h5"), "-q"])
+    with h5py.File(os.path.join(d, "t2.h5"), "r") as f:
+        threads = int(f["provenance"][0]["threads"])
+    check(p.returncode == 0 and 1 <= threads and 2 * threads <= max(cores, 2),
+          f"mpirun -n 2: {threads} thread(s) per rank on {cores} core(s)")
+    p = sh([s, "run", small, "-o", os.path.join(d, "t3.h5"), "-q"], OMP_NUM_THREADS=str(cores + 1))
+    with h5py.File(os.path.join(d, "t3.h5"), "r") as f:
+        threads = int(f["provenance"][0]["threads"])
+    check(threads == cores + 1 and (p.stdout + p.stderr).count("oversubscribed") == 1,
+          f"OMP_NUM_THREADS={cores + 1} honoured ({threads}) with one warning ({(p.stdout + p.stderr).strip()[:120]!r})")
+
+    if FAILED:
+        sys.exit(f"{len(FAILED)} check(s) failed")
+
+
+if __name__ == "__main__":
+    main()
