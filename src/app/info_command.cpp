@@ -1,6 +1,7 @@
 // simpact info FILE.h5 [--json]: what a result (or shard) file holds, whether it is complete, how
 // far an interrupted or running sweep got (from its journal), and where it came from — in the
 // terminal, without Python. Exit 0 complete, 3 incomplete, 4 not a simpact result, 2 no such file.
+#include <algorithm>
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "simpact/sweep/task_kernel.hpp"
 #include "simpact/io/chunk_journal.hpp"
 #include "simpact/io/sweep_file.hpp"
 #include "simpact/io/sweep_file_reader.hpp"
@@ -152,6 +154,24 @@ int info(const std::string& path, bool json) {
                            ? file->string_array_attribute("sample_datasets")
                            : std::vector<std::string>{};
   j["samples"] = samples;
+  // Tasks per status, summed from the /status/<name> count maps (files from before they existed
+  // have none: null).
+  Json status_counts = Json::object();
+  std::int64_t capped = 0;
+  if (complete)
+    for (int k = 0; k < kTaskStatusCount; ++k) {
+      const std::string name = std::string("/status/") + kTaskStatusNames[k];
+      if (std::find(maps.begin(), maps.end(), name) == maps.end()) continue;
+      std::int64_t elements = 1;
+      for (auto n : file->shape(name)) elements *= static_cast<std::int64_t>(n);
+      std::vector<double> v(static_cast<std::size_t>(elements));
+      file->read(name, 0, elements, v.data());
+      double sum = 0.0;
+      for (double x : v) sum += x;
+      status_counts[kTaskStatusNames[k]] = static_cast<std::int64_t>(sum);
+      if (k == static_cast<int>(TaskStatus::kCapHit)) capped = static_cast<std::int64_t>(sum);
+    }
+  j["task_status"] = status_counts.empty() ? Json(nullptr) : status_counts;
   j["provenance"] = Json::array();
   std::vector<ProvenanceRow> rows;
   try {
@@ -190,6 +210,16 @@ int info(const std::string& path, bool json) {
              tasks_done, j["progress_percent"].get<double>(), chunks_done, chunks,
              progress.present && !complete ? " (from the journal)" : "");
   fmt::print("config sha256: {}\n", file->string_attribute("config_hash"));
+  if (!status_counts.empty()) {
+    std::string line;
+    for (auto it = status_counts.begin(); it != status_counts.end(); ++it)
+      line += fmt::format("{}{} {}", line.empty() ? "" : ", ", it.value().get<std::int64_t>(), it.key());
+    fmt::print("task status: {}\n", line);
+    if (capped > 0)
+      fmt::print("  {} task(s) hit a resolution cap: their values are NaN in the maps (see /status/cap_hit); "
+                 "raise limits.max_steps, max_depth, max_nodes, max_outcomes or max_definition1_checks\n",
+                 capped);
+  }
   fmt::print("grid:\n");
   for (const auto& a : j["grid"])
     fmt::print("  {:<14} {:>7} points  {:.6g} .. {:.6g} [{}]  {}\n", a["name"].get<std::string>(),

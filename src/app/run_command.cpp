@@ -154,6 +154,24 @@ int dry_run(const SweepConfig& config, const TaskKernel& kernel, const std::stri
   return 0;
 }
 
+// The end-of-run account of what was not computed exactly: every such value is NaN in the maps,
+// counted per grid point under /status.
+void log_status_counts(const TaskStatusCounts& counts) {
+  std::string line;
+  for (int k = 0; k < kTaskStatusCount; ++k)
+    if (counts[static_cast<std::size_t>(k)] > 0)
+      line += fmt::format("{}{} {}", line.empty() ? "" : ", ", counts[static_cast<std::size_t>(k)], kTaskStatusNames[k]);
+  if (!line.empty()) spdlog::info("task status: {}", line);
+  const auto capped = counts[static_cast<std::size_t>(TaskStatus::kCapHit)];
+  if (capped > 0)
+    spdlog::warn(
+        "{} task(s) hit a resolution cap: their ξ and capped results are NaN (counted in /status/cap_hit); "
+        "raise limits.max_steps, max_depth, max_nodes, max_outcomes or max_definition1_checks in the config",
+        capped);
+  const auto failed = counts[static_cast<std::size_t>(TaskStatus::kFailed)];
+  if (failed > 0) spdlog::warn("{} task(s) failed: their results are NaN (counted in /status/failed)", failed);
+}
+
 int run(const RunArgs& args) {
   MpiSession mpi;
   install_stop_handlers();
@@ -280,6 +298,7 @@ int run_agreed(const RunArgs& args, MpiSession& mpi) {
           static_cast<double>(s.file_bytes) / (1024.0 * 1024.0));
       if (inadmissible > 0)
         spdlog::info("{} inadmissible grid points recorded as failed (status 4, NaN in the maps)", inadmissible);
+      log_status_counts(s.status_counts);
     }
   }
   return 0;

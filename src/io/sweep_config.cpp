@@ -37,7 +37,7 @@ const Names kTopKeys = {"model",      "params", "grid",          "monte_carlo", 
                         "minimality", "seed",   "on_task_error", "limits",      "output"};
 const Names kAxisKeys = {"start", "stop", "num", "spacing", "values", "units", "long_name"};
 const Names kMonteCarloKeys = {"samples_per_point", "samples", "seed", "method", "params"};
-const Names kLimitKeys = {"max_steps", "max_depth", "max_nodes"};
+const Names kLimitKeys = {"max_steps", "max_depth", "max_nodes", "max_outcomes", "max_definition1_checks"};
 const Names kOutputKeys = {"samples", "momenta", "chunk_size", "compression"};
 const Names kRandomCommonKeys = {"dist", "units", "long_name"};
 // The keys each distribution takes, indexed by DistributionKind.
@@ -771,7 +771,7 @@ class ConfigParser {
         config_.on_task_error = static_cast<TaskErrorMode>(*i);
     }
     if (const auto* node = top.get("limits");
-        node != nullptr && is_section(*node, "limits", "(max_steps, max_depth, max_nodes)") &&
+        node != nullptr && is_section(*node, "limits", "(max_steps, max_depth, max_nodes, max_outcomes, max_definition1_checks)") &&
         node->IsMap()) {
       const MapView view = keys(*node, "limits", kLimitKeys);
       const std::int64_t big = std::numeric_limits<std::int64_t>::max();
@@ -790,6 +790,8 @@ class ConfigParser {
       read("max_steps", int_max, config_.limits.max_steps);
       read("max_depth", int_max, config_.limits.max_depth);
       read("max_nodes", big, config_.limits.max_nodes);
+      read("max_outcomes", std::int64_t{1} << 24, config_.limits.max_outcomes);
+      read("max_definition1_checks", std::int64_t{1} << 40, config_.limits.max_definition1_checks);
     }
     if (const auto* node = top.get("output");
         node != nullptr && is_section(*node, "output", "(samples, momenta, chunk_size, compression)") &&

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <csignal>
 #include <chrono>
@@ -235,6 +236,14 @@ SweepFileLayout make_layout(const SweepConfig& config, const ParameterSpace& spa
     count.cell_methods = "replica: sum (of 1 for each finite value)";
     layout.maps.push_back(std::move(count));
   }
+  // Every map holds NaN where a task's value was not computed exactly (a cap hit, a failure):
+  // these counts say how many tasks of each grid point ended in each status.
+  for (int k = 0; k < kTaskStatusCount; ++k) {
+    MapSpec count{"status", kTaskStatusNames[k], "1",
+                  fmt::format("number of tasks at this grid point with status {}", kTaskStatusNames[k])};
+    count.cell_methods = "replica: sum";
+    layout.maps.push_back(std::move(count));
+  }
   if (kernel.headline_column() >= 0) {
     const auto& c = kernel.columns()[static_cast<std::size_t>(kernel.headline_column())];
     layout.maps.push_back({"", "xi", c.units, c.long_name + (replicas ? " (mean over replicas)" : "")});
@@ -244,10 +253,11 @@ SweepFileLayout make_layout(const SweepConfig& config, const ParameterSpace& spa
       layout.samples.push_back({axis.name, axis.units, axis.long_name, false});
     for (const auto& p : space.random_parameters())
       layout.samples.push_back({p.name, p.units, p.long_name, false});
-    SampleColumnSpec status{
-        "status", "1", "task status: 0 ok, 1 no impact, 2 no elastic outcome, 3 cap hit, 4 failed", true};
-    status.flag_values = {0, 1, 2, 3, 4};
-    status.flag_meanings = "ok no_impact no_elastic_outcome cap_hit failed";
+    SampleColumnSpec status{"status", "1", kTaskStatusLegend, true};
+    for (int k = 0; k < kTaskStatusCount; ++k) {
+      status.flag_values.push_back(k);
+      status.flag_meanings += (k ? " " : "") + std::string(kTaskStatusNames[k]);
+    }
     layout.samples.push_back(std::move(status));
     layout.samples.push_back(
         {"random_counter", "1", "uniform draws consumed from the (seed, task) stream", true});
@@ -367,6 +377,7 @@ struct Finalizer {
   const JournalManifest& manifest;
   const ChunkResultSource& index;
   double hdf5_seconds = 0.0;
+  std::array<std::int64_t, kTaskStatusCount> status_totals{};  // all ranks, after write()
 
   // Times HDF5 work only: the barrier first absorbs ranks still reducing their statistics, which
   // would otherwise show up as time inside the collective write.
@@ -436,11 +447,15 @@ struct Finalizer {
       try {
       for (std::int64_t g = a; g < b; ++g) {
         std::fill(stats.begin(), stats.end(), RunningStatistics{});
-        for (std::int64_t r = 0; r < space.replicas(); ++r) {
-          const double* v = reader.values(space.task_of(g, r));
-          for (std::size_t c = 0; c < columns; ++c) stats[c].add(v[cols.offset[cols.scalars[c]]]);
-        }
         const auto at = static_cast<std::size_t>(g - a);
+        for (std::int64_t r = 0; r < space.replicas(); ++r) {
+          const std::int64_t task = space.task_of(g, r);
+          const double* v = reader.values(task);
+          for (std::size_t c = 0; c < columns; ++c) stats[c].add(v[cols.offset[cols.scalars[c]]]);
+          const std::int64_t st = std::clamp<std::int64_t>(reader.status(task), 0, kTaskStatusCount - 1);
+          maps[columns * maps_per_column + static_cast<std::size_t>(st)][at] += 1.0;
+          ++status_totals[static_cast<std::size_t>(st)];
+        }
         for (std::size_t c = 0; c < columns; ++c) {
           const std::size_t base = c * maps_per_column;
           if (!replicas) {  // the single replica's value itself (NaN stays NaN)
@@ -469,6 +484,7 @@ struct Finalizer {
         for (std::size_t m = 0; m < maps.size(); ++m) file->write_map(m, a, maps[m].data(), b - a);
       });
     }
+    MPI_Allreduce(MPI_IN_PLACE, status_totals.data(), kTaskStatusCount, MPI_INT64_T, MPI_SUM, mpi.comm);
 
     if (config.output.samples || !cols.arrays.empty()) write_samples(*file, reader, cols);
 
@@ -547,11 +563,13 @@ double write_shard_file(MPI_Comm comm, const std::string& path, const SweepConfi
 
 double write_sweep_file(MPI_Comm comm, const std::string& path, const SweepConfig& config,
                         const TaskKernel& kernel, const JournalManifest& manifest,
-                        const ChunkResultSource& source, const std::vector<ProvenanceRow>& provenance) {
+                        const ChunkResultSource& source, const std::vector<ProvenanceRow>& provenance,
+                        TaskStatusCounts* status_counts) {
   const Mpi mpi(comm);
   const ParameterSpace space(config);
   Finalizer finalizer{mpi, config, space, kernel, manifest, source};
   finalizer.write(path, provenance);
+  if (status_counts != nullptr) *status_counts = finalizer.status_totals;
   return finalizer.hdf5_seconds;
 }
 
@@ -571,7 +589,7 @@ double write_shard_file_impl(MPI_Comm comm, const std::string& path, const Sweep
   const ParameterSpace space(config);
   SweepFileLayout layout = make_layout(config, space, kernel, manifest.chunk_count());
   layout.maps.clear();
-  layout.samples = {{"status", "1", "0 ok, 1 no impact, 2 no elastic outcome, 3 cap hit, 4 failed", true},
+  layout.samples = {{"status", "1", kTaskStatusLegend, true},
                     {"random_counter", "1", "uniform draws consumed from the (seed, task) stream", true}};
   for (const auto& c : kernel.columns())
     layout.samples.push_back({sample_name(c), c.units, c.long_name, false, c.length});
@@ -1133,7 +1151,8 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
     hdf5_seconds += write_shard_file(comm, staging, config, kernel, manifest, index, provenance,
                                      options.shard_index, options.shard_count);
   else
-    hdf5_seconds += write_sweep_file(comm, staging, config, kernel, manifest, index, provenance);
+    hdf5_seconds +=
+        write_sweep_file(comm, staging, config, kernel, manifest, index, provenance, &summary.status_counts);
   MPI_Barrier(comm);
   if (mpi.rank == 0) {
     try {

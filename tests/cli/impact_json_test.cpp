@@ -553,9 +553,9 @@ TEST(ImpactJsonErrors, EveryIndependentProblemIsReportedOnItsOwnLine) {
   } catch (const InputErrors& e) {
     EXPECT_EQ(
         std::string(e.what()),
-        "bar: unknown key (allowed: mass_matrix, normals, momentum, velocity, gaps, restitution, ordering, "
+        "bar: unknown key (allowed: mass_matrix, normals, momentum, velocity, gaps, gap_tolerance, restitution, ordering, "
         "minimality, seed, limits, model, params)\n"
-        "foo: unknown key (allowed: mass_matrix, normals, momentum, velocity, gaps, restitution, ordering, "
+        "foo: unknown key (allowed: mass_matrix, normals, momentum, velocity, gaps, gap_tolerance, restitution, ordering, "
         "minimality, seed, limits, model, params)");
   }
 }

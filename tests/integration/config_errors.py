@@ -60,7 +60,7 @@ def main():
     failures += not ok
     # a directory that cannot be created (its parent is a file): one line, exit 2
     p = sc.run(simpact, good, f"{good}/sub/out.h5", check=False)
-    ok = p.returncode == 2 and "does not exist" in p.stderr and len(p.stderr.strip().splitlines()) == 1
+    ok = p.returncode == 2 and "output directory" in p.stderr and len(p.stderr.strip().splitlines()) == 1
     print(f"{'ok' if ok else 'FAIL'}: uncreatable output directory: rc={p.returncode} {p.stderr.strip()}")
     failures += not ok
     sys.exit(1 if failures else 0)

@@ -4,6 +4,8 @@
 // the key path ("grid.theta.num: must be a positive integer").
 #pragma once
 
+#include "simpact/core/propagation.hpp"
+
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -24,11 +26,14 @@ struct GridAxis {
   std::vector<double> values;  // the axis coordinates, in the order the tasks visit them
 };
 
-// Caps on one impact resolution (positive; a task that hits one reports it).
+// Caps on one impact resolution (positive; a task that hits one reports it). The defaults are
+// the core's (ResolveLimits): one source of truth.
 struct ResolveLimitsConfig {
-  std::int64_t max_steps = 1000;
-  std::int64_t max_depth = 256;
-  std::int64_t max_nodes = 200000;
+  std::int64_t max_steps = ResolveLimits{}.max_steps;
+  std::int64_t max_depth = ResolveLimits{}.max_depth;
+  std::int64_t max_nodes = ResolveLimits{}.max_nodes;
+  std::int64_t max_outcomes = ResolveLimits{}.max_outcomes;
+  std::int64_t max_definition1_checks = ResolveLimits{}.max_definition1_checks;
 };
 
 // What a task that throws does to the sweep: stop it, or record the error and go on.

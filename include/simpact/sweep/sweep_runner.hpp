@@ -65,6 +65,8 @@ struct SweepRunSummary {
   std::int64_t tasks_saved = 0;   // interrupted: tasks in the journal (finished work kept)
   bool output_complete = false;   // the output file is complete (also after a late signal)
   std::vector<std::string> warnings;  // rank 0: journal records ignored, provenance lines dropped
+  // Tasks per status in the file written by this run (all zero when nothing was written).
+  TaskStatusCounts status_counts{};
 };
 
 // Collective over `comm`. Throws InputError/IoError (same message on every rank) for problems
@@ -77,7 +79,8 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
 // bitmap, provenance, and `complete = 1` last. Returns the seconds spent in HDF5 calls.
 double write_sweep_file(MPI_Comm comm, const std::string& path, const SweepConfig& config,
                         const TaskKernel& kernel, const JournalManifest& manifest,
-                        const ChunkResultSource& source, const std::vector<ProvenanceRow>& provenance);
+                        const ChunkResultSource& source, const std::vector<ProvenanceRow>& provenance,
+                        TaskStatusCounts* status_counts = nullptr);
 
 // The journal manifest a sweep of `config` with this kernel uses.
 JournalManifest sweep_manifest(const SweepConfig& config, const TaskKernel& kernel);

@@ -3,6 +3,8 @@
 // kernel for impact models.
 #pragma once
 
+#include <array>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -30,6 +32,13 @@ enum class TaskStatus : std::int64_t {
   kCapHit = 3,            // a resolution cap was hit: results may be incomplete
   kFailed = 4,            // the task threw (recorded under on_task_error: record); values NaN
 };
+// The one source of the status names (file flag_meanings, per-grid-point counts, summaries).
+inline constexpr int kTaskStatusCount = 5;
+inline constexpr const char* kTaskStatusNames[kTaskStatusCount] = {"ok", "no_impact", "no_elastic_outcome",
+                                                                   "cap_hit", "failed"};
+using TaskStatusCounts = std::array<std::int64_t, kTaskStatusCount>;  // tasks per status
+inline constexpr const char* kTaskStatusLegend =
+    "task status: 0 ok, 1 no impact, 2 no elastic outcome, 3 cap hit, 4 failed";
 
 // Per-thread scratch a kernel needs (e.g. an impact workspace); created once per thread.
 class TaskScratch {
