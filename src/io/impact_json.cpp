@@ -24,9 +24,7 @@
 #include "simpact/core/input_error.hpp"
 #include "simpact/io/io_error.hpp"
 #include "simpact/io/safe_file.hpp"
-#include "simpact/io/sweep_config.hpp"  // nearest_name: the same "did you mean" as the YAML configs
-#include "simpact/models/generic_model.hpp"
-#include "simpact/models/model_catalog.hpp"
+#include "simpact/io/sweep_config_yaml.hpp"  // nearest_name: the same "did you mean" as the YAML configs
 
 namespace simpact {
 
@@ -383,13 +381,32 @@ ResolveOptions read_options(const Json& doc) {
   return options;
 }
 
+// A raw request: M, the normals and p⁻ (or q̇⁻, turned into p⁻ = M q̇⁻) given directly.
+struct RawProblemInput {
+  Eigen::MatrixXd mass_matrix, normals;
+  Eigen::VectorXd momentum, velocity, gaps;
+  double gap_tolerance = kGapTolerance;
+  double restitution = 1.0;
+};
+
+ImpactProblem make_raw_problem(const RawProblemInput& input) {
+  KineticMetric metric(input.mass_matrix);
+  Eigen::VectorXd momentum = input.momentum;
+  if (input.velocity.size() > 0) {
+    if (!input.velocity.allFinite()) throw InputError("velocity", "must be finite (found NaN or Inf)");
+    momentum = input.mass_matrix * input.velocity;
+  }
+  return ImpactProblem(std::move(metric), input.normals, momentum, input.restitution, input.gaps,
+                       input.gap_tolerance);
+}
+
 void read_raw_problem(const Json& doc, ResolveRequest& request) {
   if (doc.contains("params"))
     throw InputError("params",
                      "only allowed with 'model' (a raw request gives mass_matrix, normals, momentum)");
   if (!doc.contains("mass_matrix"))
     throw InputError("mass_matrix", "required field is missing (or give 'model')");
-  GenericImpactInput input;
+  RawProblemInput input;
   ErrorList errors;
   // M's own errors first: the normals and momentum are then measured against a valid d (or
   // only against each other when M is invalid).
@@ -420,12 +437,12 @@ void read_raw_problem(const Json& doc, ResolveRequest& request) {
   if (doc.contains("restitution"))
     errors.attempt([&] { input.restitution = read_number(doc["restitution"], "restitution"); });
   errors.raise();
-  request.problem = make_generic_problem(input);
+  request.problem = make_raw_problem(input);
 }
 
-void read_model_problem(const Json& doc, ResolveRequest& request) {
+void read_model_problem(const Json& doc, const ImpactModelCatalog& catalog, ResolveRequest& request) {
   request.model = read_string(doc["model"], "model");
-  const Names models = model_names();
+  const Names& models = catalog.names;
   if (!contains(models, request.model)) {
     const std::string near = nearest_name(request.model, models);
     throw InputError("model",
@@ -437,9 +454,8 @@ void read_model_problem(const Json& doc, ResolveRequest& request) {
       throw InputError(key, fmt::format("not allowed with 'model' (model '{}' builds M, the normals and p⁻ "
                                         "from 'params')",
                                         request.model));
-  const auto model = make_model(request.model);
   Names known;
-  for (const auto& info : model->parameters()) known.push_back(info.name);
+  for (const auto& info : catalog.parameters(request.model)) known.push_back(info.name);
   auto check_known = [&](const std::string& name, const std::string& field) {
     if (contains(known, name)) return;
     const std::string near = nearest_name(name, known);
@@ -484,7 +500,7 @@ void read_model_problem(const Json& doc, ResolveRequest& request) {
     top_level_restitution = true;
   }
   try {
-    request.problem = model->make_problem(request.params);
+    request.problem = catalog.make_problem(request.model, request.params);
   } catch (const InputError& e) {
     // Models name the bare parameter ("theta"); in JSON it lives under "params".
     const bool parameter = contains(known, e.field()) || request.params.has(e.field());
@@ -504,12 +520,12 @@ Json parse_object(const std::string& text, bool check_command, ErrorList& errors
   return doc;
 }
 
-ResolveRequest read_request(const Json& doc, ErrorList& errors) {
+ResolveRequest read_request(const Json& doc, const ImpactModelCatalog& catalog, ErrorList& errors) {
   ResolveRequest request;
   errors.attempt([&] { request.options = read_options(doc); });
   errors.attempt([&] {
     if (doc.contains("model"))
-      read_model_problem(doc, request);
+      read_model_problem(doc, catalog, request);
     else
       read_raw_problem(doc, request);
   });
@@ -649,10 +665,10 @@ std::string dump(const OrderedJson& doc, int indent) {
 
 // ---- resolve --------------------------------------------------------------------------------------
 
-ResolveRequest parse_resolve_request(const std::string& json_text) {
+ResolveRequest parse_resolve_request(const std::string& json_text, const ImpactModelCatalog& catalog) {
   ErrorList errors;
   const Json doc = parse_object(json_text, false, errors);
-  ResolveRequest request = read_request(doc, errors);
+  ResolveRequest request = read_request(doc, catalog, errors);
   errors.raise();
   return request;
 }
@@ -714,21 +730,13 @@ std::string resolution_to_json(const ResolveRequest& request, const ImpactResolu
   return dump(out, indent);
 }
 
-std::string resolve_json(const std::string& json_text, int indent) {
-  const ResolveRequest request = parse_resolve_request(json_text);
-  // The workspace holds every outcome (tens of kB): keep it off the stack.
-  auto workspace = std::make_unique<ImpactWorkspace>(request.options.limits);
-  const ImpactResolution resolution = resolve_impact(request.problem, request.options, *workspace);
-  return resolution_to_json(request, resolution, *workspace, diagnose(request.problem), indent);
-}
-
 // ---- check ------------------------------------------------------------------------------------------
 
-CheckRequest parse_check_request(const std::string& json_text) {
+CheckRequest parse_check_request(const std::string& json_text, const ImpactModelCatalog& catalog) {
   ErrorList errors;
   const Json doc = parse_object(json_text, true, errors);
   CheckRequest request;
-  request.impact = read_request(doc, errors);
+  request.impact = read_request(doc, catalog, errors);
   const bool problem_ok = errors.empty();  // the length check below needs a valid problem
   errors.attempt([&] {
     const bool has_p = doc.contains("momentum_after"), has_v = doc.contains("velocity_after");
@@ -798,16 +806,6 @@ std::string check_to_json(const CheckRequest& request, const PostImpactCheck& ch
                                 : OrderedJson(nullptr);
   out["xi"] = number(resolution.xi);
   return dump(out, indent);
-}
-
-std::string check_json(const std::string& json_text, int indent) {
-  const CheckRequest request = parse_check_request(json_text);
-  auto workspace = std::make_unique<ImpactWorkspace>(request.impact.options.limits);
-  const ImpactResolution resolution =
-      resolve_impact(request.impact.problem, request.impact.options, *workspace);
-  const PostImpactCheck check = check_post_impact_state(request.impact.problem, request.momentum_after,
-                                                        request.tolerance, resolution, *workspace);
-  return check_to_json(request, check, resolution, *workspace, indent);
 }
 
 // ---- text in and out --------------------------------------------------------------------------------

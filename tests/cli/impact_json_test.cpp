@@ -2,7 +2,7 @@
 // requests parse into the right problem, every malformed input names its field in one line,
 // the output carries the paper's reference results (Newton's cradle, eq. 15 reversal, billiards
 // at θ = π/2), and the check report measures what it claims (energy, feasibility, impulses).
-#include "simpact/io/impact_json.hpp"
+#include "simpact/study/impact_service.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
