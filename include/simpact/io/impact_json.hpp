@@ -59,7 +59,12 @@ std::string resolve_json(const std::string& json_text, int indent = -1);
 struct CheckRequest {
   ResolveRequest impact;
   DofVector momentum_after;  // p_after, from "momentum_after" or M·"velocity_after"
+  // Violation flags: "tolerance", else max(kDefaultCheckTolerance, precision.consistency_tolerance).
   double tolerance = kDefaultCheckTolerance;
+  // Verdict: "consistency_tolerance", else precision.consistency_tolerance.
+  double consistency_tolerance = kMinConsistencyTolerance;
+  bool tolerance_given = false, consistency_tolerance_given = false;
+  PrintedPrecision precision;  // of the numbers given in momentum_after / velocity_after
 };
 
 CheckRequest parse_check_request(const std::string& json_text);
