@@ -40,8 +40,8 @@ int significant_digits(double x) {
   return 17;  // every double reads back from 17 significant digits
 }
 
-PrintedPrecision printed_precision(const ImpactProblem& problem, const Eigen::Ref<const Eigen::VectorXd>& printed,
-                                   bool velocity) {
+PrintedPrecision printed_precision(const ImpactProblem& problem,
+                                   const Eigen::Ref<const Eigen::VectorXd>& printed, bool velocity) {
   PrintedPrecision out;
   const KineticMetric& metric = problem.metric();
   const int d = metric.dof();
@@ -69,13 +69,15 @@ PrintedPrecision printed_precision(const ImpactProblem& problem, const Eigen::Re
     bound += half_unit * std::abs(printed[i]) * axis;
   }
   out.relative_rounding = bound / check_scale(problem, momentum_after);
-  out.consistency_tolerance = std::max(kMinConsistencyTolerance, kRoundingSafetyFactor * out.relative_rounding);
+  out.consistency_tolerance =
+      std::max(kMinConsistencyTolerance, kRoundingSafetyFactor * out.relative_rounding);
   return out;
 }
 
 PostImpactCheck check_post_impact_state(const ImpactProblem& problem, const DofVector& momentum_after,
                                         double tolerance, double consistency_tolerance,
-                                        const ImpactResolution& resolution, const ImpactWorkspace& workspace) {
+                                        const ImpactResolution& resolution,
+                                        const ImpactWorkspace& workspace) {
   PostImpactCheck c;
   const KineticMetric& metric = problem.metric();
   // Everything is relative to ||p⁻||_g; with p⁻ = 0 fall back to ||p_after||_g so nothing divides by 0.
@@ -121,7 +123,8 @@ PostImpactCheck check_post_impact_state(const ImpactProblem& problem, const DofV
   c.negative_impulses = c.nonnegative_impulse_residual > c.impulse_residual + tolerance;
   const ContactVector& lambda = c.negative_impulses ? lambda_ls : lambda_nn;
   c.implied_impulses.assign(static_cast<std::size_t>(problem.given_contacts()), 0.0);
-  for (int i = 0; i < k; ++i) c.implied_impulses[static_cast<std::size_t>(problem.given_index(i))] = lambda[i];
+  for (int i = 0; i < k; ++i)
+    c.implied_impulses[static_cast<std::size_t>(problem.given_index(i))] = lambda[i];
 
   // The nearest propagative outcome p* (by final momentum p⁺, after the restitution blend).
   c.distance_to_nearest_outcome = kNaN;

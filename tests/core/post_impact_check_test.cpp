@@ -30,9 +30,10 @@ Checked cradle() {
 Checked cradle_with_restitution(double restitution, const Eigen::Vector3d& masses = Eigen::Vector3d::Ones()) {
   ImpactProblem::RowMajorMatrix normals(2, 3);
   normals << -1, 1, 0, 0, -1, 1;
-  Checked c{ImpactProblem(KineticMetric(Eigen::Matrix3d(masses.asDiagonal())), normals, Eigen::Vector3d(1, 0, 0),
-                          restitution),
-            ImpactWorkspace{}, {}};
+  Checked c{ImpactProblem(KineticMetric(Eigen::Matrix3d(masses.asDiagonal())), normals,
+                          Eigen::Vector3d(1, 0, 0), restitution),
+            ImpactWorkspace{},
+            {}};
   c.resolution = resolve_impact(c.problem, ResolveOptions{}, c.workspace);
   return c;
 }
@@ -56,9 +57,9 @@ Eigen::VectorXd printed_to_6_digits(const DofVector& p) {
 
 TEST(PostImpactCheck, ThePropagativeOutcomeIsConsistent) {
   Checked c = cradle();
-  const PostImpactCheck r = check_post_impact_state(c.problem, Eigen::Vector3d(0, 0, 1),
-                                                    kDefaultCheckTolerance, kMinConsistencyTolerance, c.resolution,
-                                                    c.workspace);
+  const PostImpactCheck r =
+      check_post_impact_state(c.problem, Eigen::Vector3d(0, 0, 1), kDefaultCheckTolerance,
+                              kMinConsistencyTolerance, c.resolution, c.workspace);
   EXPECT_TRUE(r.consistent_with_propagative_model);
   EXPECT_LE(r.distance_to_nearest_outcome, 1e-15);
   EXPECT_NEAR(r.relative_energy_error, 0.0, 1e-15);
@@ -75,9 +76,9 @@ TEST(PostImpactCheck, ThePropagativeOutcomeIsConsistent) {
 TEST(PostImpactCheck, TheSetSAnswerIsInfeasibleAndFlagged) {
   // [0, 1, 0] is what the paper's set S would give: ball 2 moving into ball 3.
   Checked c = cradle();
-  const PostImpactCheck r = check_post_impact_state(c.problem, Eigen::Vector3d(0, 1, 0),
-                                                    kDefaultCheckTolerance, kMinConsistencyTolerance, c.resolution,
-                                                    c.workspace);
+  const PostImpactCheck r =
+      check_post_impact_state(c.problem, Eigen::Vector3d(0, 1, 0), kDefaultCheckTolerance,
+                              kMinConsistencyTolerance, c.resolution, c.workspace);
   EXPECT_FALSE(r.consistent_with_propagative_model);
   ASSERT_EQ(r.feasibility_violations.size(), 1u);
   EXPECT_EQ(r.feasibility_violations[0].contact, 1);
@@ -88,14 +89,14 @@ TEST(PostImpactCheck, TheSetSAnswerIsInfeasibleAndFlagged) {
 TEST(PostImpactCheck, EnergyGainAndAdhesiveImpulsesAreReported) {
   Checked c = cradle();
   // ball 3 leaves at speed 2: four times the energy, +300 %
-  const PostImpactCheck gain = check_post_impact_state(c.problem, Eigen::Vector3d(0, 0, 2),
-                                                       kDefaultCheckTolerance, kMinConsistencyTolerance, c.resolution,
-                                                    c.workspace);
+  const PostImpactCheck gain =
+      check_post_impact_state(c.problem, Eigen::Vector3d(0, 0, 2), kDefaultCheckTolerance,
+                              kMinConsistencyTolerance, c.resolution, c.workspace);
   EXPECT_NEAR(gain.relative_energy_error, 3.0, 1e-15);
   // p = [2, −1, 0]: Δp = [1, −1, 0] = λ1·(−1, 1, 0) with λ1 = −1 — contact 1 pulling (adhesion)
-  const PostImpactCheck pull = check_post_impact_state(c.problem, Eigen::Vector3d(2, -1, 0),
-                                                       kDefaultCheckTolerance, kMinConsistencyTolerance, c.resolution,
-                                                    c.workspace);
+  const PostImpactCheck pull =
+      check_post_impact_state(c.problem, Eigen::Vector3d(2, -1, 0), kDefaultCheckTolerance,
+                              kMinConsistencyTolerance, c.resolution, c.workspace);
   EXPECT_TRUE(pull.negative_impulses);
   EXPECT_NEAR(pull.implied_impulses[0], -1.0, 1e-15);
 }
@@ -122,7 +123,8 @@ TEST(PostImpactCheck, AnExactAnswerPrintedTo6DigitsIsConsistentByDefault) {
   EXPECT_EQ(precision.digits, 6);
   // Σ ½·10⁻⁵·|x_i|/√m_i (||e_i||_g = 1/√m_i, ||p⁻||_g = 1), doubled.
   EXPECT_NEAR(precision.relative_rounding,
-              0.5e-5 * (std::abs(printed[0]) + std::abs(printed[1]) / std::sqrt(2.0) + std::abs(printed[2]) / std::sqrt(3.0)),
+              0.5e-5 * (std::abs(printed[0]) + std::abs(printed[1]) / std::sqrt(2.0) +
+                        std::abs(printed[2]) / std::sqrt(3.0)),
               1e-18);
   EXPECT_NEAR(precision.consistency_tolerance, 2 * precision.relative_rounding, 1e-18);
   const PostImpactCheck r = check_with(c, DofVector(printed), precision.consistency_tolerance);
@@ -132,7 +134,8 @@ TEST(PostImpactCheck, AnExactAnswerPrintedTo6DigitsIsConsistentByDefault) {
   EXPECT_FALSE(check_with(c, DofVector(printed), 1e-9).consistent_with_propagative_model);
   // An exact input (16 significant digits) keeps the tight floor, and a wrong answer at 6 digits
   // (the plastic outcome, ~0.4 away) stays inconsistent.
-  const PrintedPrecision full = printed_precision(c.problem, Eigen::Vector3d(1.0 / 3, 1.0 / 3, 1.0 / 3), false);
+  const PrintedPrecision full =
+      printed_precision(c.problem, Eigen::Vector3d(1.0 / 3, 1.0 / 3, 1.0 / 3), false);
   EXPECT_EQ(full.digits, 16);
   EXPECT_EQ(full.consistency_tolerance, kMinConsistencyTolerance);
   const Eigen::VectorXd plastic6 = printed_to_6_digits(c.resolution.plastic.momentum);
@@ -143,7 +146,8 @@ TEST(PostImpactCheck, AnExactAnswerPrintedTo6DigitsIsConsistentByDefault) {
   // velocity_after with M = 4I: δp = Mδv, ||·||_g = 2|δv| per axis; ||p⁻||_g = 1/2 for p⁻ = [1,0,0].
   ImpactProblem::RowMajorMatrix normals(2, 3);
   normals << -1, 1, 0, 0, -1, 1;
-  const ImpactProblem heavy(KineticMetric(4 * Eigen::Matrix3d::Identity()), normals, Eigen::Vector3d(1, 0, 0), 1);
+  const ImpactProblem heavy(KineticMetric(4 * Eigen::Matrix3d::Identity()), normals, Eigen::Vector3d(1, 0, 0),
+                            1);
   EXPECT_NEAR(printed_precision(heavy, Eigen::Vector3d(0, 0, 0.25), true).relative_rounding,
               0.5e-5 * 0.25 * 2 / 0.5, 1e-18);
 }
@@ -189,8 +193,8 @@ TEST(PostImpactCheck, RedundantNormalsUseNonNegativeImpulses) {
   ImpactProblem::RowMajorMatrix normals(3, 3);
   normals << 1, 0, 0, 0, 1, 0, 1, 1, 0;
   const Eigen::Vector3d before(-1, -0.1, 0.5);
-  Checked c{ImpactProblem(KineticMetric(Eigen::Matrix3d::Identity()), normals, before, 1.0), ImpactWorkspace{},
-            {}};
+  Checked c{
+      ImpactProblem(KineticMetric(Eigen::Matrix3d::Identity()), normals, before, 1.0), ImpactWorkspace{}, {}};
   c.resolution = resolve_impact(c.problem, ResolveOptions{}, c.workspace);
   const Eigen::Vector3d delta(1, 0.1, 0);
   const PostImpactCheck r = check_with(c, before + delta);

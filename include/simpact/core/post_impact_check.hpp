@@ -42,8 +42,8 @@ struct PrintedPrecision {
 
 // `printed` are the numbers as given: p_after, or v_after when `velocity` (p_after = M v_after).
 // The scale is the check's: ||p⁻||_g, or ||p_after||_g when p⁻ = 0.
-PrintedPrecision printed_precision(const ImpactProblem& problem, const Eigen::Ref<const Eigen::VectorXd>& printed,
-                                   bool velocity);
+PrintedPrecision printed_precision(const ImpactProblem& problem,
+                                   const Eigen::Ref<const Eigen::VectorXd>& printed, bool velocity);
 
 // How p_after compares with the propagative model. "Relative" quantities are divided by
 // ||p⁻||_g (or ||p_after||_g when p⁻ = 0); contact indices are those of the given normals.
