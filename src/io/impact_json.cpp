@@ -760,7 +760,8 @@ CheckRequest parse_check_request(const std::string& json_text) {
   errors.raise();
   // Defaults follow the printed precision: an exact answer printed to D digits is off by up to
   // precision.relative_rounding (and a normalized rate by no more, by Cauchy–Schwarz).
-  if (!request.consistency_tolerance_given) request.consistency_tolerance = request.precision.consistency_tolerance;
+  if (!request.consistency_tolerance_given)
+    request.consistency_tolerance = request.precision.consistency_tolerance;
   if (!request.tolerance_given)
     request.tolerance = std::max(kDefaultCheckTolerance, request.precision.consistency_tolerance);
   return request;
@@ -821,9 +822,9 @@ std::string check_json(const std::string& json_text, int indent) {
   auto workspace = std::make_unique<ImpactWorkspace>(request.impact.options.limits);
   const ImpactResolution resolution =
       resolve_impact(request.impact.problem, request.impact.options, *workspace);
-  const PostImpactCheck check = check_post_impact_state(request.impact.problem, request.momentum_after,
-                                                        request.tolerance, request.consistency_tolerance,
-                                                        resolution, *workspace);
+  const PostImpactCheck check =
+      check_post_impact_state(request.impact.problem, request.momentum_after, request.tolerance,
+                              request.consistency_tolerance, resolution, *workspace);
   return check_to_json(request, check, resolution, *workspace, indent);
 }
 
