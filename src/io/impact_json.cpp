@@ -752,14 +752,26 @@ CheckRequest parse_check_request(const std::string& json_text, const ImpactModel
     const int d = problem.dof();
     if (v.size() != d) throw InputError(name, fmt::format("must have length d = {} (got {})", d, v.size()));
     request.momentum_after = has_p ? DofVector(v) : DofVector(problem.metric().mass_matrix() * v);
+    request.precision = printed_precision(problem, v, !has_p);
   });
-  if (doc.contains("tolerance"))
+  auto read_tolerance = [&](const char* name, double& value, bool& given) {
+    if (!doc.contains(name)) return;
     errors.attempt([&] {
-      request.tolerance = read_number(doc["tolerance"], "tolerance");
-      if (!(request.tolerance > 0.0 && request.tolerance < 1.0))
-        throw InputError("tolerance", fmt::format("must be a number in (0, 1) (got {})", request.tolerance));
+      value = read_number(doc[name], name);
+      if (!(value > 0.0 && value < 1.0))
+        throw InputError(name, fmt::format("must be a number in (0, 1) (got {})", value));
+      given = true;
     });
+  };
+  read_tolerance("tolerance", request.tolerance, request.tolerance_given);
+  read_tolerance("consistency_tolerance", request.consistency_tolerance, request.consistency_tolerance_given);
   errors.raise();
+  // Defaults follow the printed precision: an exact answer printed to D digits is off by up to
+  // precision.relative_rounding (and a normalized rate by no more, by Cauchy–Schwarz).
+  if (!request.consistency_tolerance_given)
+    request.consistency_tolerance = request.precision.consistency_tolerance;
+  if (!request.tolerance_given)
+    request.tolerance = std::max(kDefaultCheckTolerance, request.precision.consistency_tolerance);
   return request;
 }
 
@@ -771,6 +783,8 @@ std::string check_to_json(const CheckRequest& request, const PostImpactCheck& ch
   out["energy_before"] = number(check.energy_before);
   out["energy_after"] = number(check.energy_after);
   out["relative_energy_error"] = number(check.relative_energy_error);
+  out["predicted_energy_after"] = number(check.predicted_energy_after);
+  out["relative_energy_error_vs_model"] = number(check.relative_energy_error_vs_model);
   OrderedJson violations = OrderedJson::array();
   for (const auto& v : check.feasibility_violations) {
     OrderedJson one;
@@ -784,6 +798,7 @@ std::string check_to_json(const CheckRequest& request, const PostImpactCheck& ch
   for (double v : check.implied_impulses) impulses.push_back(number(v));
   out["implied_impulses"] = std::move(impulses);
   out["impulse_residual"] = number(check.impulse_residual);
+  out["nonnegative_impulse_residual"] = number(check.nonnegative_impulse_residual);
   out["complementarity_residual"] = number(check.complementarity_residual);
   out["negative_impulses"] = check.negative_impulses;
   out["distance_to_nearest_outcome"] = number(check.distance_to_nearest_outcome);
@@ -791,7 +806,9 @@ std::string check_to_json(const CheckRequest& request, const PostImpactCheck& ch
       check.nearest_outcome < 0 ? OrderedJson(nullptr) : OrderedJson(check.nearest_outcome);
   out["distance_to_plastic"] = number(check.distance_to_plastic);
   out["tolerance"] = number(request.tolerance);
-  out["consistency_tolerance"] = number(kConsistencyTolerance);
+  out["consistency_tolerance"] = number(request.consistency_tolerance);
+  out["consistency_tolerance_from"] = request.consistency_tolerance_given ? "input" : "printed_precision";
+  out["printed_significant_digits"] = request.precision.digits;
   out["status"] = resolve_status_name(resolution.status);
   out["outcome_count"] = resolution.outcome_count;
   describe_request(request.impact, out);

@@ -36,8 +36,9 @@ std::string check_json(const std::string& json_text, int indent) {
   const CheckRequest request = parse_check_request(json_text);
   auto workspace = std::make_unique<ImpactWorkspace>(request.impact.options.limits);
   const ImpactResolution resolution = resolve_impact(request.impact.problem, request.impact.options, *workspace);
-  const PostImpactCheck check = check_post_impact_state(request.impact.problem, request.momentum_after,
-                                                        request.tolerance, resolution, *workspace);
+  const PostImpactCheck check =
+      check_post_impact_state(request.impact.problem, request.momentum_after, request.tolerance,
+                              request.consistency_tolerance, resolution, *workspace);
   return check_to_json(request, check, resolution, *workspace, indent);
 }
 

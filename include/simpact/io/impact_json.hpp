@@ -68,7 +68,12 @@ std::string resolution_to_json(const ResolveRequest& request, const ImpactResolu
 struct CheckRequest {
   ResolveRequest impact;
   DofVector momentum_after;  // p_after, from "momentum_after" or M·"velocity_after"
+  // Violation flags: "tolerance", else max(kDefaultCheckTolerance, precision.consistency_tolerance).
   double tolerance = kDefaultCheckTolerance;
+  // Verdict: "consistency_tolerance", else precision.consistency_tolerance.
+  double consistency_tolerance = kMinConsistencyTolerance;
+  bool tolerance_given = false, consistency_tolerance_given = false;
+  PrintedPrecision precision;  // of the numbers given in momentum_after / velocity_after
 };
 
 CheckRequest parse_check_request(const std::string& json_text, const ImpactModelCatalog& catalog);
