@@ -58,6 +58,18 @@ class System {
   RVec whiten(const Eigen::VectorXd& p) const {
     return l_.triangularView<Eigen::Lower>().solve(RVec(p.cast<Real>()));
   }
+  // The smallest g-angle of a pair of normals from antiparallel, π − ∠(u_i, u_j) [rad].
+  double antiparallel_gap() const {
+    double gap = 3.141592653589793;
+    for (int i = 0; i < k_; ++i)
+      for (int j = i + 1; j < k_; ++j) {
+        const Real c = b_.col(i).dot(b_.col(j)) / (b_.col(i).norm() * b_.col(j).norm());
+        // π − acos(c) = 2 asin(|b_i/|b_i| + b_j/|b_j|| / 2), accurate near antiparallel.
+        const Real s = (b_.col(i) / b_.col(i).norm() + b_.col(j) / b_.col(j).norm()).norm() / 2;
+        if (c < 0) gap = std::min(gap, static_cast<double>(2 * std::asin(std::min<Real>(1, s))));
+      }
+    return gap;
+  }
   Real rate(const RVec& y, int i) const { return b_.col(i).dot(y); }
   bool violated(const RVec& y, int i, Real relative_tolerance = 1e-10L) const {
     return rate(y, i) < -relative_tolerance * norm0_ * b_.col(i).norm();
