@@ -26,7 +26,7 @@ using RVec = Eigen::Matrix<Real, Eigen::Dynamic, 1>;
 using RMat = Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic>;
 
 struct BruteOutcome {
-  RVec y;                                // whitened end momentum
+  RVec y;                                   // whitened end momentum
   std::vector<std::vector<int>> sequences;  // every sequence reaching it, in DFS order
 };
 
@@ -120,7 +120,8 @@ class System {
       for (int i = 0; i < k_; ++i)
         if (mask >> i & 1UL) active.push_back(i);
       RMat bs(d_, static_cast<Eigen::Index>(active.size()));
-      for (std::size_t c = 0; c < active.size(); ++c) bs.col(static_cast<Eigen::Index>(c)) = b_.col(active[c]);
+      for (std::size_t c = 0; c < active.size(); ++c)
+        bs.col(static_cast<Eigen::Index>(c)) = b_.col(active[c]);
       // Orthonormal basis of span(B_S) from the SVD, rank by a relative threshold (dependent
       // normals given in decimals are dependent only to rounding).
       Eigen::JacobiSVD<RMat> svd(bs, Eigen::ComputeThinU);

@@ -61,7 +61,8 @@ Case draw_case(std::mt19937_64& gen, int index) {
   if (c.kind == Kind::kDependent) {
     // One normal a combination of two others (a positive combination half the time).
     const double a = normal(gen), b = normal(gen);
-    c.n.row(k - 1) = (index % 8 < 4 ? std::abs(a) : a) * c.n.row(0) + (index % 8 < 4 ? std::abs(b) : b) * c.n.row(1);
+    c.n.row(k - 1) =
+        (index % 8 < 4 ? std::abs(a) : a) * c.n.row(0) + (index % 8 < 4 ? std::abs(b) : b) * c.n.row(1);
     if (k == 4 && unit(gen) < 0.5) c.n.row(2) = -0.5 * c.n.row(0);  // and an exactly antiparallel pair
   }
   if (c.kind == Kind::kAntiparallel) {
@@ -242,7 +243,8 @@ TEST(Issue9BruteForce, RandomSystemsAgreeWithTheBruteForce) {
   RecordProperty("compared", tally.compared);
   RecordProperty("capped", tally.capped);
   std::printf("compared %d (definition1 %d, skipped %d), capped %d, no elastic outcome %d, plastic %d\n",
-              tally.compared, tally.definition1, tally.skipped, tally.capped, tally.no_elastic, tally.plastic);
+              tally.compared, tally.definition1, tally.skipped, tally.capped, tally.no_elastic,
+              tally.plastic);
 }
 
 // Small limits on branchy systems: every cap gives NaN ξ, never a finite one.

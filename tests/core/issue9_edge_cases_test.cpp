@@ -84,6 +84,22 @@ TEST(Issue9Billiards, LargeLimitsGiveTheReferenceXi) {
   for (int j = 0; j < 2; ++j) EXPECT_EQ(ws.outcomes.items[static_cast<std::size_t>(j)].shortest, 1475);
 }
 
+// `simpact resolve` always asks for the Definition 1 verdicts (check_definition1): in propagation
+// mode an unchecked verdict (1475 > kMaxDefinition1Length) is reported but must not void ξ.
+TEST(Issue9Billiards, Definition1ReportDoesNotCapPropagationXi) {
+  const ImpactProblem problem = capped_billiards();
+  ResolveOptions options;
+  options.limits = large_limits();
+  options.check_definition1 = true;
+  ImpactWorkspace ws(options.limits);
+  const ImpactResolution res = resolve(problem, options, ws);
+  EXPECT_TRUE(res.definition1_cap_hit);  // reported
+  ASSERT_EQ(res.status, ResolveStatus::kOk);
+  EXPECT_NEAR(res.xi, kBilliardsXi, 1e-6 * kBilliardsXi);
+  for (int j = 0; j < res.outcome_count; ++j)
+    EXPECT_EQ(ws.outcomes.items[static_cast<std::size_t>(j)].definition1_minimal, -1);  // unknown
+}
+
 // ---- 2 ----------------------------------------------------------------------------------------
 
 // Five balls on a line, masses 3 3 1 1 3, velocities 1/3 1/3 3 −1 −2/3: one outcome is reached
@@ -121,7 +137,8 @@ TEST(Issue9Definition1, MinimalSequenceBeyondTheStoredOnesCounts) {
     // The matching simpact outcome.
     int match = -1;
     for (int j = 0; j < res.outcome_count; ++j)
-      if ((ws.outcomes.items[static_cast<std::size_t>(j)].momentum - p).norm() <= 1e-9 * c.p.norm()) match = j;
+      if ((ws.outcomes.items[static_cast<std::size_t>(j)].momentum - p).norm() <= 1e-9 * c.p.norm())
+        match = j;
     ASSERT_GE(match, 0);
     const Outcome& o = ws.outcomes.items[static_cast<std::size_t>(match)];
     EXPECT_EQ(o.sequence_count, static_cast<long>(bo.sequences.size()));
@@ -243,7 +260,8 @@ TEST(Issue9Gaps, NegativeGapIsClosedAndReported) {
   RowMatrix n(2, 3);
   n << -1, 1, 0, 0, -1, 1;
   const Eigen::Vector3d p(1, 0, 0);
-  const ImpactProblem problem(KineticMetric(Eigen::Matrix3d::Identity()), n, p, 1.0, Eigen::Vector2d(0, -0.001));
+  const ImpactProblem problem(KineticMetric(Eigen::Matrix3d::Identity()), n, p, 1.0,
+                              Eigen::Vector2d(0, -0.001));
   EXPECT_EQ(problem.contacts(), 2);
   ASSERT_EQ(problem.penetrating_contacts(), 1);
   EXPECT_EQ(problem.penetrating_index(0), 1);
@@ -294,7 +312,8 @@ TEST(Issue9MassMatrix, UnitChangesAreAcceptedAndCovariant) {
   EXPECT_EQ(static_cast<int>(e.outcomes.size()), r0.outcome_count);
 
   for (const Eigen::Vector4d& dvec :
-       {Eigen::Vector4d(1e-6, 1e6, 1e3, 1e-3), Eigen::Vector4d(1e6, 1e-6, 1e-6, 1e6), Eigen::Vector4d(1e-3, 1, 1e6, 1e-6)}) {
+       {Eigen::Vector4d(1e-6, 1e6, 1e3, 1e-3), Eigen::Vector4d(1e6, 1e-6, 1e-6, 1e6),
+        Eigen::Vector4d(1e-3, 1, 1e6, 1e-6)}) {
     // q = D q': M' = D M D, p' = D p, u' = u D.
     const Eigen::DiagonalMatrix<double, 4> dm(dvec);
     const Eigen::MatrixXd m2 = dm * m * dm;
@@ -311,7 +330,8 @@ TEST(Issue9MassMatrix, UnitChangesAreAcceptedAndCovariant) {
       const DofVector expected = dm * ws0.outcomes.items[static_cast<std::size_t>(j)].momentum;
       double best = std::numeric_limits<double>::infinity();
       for (int i = 0; i < r.outcome_count; ++i)
-        best = std::min(best, scaled.distance(ws.outcomes.items[static_cast<std::size_t>(i)].momentum, expected));
+        best = std::min(best,
+                        scaled.distance(ws.outcomes.items[static_cast<std::size_t>(i)].momentum, expected));
       EXPECT_LE(best, 1e-9 * scaled.momentum_norm()) << "outcome " << j;
     }
   }
@@ -365,7 +385,8 @@ TEST(Issue9Magnitudes, OutOfRangeInputsNameTheField) {
   RowMatrix n(2, 3);
   n << -1, 1, 0, 0, -1, 1;
   const Eigen::Matrix3d eye = Eigen::Matrix3d::Identity();
-  expect_input_error([&] { (void)ImpactProblem(KineticMetric(eye), n, Eigen::Vector3d(1e200, 0, 0), 1.0); }, "momentum");
+  expect_input_error([&] { (void)ImpactProblem(KineticMetric(eye), n, Eigen::Vector3d(1e200, 0, 0), 1.0); },
+                     "momentum");
   Eigen::Matrix3d tiny = eye;
   tiny(1, 1) = 1e-300;
   expect_input_error([&] { (void)KineticMetric(tiny); }, "mass_matrix");
