@@ -10,11 +10,12 @@ whitened normals — and keeping the nearest feasible candidate (the projection 
 cone lies in the relative interior of one face, so it is that face's subspace projection). The
 inputs are the doubles written to the JSON file, taken as exact.
 
-Tolerance: a backward-stable double-precision solve is exact for inputs perturbed by ~ε relative;
-the projection's condition number for two normals δ from antiparallel is ~1/δ, so the bound is
-  ||p_p − p_ref||_g ≤ (1e-12 + C ε/δ_g) ||p⁻||_g,   δ_g the g-angle of the pair from antiparallel,
-with C = 8 (measured: at most 1.1), and ≤ 1e-12 ||p⁻||_g outright where the answer does not depend on the pair's
-difference direction (M = I₂, both contacts active: p_p = 0). Every solve must report converged
+Tolerance: the projection's condition number for two normals δ from antiparallel is ~1/δ, so a
+double-precision solve errs by ~ε/δ (6e-7 at δ = 1e-10). simpact re-solves such nearly dependent
+active sets in long double (whitening included), which brings the error to ~1e-19/δ: the bound is
+  ||p_p − p_ref||_g ≤ 1e-9 ||p⁻||_g   for every δ down to 1e-10 rad,
+and ≤ 1e-12 ||p⁻||_g outright where the answer does not depend on the pair's difference direction
+(M = I₂, both contacts active: p_p = 0). Every solve must report converged
 (its KKT check) and a feasible p_p.
 Standard library + mpmath (Debian python3-mpmath).
 """
@@ -144,7 +145,7 @@ def check(simpact, mass, normals, momentum, label, tight=False):
     err, y_simpact = g_error(chol, plastic["momentum"], y_ref)
     rel = float(err / norm0)
     gap = antiparallel_gap(b)
-    bound = 1e-12 if tight else 1e-12 + 8 * EPS / gap
+    bound = 1e-12 if tight else 1e-9
     if not plastic["converged"]:
         failures.append(f"{label}: plastic.converged is false")
     if out["status"] != "ok" or out["outcome_count"] != 1:
