@@ -10,17 +10,6 @@
 
 namespace simpact::app {
 
-namespace {
-// An input file that cannot be read is an input error (exit 2), like a bad JSON document.
-std::string read_input(const std::string& path) {
-  try {
-    return read_text_input(path);
-  } catch (const IoError& e) {
-    throw InputError("input", e.what());
-  }
-}
-}  // namespace
-
 CommandRunner add_check_command(CLI::App& app) {
   struct Args {
     std::string input = "-";
@@ -41,7 +30,7 @@ CommandRunner add_check_command(CLI::App& app) {
       "       optional relative \"tolerance\" (default 1e-9)\n"
       "Example: simpact check configs/examples/check_cradle.json --pretty");
   return [args] {
-    const std::string report = check_json(read_input(args->input), args->pretty ? 2 : -1);
+    const std::string report = check_json(read_json_input(args->input), args->pretty ? 2 : -1);
     write_text_output(args->output, report);
     return 0;
   };

@@ -3,6 +3,11 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <string>
+
+#include "simpact/core/input_error.hpp"
+#include "simpact/io/impact_json.hpp"
+#include "simpact/io/io_error.hpp"
 
 namespace simpact::app {
 
@@ -14,6 +19,16 @@ constexpr int kExitFailure = 1;     // runtime: I/O, HDF5, a failing task, inter
 constexpr int kExitInput = 2;       // bad command line, JSON, YAML or input file (one line per problem)
 constexpr int kExitIncomplete = 3;  // the result file is incomplete (interrupted or running): resume it
 constexpr int kExitNotResult = 4;   // `info`: the file is not a simpact result (not HDF5, or no schema)
+
+// A JSON command's input file ("-": standard input). One that cannot be read is an input error
+// (exit 2), like a bad JSON document.
+inline std::string read_json_input(const std::string& path) {
+  try {
+    return read_text_input(path);
+  } catch (const IoError& e) {
+    throw InputError("input", e.what());
+  }
+}
 
 CommandRunner add_resolve_command(CLI::App& app);
 CommandRunner add_check_command(CLI::App& app);

@@ -9,17 +9,6 @@
 
 namespace simpact::app {
 
-namespace {
-// An input file that cannot be read is an input error (exit 2), like a bad JSON document.
-std::string read_input(const std::string& path) {
-  try {
-    return read_text_input(path);
-  } catch (const IoError& e) {
-    throw InputError("input", e.what());
-  }
-}
-}  // namespace
-
 CommandRunner add_resolve_command(CLI::App& app) {
   struct Args {
     std::string input = "-";
@@ -42,7 +31,7 @@ CommandRunner add_resolve_command(CLI::App& app) {
       "Example: simpact resolve configs/examples/cradle3.json --pretty");
   return [args] {
     // Build the whole document before writing anything: an error leaves no output file.
-    const std::string result = resolve_json(read_input(args->input), args->pretty ? 2 : -1);
+    const std::string result = resolve_json(read_json_input(args->input), args->pretty ? 2 : -1);
     write_text_output(args->output, result);
     return 0;
   };
