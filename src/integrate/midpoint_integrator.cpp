@@ -4,6 +4,7 @@
 
 #include <Eigen/LU>
 #include <cmath>
+#include <limits>
 
 namespace simpact {
 
@@ -13,6 +14,7 @@ using AugmentedVector = Eigen::Matrix<double, Eigen::Dynamic, 1, Eigen::ColMajor
 using AugmentedMatrix =
     Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor, kMaxAugmented, kMaxAugmented>;
 
+constexpr double kRoundingFactor = 16.0;
 double max_abs(const DofVector& x) { return x.size() ? x.cwiseAbs().maxCoeff() : 0.0; }
 }  // namespace
 
@@ -24,10 +26,12 @@ NewtonError::NewtonError(long step, double time, int iterations, double residual
       residual_(residual) {}
 
 double MidpointIntegrator::evaluate(const DofVector& q1, const DofVector& p1, double t1, double h,
-                                    const DofVector& q2, DofVector& r, DofVector& p2, DofMatrix* jacobian) const {
+                                    const DofVector& dq, DofVector& r, DofVector& p2, DofMatrix* jacobian,
+                                    double* floor) const {
   const DynamicModel& model = *model_;
-  const DofVector qm = 0.5 * (q1 + q2);
-  const DofVector v = (q2 - q1) / h;
+  // q₂ = q₁ + Δq with Δq the unknown (see step()): v = Δq/h without cancellation.
+  const DofVector qm = q1 + 0.5 * dq;
+  const DofVector v = dq / h;
   KineticDerivatives k;
   model.kinetic(qm, v, jacobian != nullptr, k);
   DofVector vq;
@@ -43,6 +47,10 @@ double MidpointIntegrator::evaluate(const DofVector& q1, const DofVector& p1, do
     generalized += f;
     scale += 0.5 * h * max_abs(f);
   }
+  // The residual's rounding floor: Δq is known to a few ulps, and T_v = MΔq/h carries that error.
+  if (floor)
+    *floor = kRoundingFactor * std::numeric_limits<double>::epsilon() * k.mass.cwiseAbs().rowwise().sum().maxCoeff() *
+             max_abs(dq) / h;
   r = p1 + 0.5 * h * generalized - k.t_v;
   p2 = k.t_v + 0.5 * h * generalized;
   if (jacobian) {
@@ -55,7 +63,7 @@ double MidpointIntegrator::evaluate(const DofVector& q1, const DofVector& p1, do
 
 void MidpointIntegrator::residual(const DofVector& q1, const DofVector& p1, double t1, double h,
                                   const DofVector& q2, DofVector& r, DofVector& p2, DofMatrix* jacobian) const {
-  evaluate(q1, p1, t1, h, q2, r, p2, jacobian);
+  evaluate(q1, p1, t1, h, DofVector(q2 - q1), r, p2, jacobian, nullptr);
 }
 
 MidpointStep MidpointIntegrator::step(const DofVector& q1, const DofVector& p1, double t1, double h, DofVector& q2,
@@ -74,9 +82,14 @@ MidpointStep MidpointIntegrator::step(const DofVector& q1, const DofVector& p1, 
     g1.resize(k, n);
     for (int i = 0; i < k; ++i) g1.row(i) = all.row(active.index[i]);
   }
+  // Newton on the displacement Δq = q₂ − q₁: the momentum MΔq/h of a short sub-step (near an
+  // impact) keeps its precision, which q₂ − q₁ formed from rounded positions would lose.
+  DofVector dq = q2 - q1;
   double last_residual = INFINITY;
   for (int it = 0;; ++it) {
-    double scale = evaluate(q1, p1, t1, h, q2, r, p2, nullptr);
+    q2 = q1 + dq;
+    double floor = 0.0;
+    double scale = evaluate(q1, p1, t1, h, dq, r, p2, nullptr, &floor);
     double phi_error = 0.0, phi_scale = 1.0;
     if (k > 0) {
       r.noalias() += g1.transpose() * lambda;
@@ -86,12 +99,14 @@ MidpointStep MidpointIntegrator::step(const DofVector& q1, const DofVector& p1, 
       phi.resize(k);
       for (int i = 0; i < k; ++i) phi[i] = all_phi[active.index[i]];
       phi_error = phi.cwiseAbs().maxCoeff();
-      phi_scale = max_abs(q1) + max_abs(q2) + 1e-300;
+      phi_scale = max_abs(q1) + max_abs(dq) + 1e-300;
     }
     const double rn = max_abs(r);
     const double relative = rn == 0.0 ? 0.0 : (scale > 0.0 ? rn / scale : INFINITY);
     last_residual = std::max(relative, phi_error / phi_scale);
-    if (relative <= options_.tolerance && phi_error <= options_.tolerance * phi_scale) {
+    const bool at_floor = rn <= floor;
+    if ((relative <= options_.tolerance || at_floor) &&
+        phi_error <= options_.tolerance * phi_scale + kRoundingFactor * std::numeric_limits<double>::epsilon() * phi_scale) {
       result.iterations = it;
       result.residual = last_residual;
       result.impulses = lambda;
@@ -99,10 +114,10 @@ MidpointStep MidpointIntegrator::step(const DofVector& q1, const DofVector& p1, 
     }
     if (it >= options_.max_iterations || !std::isfinite(last_residual))
       throw NewtonError(step_index, t1, it, last_residual, options_.tolerance);
-    evaluate(q1, p1, t1, h, q2, r, p2, &jac);
+    evaluate(q1, p1, t1, h, dq, r, p2, &jac, nullptr);
     if (k == 0) {
-      r.noalias() = jac.partialPivLu().solve(r);
-      q2 -= r;
+      r = jac.partialPivLu().solve(r);
+      dq -= r;
     } else {
       NormalMatrix all;
       model_->gap_jacobian(q2, all);
@@ -116,7 +131,7 @@ MidpointStep MidpointIntegrator::step(const DofVector& q1, const DofVector& p1, 
       b.head(n) = r + g1.transpose() * lambda;
       b.tail(k) = phi;
       const AugmentedVector dx = a.partialPivLu().solve(b);
-      q2 -= dx.head(n);
+      dq -= dx.head(n);
       lambda -= dx.tail(k);
     }
   }

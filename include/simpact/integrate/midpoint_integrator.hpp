@@ -9,7 +9,9 @@
 //   p₂ = D₂L_d(q₁, q₂) + h/2·F.
 // Convergence is tested relative to the problem: |R|∞ ≤ tolerance · s with
 // s = |p₁|∞ + |T_v|∞ + h/2 (|T_q|∞ + |V_q|∞ + |F|∞), the size of the terms that cancel in R
-// (an absolute residual tolerance fails on large or heavy systems). Non-convergence throws
+// (an absolute residual tolerance fails on large or heavy systems), or |R|∞ ≤ 16 ε |M|∞ (|q₁|∞ + |q₂|∞)/h,
+// the floor that rounding q₂ to doubles puts on T_v = M(q₂−q₁)/h (short sub-steps near an impact,
+// slow motion). Non-convergence throws
 // NewtonError naming the step, the time and the residual.
 // Resting contacts (after a plastic Zeno impact) are held by impulses at q₁:
 //   p₁ + D₁L_d + h/2·F + Dφ_A(q₁)ᵀλ = 0,  φ_A(q₂) = 0,
@@ -69,9 +71,9 @@ class MidpointIntegrator {
                 DofVector& p2, DofMatrix* jacobian) const;
 
  private:
-  // R, p₂ and (optionally) ∂R/∂q₂; returns the scale s.
-  double evaluate(const DofVector& q1, const DofVector& p1, double t1, double h, const DofVector& q2, DofVector& r,
-                  DofVector& p2, DofMatrix* jacobian) const;
+  // R, p₂ and (optionally) ∂R/∂q₂ at q₂ = q₁ + dq; returns the scale s.
+  double evaluate(const DofVector& q1, const DofVector& p1, double t1, double h, const DofVector& dq, DofVector& r,
+                  DofVector& p2, DofMatrix* jacobian, double* floor) const;
 
   const DynamicModel* model_;
   NewtonOptions options_;
