@@ -52,7 +52,9 @@ double MidpointIntegrator::evaluate(const DofVector& q1, const DofVector& p1, do
     *floor = kRoundingFactor * std::numeric_limits<double>::epsilon() * k.mass.cwiseAbs().rowwise().sum().maxCoeff() *
              max_abs(dq) / h;
   r = p1 + 0.5 * h * generalized - k.t_v;
-  p2 = k.t_v + 0.5 * h * generalized;
+  // p₂ = D₂L_d + h/2·F = p₁ + h(T_q − V_q + F) − R: written in the second form, every momentum
+  // component the system conserves (a cyclic coordinate) is conserved exactly, whatever R is.
+  p2 = p1 + h * generalized;
   if (jacobian) {
     DofMatrix& jac = *jacobian;
     jac = (0.25 * h) * (k.t_qq - vqq) + 0.5 * (k.t_qv - k.t_qv.transpose()) - k.mass / h;
@@ -110,6 +112,7 @@ MidpointStep MidpointIntegrator::step(const DofVector& q1, const DofVector& p1, 
       result.iterations = it;
       result.residual = last_residual;
       result.impulses = lambda;
+      if (k > 0) p2.noalias() += g1.transpose() * lambda;
       return result;
     }
     if (it >= options_.max_iterations || !std::isfinite(last_residual))
