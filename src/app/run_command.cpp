@@ -14,10 +14,10 @@
 #include "simpact/analysis/impact_task_kernel.hpp"
 #include "simpact/core/input_error.hpp"
 #include "simpact/io/chunk_journal.hpp"
-#include "simpact/io/sweep_config.hpp"
+#include "simpact/io/sweep_config_yaml.hpp"
 #include "simpact/models/model_catalog.hpp"
 #include "simpact/sweep/parameter_space.hpp"
-#include "simpact/sweep/sweep_runner.hpp"
+#include "simpact/study/sweep_runner.hpp"
 #include "sweep_setup.hpp"
 #include "thread_setup.hpp"
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "commands.hpp"
-#include "simpact/analysis/simulate_service.hpp"
+#include "simpact/study/simulate_service.hpp"
 #include "simpact/core/input_error.hpp"
 #include "simpact/io/impact_json.hpp"
 #include "simpact/io/io_error.hpp"

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "simpact/analysis/impact_task_kernel.hpp"
-#include "simpact/io/sweep_config.hpp"
+#include "simpact/io/sweep_config_yaml.hpp"
 
 namespace simpact::app {
 

@@ -87,7 +87,7 @@ SimulateRequest parse_simulate_request(const std::string& json_text) {
   if (doc.contains("p0") && doc.contains("v0")) throw InputError("v0", "give p0 or v0, not both");
   if (doc.contains("p0")) r.p0 = vector(doc["p0"], "p0");
   if (doc.contains("v0")) r.v0 = vector(doc["v0"], "v0");
-  SimulationOptions& o = r.options;
+  SimulateRequest& o = r;
   if (!doc.contains("dt")) throw InputError("dt", "required: the time step [s]");
   o.dt = positive(doc["dt"], "dt");
   if (doc.contains("steps") == doc.contains("t_end")) throw InputError("steps", "give exactly one of steps, t_end");
@@ -117,23 +117,23 @@ SimulateRequest parse_simulate_request(const std::string& json_text) {
   }
   if (doc.contains("simultaneity_tolerance")) {
     o.simultaneity_tolerance = number(doc["simultaneity_tolerance"], "simultaneity_tolerance");
-    if (o.simultaneity_tolerance < 0.0) throw InputError("simultaneity_tolerance", "must be >= 0 [s]");
+    if (*o.simultaneity_tolerance < 0.0) throw InputError("simultaneity_tolerance", "must be >= 0 [s]");
   }
   if (doc.contains("gap_tolerance")) o.gap_tolerance = positive(doc["gap_tolerance"], "gap_tolerance");
   if (doc.contains("localization_tolerance")) {
     o.localization_tolerance = positive(doc["localization_tolerance"], "localization_tolerance");
-    if (o.localization_tolerance >= 1.0) throw InputError("localization_tolerance", "must be < 1 (relative to dt)");
+    if (*o.localization_tolerance >= 1.0) throw InputError("localization_tolerance", "must be < 1 (relative to dt)");
   }
   if (doc.contains("newton")) {
     const Json& nw = doc["newton"];
     if (!nw.is_object()) throw InputError("newton", "must be an object {tolerance, max_iterations}");
     check_keys(nw, {"tolerance", "max_iterations"}, "newton.");
     if (nw.contains("tolerance")) {
-      o.newton.tolerance = positive(nw["tolerance"], "newton.tolerance");
-      if (o.newton.tolerance >= 1.0) throw InputError("newton.tolerance", "must be < 1 (relative)");
+      o.newton_tolerance = positive(nw["tolerance"], "newton.tolerance");
+      if (*o.newton_tolerance >= 1.0) throw InputError("newton.tolerance", "must be < 1 (relative)");
     }
     if (nw.contains("max_iterations"))
-      o.newton.max_iterations = static_cast<int>(integer(nw["max_iterations"], "newton.max_iterations", 1, 1000));
+      o.newton_max_iterations = static_cast<int>(integer(nw["max_iterations"], "newton.max_iterations", 1, 1000));
   }
   if (doc.contains("seed"))
     o.seed = static_cast<std::uint64_t>(integer(doc["seed"], "seed", 0, (1LL << 53)));
@@ -160,21 +160,20 @@ SimulateRequest parse_simulate_request(const std::string& json_text) {
 
 namespace {
 OrderedJson num(double v) { return std::isfinite(v) ? OrderedJson(v) : OrderedJson(nullptr); }
-OrderedJson vec(const DofVector& v) {
+OrderedJson vec(const std::vector<double>& v) {
   OrderedJson a = OrderedJson::array();
-  for (int i = 0; i < v.size(); ++i) a.push_back(num(v[i]));
+  for (double x : v) a.push_back(num(x));
   return a;
 }
 }  // namespace
 
-std::string simulation_to_json(const SimulateRequest& request, const std::vector<std::string>& coordinates,
-                               const SimulationResult& result, int indent) {
+std::string simulation_to_json(const SimulateRequest& request, const SimulateReport& report, int indent) {
   OrderedJson out;
   OrderedJson records = OrderedJson::array();
-  for (const auto& r : result.records)
+  for (const auto& r : report.records)
     records.push_back({{"step", r.step}, {"t", num(r.t)}, {"q", vec(r.q)}, {"p", vec(r.p)}, {"energy", num(r.energy)}});
   OrderedJson impacts = OrderedJson::array();
-  for (const auto& i : result.impacts) {
+  for (const auto& i : report.impacts) {
     impacts.push_back({{"t", num(i.t)},
                        {"contacts", i.contacts},
                        {"sequence", i.sequence},
@@ -191,14 +190,14 @@ std::string simulation_to_json(const SimulateRequest& request, const std::vector
   }
   out["records"] = records;
   out["impacts"] = impacts;
-  out["max_energy_drift"] = num(result.max_energy_drift);
-  out["newton"] = {{"mean", num(result.newton_mean)}, {"max", result.newton_max}};
+  out["max_energy_drift"] = num(report.max_energy_drift);
+  out["newton"] = {{"mean", num(report.newton_mean)}, {"max", report.newton_max}};
   out["status"] = "ok";
   out["model"] = request.model;
-  out["dof"] = coordinates.size();
-  out["coordinates"] = coordinates;
-  out["dt"] = num(request.options.dt);
-  out["steps"] = request.options.steps;
+  out["dof"] = report.coordinates.size();
+  out["coordinates"] = report.coordinates;
+  out["dt"] = num(request.dt);
+  out["steps"] = request.steps;
   return out.dump(indent < 0 ? -1 : indent) + "\n";
 }
 

@@ -23,8 +23,8 @@
 #include <vector>
 
 #include "simpact/integrate/planar_linkage.hpp"
-#include "simpact/models/parameter_info.hpp"
-#include "simpact/models/parameter_set.hpp"
+#include "simpact/core/parameter_info.hpp"
+#include "simpact/core/parameter_set.hpp"
 
 namespace simpact {
 

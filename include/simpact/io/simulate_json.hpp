@@ -16,11 +16,15 @@
 // Every malformed field throws InputError naming it ("dt", "record.steps[2]", "params.n").
 #pragma once
 
+// io knows formats only: the request and the report are plain values; the study layer's
+// simulate service turns them into SimulationOptions and back from a SimulationResult.
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "simpact/integrate/simulation.hpp"
-#include "simpact/models/parameter_set.hpp"
+#include "simpact/core/ordering_policy.hpp"
+#include "simpact/core/parameter_set.hpp"
 
 namespace simpact {
 
@@ -28,12 +32,44 @@ struct SimulateRequest {
   std::string model;
   ParameterSet params;
   std::vector<double> q0, p0, v0;  // empty: not given
-  SimulationOptions options;
+  double dt = 0.0;
+  long steps = 0;
+  OrderingPolicy policy = OrderingPolicy::kArgmin;
+  double restitution = 1.0;
+  // Not given: the integrator's defaults.
+  std::optional<double> simultaneity_tolerance, gap_tolerance, localization_tolerance, newton_tolerance;
+  std::optional<int> newton_max_iterations;
+  std::uint64_t seed = 0;
+  std::vector<long> record_steps;
+};
+
+struct SimulateReport {
+  struct State {
+    long step = 0;
+    double t = 0.0;
+    std::vector<double> q, p;
+    double energy = 0.0;
+  };
+  struct Impact {
+    long step = 0;
+    double t = 0.0;
+    std::vector<int> contacts, sequence;
+    double energy_before = 0.0, energy_after = 0.0, restitution = 1.0;
+    bool plastic = false, zeno = false;
+    OrderingPolicy policy = OrderingPolicy::kArgmin;
+    std::string status;
+    std::vector<double> momentum_before, momentum_after;
+  };
+  std::vector<std::string> coordinates;
+  std::vector<State> records;
+  std::vector<Impact> impacts;
+  double max_energy_drift = 0.0;
+  double newton_mean = 0.0;
+  int newton_max = 0;
 };
 
 SimulateRequest parse_simulate_request(const std::string& json_text);
 
-std::string simulation_to_json(const SimulateRequest& request, const std::vector<std::string>& coordinates,
-                               const SimulationResult& result, int indent = -1);
+std::string simulation_to_json(const SimulateRequest& request, const SimulateReport& report, int indent = -1);
 
 }  // namespace simpact

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "simpact/io/sweep_config.hpp"
-#include "simpact/models/parameter_set.hpp"
+#include "simpact/sweep/sweep_config.hpp"
+#include "simpact/core/parameter_set.hpp"
 #include "simpact/sweep/sampling.hpp"
 
 namespace simpact {

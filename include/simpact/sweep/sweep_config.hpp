@@ -1,0 +1,63 @@
+// A sweep as the user describes it (docs/config.md): the model, fixed parameters, grid axes,
+// Monte Carlo distributions, ordering policies and run options. Plain data: io/ reads it from
+// YAML, the sweep engine and the study layer consume it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "simpact/core/ordering_policy.hpp"
+#include "simpact/core/parameter_set.hpp"
+#include "simpact/core/propagation.hpp"
+#include "simpact/sweep/sampling.hpp"
+
+namespace simpact {
+
+struct GridAxis {
+  std::string name, units, long_name;
+  std::vector<double> values;  // the axis coordinates, in the order the tasks visit them
+};
+
+// Caps on one impact resolution (positive; a task that hits one reports it). The defaults are
+// the core's (ResolveLimits): one source of truth.
+struct ResolveLimitsConfig {
+  std::int64_t max_steps = ResolveLimits{}.max_steps;
+  std::int64_t max_depth = ResolveLimits{}.max_depth;
+  std::int64_t max_nodes = ResolveLimits{}.max_nodes;
+  std::int64_t max_outcomes = ResolveLimits{}.max_outcomes;
+  std::int64_t max_definition1_checks = ResolveLimits{}.max_definition1_checks;
+};
+
+// What a task that throws does to the sweep: stop it, or record the error and go on.
+enum class TaskErrorMode { kAbort, kRecord };
+
+struct OutputOptions {
+  bool samples = false;         // write the per-task tables /samples/...
+  bool momenta = false;         // per-task arrays: post-impact momentum under each ordering
+  std::int64_t chunk_size = 0;  // tasks per chunk; 0 = chosen by the scheduler
+  int compression = 4;          // gzip level 0..9
+};
+
+struct SweepConfig {
+  std::string model;
+  ParameterSet fixed;                         // params: values used by every task
+  std::vector<GridAxis> fixed_described;      // the same, with units/long_name (one value each)
+  std::vector<GridAxis> grid;                 // slowest-varying first (C order)
+  std::optional<MonteCarloSpec> monte_carlo;  // absent: one replica per grid point, no draws
+  std::vector<OrderingPolicy> orderings;      // default {all, argmin, argmax}
+  Minimality minimality = Minimality::kPropagation;
+  std::uint64_t seed = 0;  // seeds the `random` ordering; default monte_carlo.seed, else 0
+  TaskErrorMode on_task_error = TaskErrorMode::kAbort;
+  ResolveLimitsConfig limits;
+  OutputOptions output;
+  std::string source_text;  // the YAML exactly as given
+  std::string source_hash;  // sha256 hex of source_text
+
+  std::int64_t grid_points() const;  // product of the axis sizes (1 with no grid)
+  std::int64_t replicas() const;     // monte_carlo->samples_per_point, or 1
+  std::int64_t task_count() const;   // grid_points() * replicas()
+};
+
+}  // namespace simpact
