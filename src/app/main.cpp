@@ -1,6 +1,7 @@
 // simpact: the command-line program. Thin: parses arguments and hands off to the library.
 //   simpact resolve impact.json         one impact, JSON in/out
 //   simpact check impact.json           validate another simulator's post-impact state
+//   simpact simulate run.json           time-step a model through impacts, JSON in/out
 //   mpirun -n 4 simpact run sweep.yaml  a parameter sweep into HDF5
 //   simpact merge shard_*.h5 -o out.h5  shards of a job array → one result file
 //   simpact info results.h5             what a result file holds
@@ -48,6 +49,7 @@ int main(int argc, char** argv) {
   runners["merge"] = simpact::app::add_merge_command(app);
   runners["info"] = simpact::app::add_info_command(app);
   runners["models"] = simpact::app::add_models_command(app);
+  runners["simulate"] = simpact::app::add_simulate_command(app);
   if (argc <= 1) {  // no subcommand: say what there is, not "A subcommand is required"
     std::fputs(app.help().c_str(), stdout);
     return 0;

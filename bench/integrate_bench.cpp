@@ -1,0 +1,86 @@
+// Time stepping (issue 12): µs per step of the midpoint variational integrator.
+//   build/bench/integrate_bench --benchmark_min_time=0.5
+// Chain 2/4/8 and tree8 without contacts (joints 0.3 rad from rest; tree8 tumbling in free
+// fall), energy monitoring off (as a trajectory run records states, not energies, every step);
+// and a cradle step that contains one impact (localization + propagative reset), state restored
+// before every step.
+#include <benchmark/benchmark.h>
+
+#include "simpact/integrate/dynamic_models.hpp"
+#include "simpact/integrate/simulation.hpp"
+
+namespace {
+
+using namespace simpact;
+
+void run_steps(benchmark::State& state, const DynamicSystem& s, const DofVector& q0, const DofVector& v0) {
+  SimulationOptions o;
+  o.dt = 1e-3;
+  o.monitor_energy = false;
+  Simulator sim(*s.model, o);
+  sim.reset(q0, s.model->mass_matrix(q0) * v0);
+  long iterations = 0, steps = 0;
+  for (auto _ : state) {
+    sim.advance();
+    iterations += sim.last_step_iterations();
+    ++steps;
+    if (steps % 100000 == 0) sim.reset(q0, s.model->mass_matrix(q0) * v0);  // stay in the same regime
+  }
+  state.counters["newton_per_step"] = static_cast<double>(iterations) / static_cast<double>(steps);
+  state.counters["us_per_step"] = benchmark::Counter(static_cast<double>(steps) * 1e-6,
+                                                     benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+void BM_ChainStep(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  const DynamicSystem s = make_chain(n);
+  run_steps(state, s, DofVector::Constant(n, 0.3), DofVector::Zero(n));
+}
+BENCHMARK(BM_ChainStep)->Arg(2)->Arg(4)->Arg(8);
+
+void BM_Tree8Step(benchmark::State& state) {
+  const DynamicSystem s = make_tree8();
+  DofVector q0(8), v0(8);
+  q0 << 0, 10, 0.1, 0.3, -0.2, -0.4, 0.5, 0.2;
+  v0 << 1, 0, 0.5, 1, -1, 0.5, 0, -2;
+  run_steps(state, s, q0, v0);
+}
+BENCHMARK(BM_Tree8Step);
+
+// One step of Δt = 1 ms in which ball A reaches the touching B–C pair half-way through.
+void BM_CradleStepWithImpact(benchmark::State& state) {
+  const DynamicSystem s = make_cradle(3, 1.0, 0.05, 0.5e-3, 1.0);
+  SimulationOptions o;
+  o.dt = 1e-3;
+  o.monitor_energy = false;
+  Simulator sim(*s.model, o);
+  const DofVector p0 = s.model->mass_matrix(s.q0) * s.v0;
+  for (auto _ : state) {
+    sim.reset(s.q0, p0);
+    sim.advance();
+    benchmark::DoNotOptimize(sim.p().data());
+  }
+  if (sim.impacts().size() != 1) state.SkipWithError("expected one impact in the step");
+}
+BENCHMARK(BM_CradleStepWithImpact);
+
+// The same with the 2-D billiards break (two simultaneous contacts, metric of a 6-DOF system).
+void BM_BilliardsStepWithImpact(benchmark::State& state) {
+  const DynamicSystem s = make_billiards(2.0944, 1.0, 0.05, 1.0, 0.5e-3, 0.0);
+  SimulationOptions o;
+  o.dt = 1e-3;
+  o.monitor_energy = false;
+  Simulator sim(*s.model, o);
+  const DofVector p0 = s.model->mass_matrix(s.q0) * s.v0;
+  for (auto _ : state) {
+    sim.reset(s.q0, p0);
+    sim.advance();
+    benchmark::DoNotOptimize(sim.p().data());
+  }
+  if (sim.impacts().size() != 1) state.SkipWithError("expected one impact in the step");
+}
+BENCHMARK(BM_BilliardsStepWithImpact);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,54 @@
+// A mechanical system for time stepping (paper Sec. VI): generalized coordinates q ∈ R^n,
+// Lagrangian L(q, q̇) = T(q, q̇) − V(q) with T = ½ q̇ᵀM(q)q̇, non-conservative generalized forces
+// F(q, q̇, t), and unilateral contacts with gap functions φ_i(q) ≥ 0 and normals Dφ_i(q).
+//
+// Derivatives are exact and hand-derived (no AutoDiff): the midpoint DEL's Newton Jacobian needs
+// ∂M/∂q and ∂²M/∂q² contracted with velocities, so a model supplies the kinetic energy's first and
+// second derivatives in closed form (PlanarLinkage does, in O(terms·n²)); tests check every
+// derivative against central finite differences. Models are read-only (const) and thread-safe.
+#pragma once
+
+#include <string>
+
+#include "simpact/core/fixed_size.hpp"
+
+namespace simpact {
+
+// T(q, v) = ½ vᵀM(q)v and its derivatives at one (q, v) [J, J/rad, kg·m²/s, ...].
+struct KineticDerivatives {
+  double energy = 0.0;  // T
+  DofVector t_q;        // ∂T/∂q
+  DofVector t_v;        // ∂T/∂v = M(q) v (the momentum)
+  DofMatrix mass;       // ∂²T/∂v² = M(q)
+  DofMatrix t_qq;       // ∂²T/∂q∂q (filled when second derivatives are asked)
+  DofMatrix t_qv;       // (t_qv)_ab = ∂²T/∂q_a∂v_b (filled when second derivatives are asked)
+};
+
+class DynamicModel {
+ public:
+  virtual ~DynamicModel() = default;
+  virtual std::string name() const = 0;
+  virtual int dof() const = 0;
+  virtual int contacts() const { return 0; }
+  virtual std::string coordinate_name(int i) const { return "q" + std::to_string(i); }
+
+  // T and its derivatives at (q, v); second: also t_qq and t_qv. `mass` is always filled.
+  virtual void kinetic(const DofVector& q, const DofVector& v, bool second, KineticDerivatives& out) const = 0;
+  // V(q) [J], its gradient and (if hessian != nullptr) its Hessian.
+  virtual double potential(const DofVector& q, DofVector& gradient, DofMatrix* hessian) const = 0;
+  // Non-conservative generalized force F(q, v, t) and, when the pointers are not null, ∂F/∂q and
+  // ∂F/∂v. The default is no force.
+  virtual bool has_forces() const { return false; }
+  virtual void force(const DofVector& q, const DofVector& v, double t, DofVector& f, DofMatrix* f_q,
+                     DofMatrix* f_v) const;
+  // φ_i(q) for every contact [length]; Dφ(q), one row per contact.
+  virtual void gaps(const DofVector& q, ContactVector& phi) const;
+  virtual void gap_jacobian(const DofVector& q, NormalMatrix& jacobian) const;
+
+  // M(q) alone (energy monitoring, initial velocities).
+  DofMatrix mass_matrix(const DofVector& q) const;
+  // E = ½ pᵀM(q)⁻¹p + V(q) [J].
+  double energy(const DofVector& q, const DofVector& p) const;
+};
+
+}  // namespace simpact

@@ -1,0 +1,82 @@
+// The midpoint variational integrator (paper Sec. VI, eqs. 28–29). With h the step,
+//   L_d(q₁, q₂) = h·L(q_m, v),  q_m = (q₁+q₂)/2,  v = (q₂−q₁)/h,
+//   D₁L_d = h/2 (T_q − V_q) − T_v,   D₂L_d = h/2 (T_q − V_q) + T_v   (at (q_m, v)),
+// and the forced DEL in momentum form, with the force split evenly over the step (F± = h/2·F at
+// (q_m, v, t_m), which keeps the method symmetric and of order 2; the two halves sum to the h·F
+// of the form):
+//   p₁ + D₁L_d(q₁, q₂) + h/2·F = 0   — solved for q₂ by Newton with the exact Jacobian
+//   J = h/4 (T_qq − V_qq + F_q) + ½ (T_qv − T_qvᵀ + F_v) − M/h,
+//   p₂ = D₂L_d(q₁, q₂) + h/2·F.
+// Convergence is tested relative to the problem: |R|∞ ≤ tolerance · s with
+// s = |p₁|∞ + |T_v|∞ + h/2 (|T_q|∞ + |V_q|∞ + |F|∞), the size of the terms that cancel in R
+// (an absolute residual tolerance fails on large or heavy systems), or |R|∞ ≤ 16 ε |M|∞ (|q₁|∞ + |q₂|∞)/h,
+// the floor that rounding q₂ to doubles puts on T_v = M(q₂−q₁)/h (short sub-steps near an impact,
+// slow motion). Non-convergence throws
+// NewtonError naming the step, the time and the residual.
+// Resting contacts (after a plastic Zeno impact) are held by impulses at q₁:
+//   p₁ + D₁L_d + h/2·F + Dφ_A(q₁)ᵀλ = 0,  φ_A(q₂) = 0,
+// solved for (q₂, λ) by the same Newton; λ < 0 (pulling) tells the caller to release a contact.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "simpact/integrate/dynamic_model.hpp"
+
+namespace simpact {
+
+struct NewtonOptions {
+  double tolerance = 1e-12;  // relative to the residual's scale s (see above)
+  int max_iterations = 50;
+};
+
+class NewtonError : public std::runtime_error {
+ public:
+  NewtonError(long step, double time, int iterations, double residual, double tolerance);
+  long step() const { return step_; }
+  double residual() const { return residual_; }
+
+ private:
+  long step_;
+  double residual_;
+};
+
+// Indices of the contacts held closed during a step (resting after a plastic impact).
+struct ActiveContacts {
+  int count = 0;
+  int index[kMaxContacts] = {};
+};
+
+struct MidpointStep {
+  int iterations = 0;
+  double residual = 0.0;  // |R|∞ / s at the solution
+  ContactVector impulses;  // λ of the active contacts (empty when none)
+};
+
+class MidpointIntegrator {
+ public:
+  explicit MidpointIntegrator(const DynamicModel& model, NewtonOptions options = {})
+      : model_(&model), options_(options) {}
+  const DynamicModel& model() const { return *model_; }
+  const NewtonOptions& options() const { return options_; }
+
+  // One step of length h from (q₁, p₁) at time t₁. q₂ holds the initial guess on entry (pass
+  // q₁ + h·v of the previous step, or q₁ + h M⁻¹p₁) and the solution on return; p₂ is the
+  // discrete momentum at q₂. `step` names the step in errors.
+  MidpointStep step(const DofVector& q1, const DofVector& p1, double t1, double h, DofVector& q2, DofVector& p2,
+                    long step, const ActiveContacts& active = {}) const;
+
+  // The DEL residual R(q₂) = p₁ + D₁L_d + h/2·F (without contact impulses) and p₂; exposed for tests.
+  void residual(const DofVector& q1, const DofVector& p1, double t1, double h, const DofVector& q2, DofVector& r,
+                DofVector& p2, DofMatrix* jacobian) const;
+
+ private:
+  // R, p₂ and (optionally) ∂R/∂q₂ at q₂ = q₁ + dq; returns the scale s.
+  double evaluate(const DofVector& q1, const DofVector& p1, double t1, double h, const DofVector& dq, DofVector& r,
+                  DofVector& p2, DofMatrix* jacobian, double* floor) const;
+
+  const DynamicModel* model_;
+  NewtonOptions options_;
+};
+
+}  // namespace simpact

@@ -1,0 +1,97 @@
+// A planar system of point masses on rotating links, the structure of every time-stepping model
+// here (chain, tree8, cradle, billiards, ball). Point mass j sits at
+//   r_j(q) = B_j q + Σ_{t ∈ terms(j)} R(a_tᵀq + α_t) d_t        (R: rotation about z)
+// with B_j constant (2×n: translational coordinates), a_t constant (which angles add up to link
+// t's absolute angle) and d_t the link vector in its own frame [m]. Rotational inertia not
+// carried by point masses (a floating body's I_zz) is a constant matrix M₀. Then
+//   T = ½ Σ_j m_j |J_j v|² + ½ vᵀM₀v,   V = g Σ_j m_j y_j (+ none else),   J_j = ∂r_j/∂q,
+// and with s_t = R(·)d_t, ω_t = a_t·v, W_t = Σ_{j∋t} m_j J_j v, Ĵ_t = Σ_{j∋t} m_j J_j,
+// K̂_t = Σ_{j∋t} m_j J̇_j (J̇_j = −Σ_{t∈j} ω_t s_t a_tᵀ), P = [[0,−1],[1,0]]:
+//   T_q  = −Σ_t ω_t (s_t·W_t) a_t
+//   T_qv = −Σ_t a_t [(s_t·W_t) a_tᵀ + ω_t s_tᵀĴ_t]
+//   T_qq = −Σ_t ω_t a_t [(W_t·P s_t) a_tᵀ + s_tᵀK̂_t]
+//   V_qq = −g Σ_t (Σ_{j∋t} m_j)(s_t)_y a_t a_tᵀ
+// — exact, and O(terms·n²) per Jacobian. Joint damping F = −c∘v (per coordinate) is the only
+// non-conservative force. Contacts: sphere–sphere φ = |r_b − r_a| − ρ_a − ρ_b and sphere–floor
+// φ = y_a − ρ_a − h, with Dφ = n̂ᵀ(J_b − J_a) resp. the y row of J_a.
+#pragma once
+
+#include <Eigen/Core>
+#include <string>
+#include <vector>
+
+#include "simpact/integrate/dynamic_model.hpp"
+
+namespace simpact {
+
+class PlanarLinkage final : public DynamicModel {
+ public:
+  static constexpr int kMaxMasses = 16;
+  static constexpr int kMaxTerms = 32;
+  using Vec2 = Eigen::Vector2d;
+  using Rows2 = Eigen::Matrix<double, 2, Eigen::Dynamic, Eigen::ColMajor, 2, kMaxDof>;
+
+  PlanarLinkage(std::string name, int dof, double gravity);
+
+  // A link term R(a·q + angle_offset) d; returns its index.
+  int add_term(const DofVector& angle_coefficients, double angle_offset, const Vec2& link_vector);
+  // A point mass [kg] at B q + Σ terms, with a contact radius [m]; returns its index.
+  int add_mass(double mass, const Rows2& linear, const std::vector<int>& terms, double radius = 0.0);
+  void set_rotational_inertia(const DofMatrix& inertia) { inertia_ = inertia; }
+  void set_damping(const DofVector& damping) { damping_ = damping; }
+  // Contacts (return their index): between two masses' spheres, or a mass's sphere and the floor
+  // y = height.
+  int add_sphere_contact(int mass_a, int mass_b);
+  int add_floor_contact(int mass, double height = 0.0);
+  void set_coordinate_names(std::vector<std::string> names) { coordinate_names_ = std::move(names); }
+
+  std::string name() const override { return name_; }
+  int dof() const override { return dof_; }
+  int contacts() const override { return static_cast<int>(contacts_.size()); }
+  std::string coordinate_name(int i) const override;
+  int masses() const { return static_cast<int>(masses_.size()); }
+  // r_j(q) [m].
+  Vec2 position(const DofVector& q, int mass) const;
+
+  void kinetic(const DofVector& q, const DofVector& v, bool second, KineticDerivatives& out) const override;
+  double potential(const DofVector& q, DofVector& gradient, DofMatrix* hessian) const override;
+  bool has_forces() const override { return damping_.size() > 0 && (damping_.array() != 0.0).any(); }
+  void force(const DofVector& q, const DofVector& v, double t, DofVector& f, DofMatrix* f_q,
+             DofMatrix* f_v) const override;
+  void gaps(const DofVector& q, ContactVector& phi) const override;
+  void gap_jacobian(const DofVector& q, NormalMatrix& jacobian) const override;
+
+ private:
+  struct Term {
+    DofVector a;
+    double offset = 0.0;
+    Vec2 d;
+    std::vector<int> masses;  // the point masses this link carries
+    double carried_mass = 0.0;
+  };
+  struct Mass {
+    double m = 0.0;
+    Rows2 linear;
+    std::vector<int> terms;
+    double radius = 0.0;
+  };
+  struct Contact {
+    int a = 0, b = -1;  // b = −1: the floor
+    double height = 0.0;
+  };
+  // s_t for every term, and J_j (2×n) of one mass from them.
+  void link_vectors(const DofVector& q, Vec2* s) const;
+  void mass_jacobian(int j, const Vec2* s, Rows2& jac) const;
+
+  std::string name_;
+  int dof_ = 0;
+  double gravity_ = 0.0;
+  std::vector<Term> terms_;
+  std::vector<Mass> masses_;
+  std::vector<Contact> contacts_;
+  DofMatrix inertia_;
+  DofVector damping_;
+  std::vector<std::string> coordinate_names_;
+};
+
+}  // namespace simpact

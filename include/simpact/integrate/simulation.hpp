@@ -1,0 +1,128 @@
+// Time stepping through impacts (paper Sec. VI, eq. 30, and VII-B). Each step of Δt runs the
+// midpoint DEL (midpoint_integrator.hpp); when a gap ends the step below −gap_tolerance:
+//  1. localize: the impact time t* ∈ [t, t+h] where the smallest crossing gap reaches 0, by the
+//     Illinois method on τ ↦ min_i φ_i(q(τ)) with q(τ) the DEL solution over a sub-step τ, to
+//     localization_tolerance·Δt; t* is the bracket's non-penetrating end;
+//  2. the impact's closed contacts: every contact with φ_i(q*) ≤ gap_tolerance, and every crossing
+//     contact whose gap closes by t* + simultaneity_tolerance (one simultaneous impact);
+//  3. reset the discrete momentum at q* (eq. 30): the propagative resolution of the ordering policy
+//     with restitution R, in the metric of M(q*) (core resolve_impact);
+//  4. finish the step from (t*, q*, p*⁺) — more impacts may follow inside the same step.
+// Zeno (Sec. VII-B): a contact that hits again less than Δt after its previous impact chatters
+// faster than the step; that impact is resolved plastic (R = 0), recorded as such, and the
+// contacts it leaves active rest: they are held closed by impulses (MidpointIntegrator's active
+// set) until the impulse would pull (λ < 0). A contact pushed closed by forces alone (crossing
+// with a momentum that already satisfies it) rests the same way.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "simpact/core/impact_resolution.hpp"
+#include "simpact/core/ordering_policy.hpp"
+#include "simpact/integrate/dynamic_model.hpp"
+#include "simpact/integrate/midpoint_integrator.hpp"
+
+namespace simpact {
+
+struct SimulationOptions {
+  double dt = 1e-3;    // [s]
+  long steps = 0;      // steps of dt
+  OrderingPolicy policy = OrderingPolicy::kArgmin;  // a single policy (not kAll)
+  double restitution = 1.0;
+  double simultaneity_tolerance = -1.0;  // [s]; < 0: 1e-9·dt
+  double gap_tolerance = kGapTolerance;  // [length of the gaps]
+  double localization_tolerance = 1e-12;  // relative to dt
+  NewtonOptions newton;
+  bool monitor_energy = true;  // energy after every step (max drift between impacts)
+  int max_impacts_per_step = 100;
+  std::uint64_t seed = 0;  // the random policy's draws are keyed by (seed, impact number)
+  std::vector<long> record_steps;  // states recorded after these steps (0: the initial state)
+
+  double simultaneity() const { return simultaneity_tolerance < 0.0 ? 1e-9 * dt : simultaneity_tolerance; }
+};
+
+// An impact the integrator could not resolve (a core cap hit, an unverified plastic outcome,
+// more than max_impacts_per_step impacts in one step): never a silent result.
+class ImpactError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct ImpactRecord {
+  long step = 0;      // the step (1-based: step k ends at t = k·dt) in which it happened
+  double t = 0.0;     // t* [s]
+  std::vector<int> contacts;  // the model's contact indices closed in this impact
+  std::vector<int> sequence;  // the reflections, as model contact indices (empty when plastic)
+  double restitution = 1.0;   // R used (0 for a Zeno impact)
+  OrderingPolicy policy = OrderingPolicy::kArgmin;
+  bool plastic = false;       // resolved plastic (Zeno chatter or no elastic outcome)
+  bool zeno = false;
+  std::string status;         // core ResolveStatus name
+  double energy_before = 0.0, energy_after = 0.0;  // total energy T + V at q* [J]
+  DofVector momentum_before, momentum_after;
+};
+
+struct StateRecord {
+  long step = 0;
+  double t = 0.0;
+  DofVector q, p;
+  double energy = 0.0;
+};
+
+class Simulator {
+ public:
+  Simulator(const DynamicModel& model, SimulationOptions options);
+  void reset(const DofVector& q0, const DofVector& p0, double t0 = 0.0);
+  // One step of Δt, impacts included. Throws NewtonError or ImpactError.
+  void advance();
+
+  const DofVector& q() const { return q_; }
+  const DofVector& p() const { return p_; }
+  double t() const { return t_; }
+  long step() const { return step_; }
+  double energy() const { return model_->energy(q_, p_); }
+  const std::vector<ImpactRecord>& impacts() const { return impacts_; }
+  int last_step_iterations() const { return last_iterations_; }
+  double max_energy_drift() const { return max_drift_; }  // [J], over steps without impacts
+  const ActiveContacts& resting() const { return resting_; }
+
+ private:
+  // DEL solution over a sub-step τ from the current state.
+  void sub_step(double tau, DofVector& q2, DofVector& p2);
+  void resolve(const DofVector& qs, const DofVector& ps, double ts, const ContactVector& phi_star,
+               const int* hitting, int hitting_count, DofVector& p_after, bool& any_impact);
+
+  const DynamicModel* model_;
+  SimulationOptions options_;
+  MidpointIntegrator integrator_;
+  ImpactWorkspace workspace_;
+  DofVector q_, p_, v_guess_;
+  double t0_ = 0.0, t_ = 0.0;
+  long step_ = 0;
+  ActiveContacts resting_;
+  double last_impact_[kMaxContacts];
+  std::vector<ImpactRecord> impacts_;
+  int last_iterations_ = 0;
+  int iterations_ = 0;
+  double reference_energy_ = 0.0;
+  double max_drift_ = 0.0;
+};
+
+struct SimulationResult {
+  std::vector<StateRecord> records;
+  std::vector<ImpactRecord> impacts;
+  double max_energy_drift = 0.0;  // [J]
+  double newton_mean = 0.0;       // Newton iterations per step (sub-steps and localization included)
+  int newton_max = 0;
+  DofVector q, p;                 // final state
+  double t = 0.0;
+};
+
+SimulationResult simulate(const DynamicModel& model, const DofVector& q0, const DofVector& p0,
+                          const SimulationOptions& options);
+
+}  // namespace simpact

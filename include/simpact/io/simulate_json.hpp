@@ -1,0 +1,75 @@
+// JSON front end of `simpact simulate` (the contract; extend it, do not rename):
+//   in:  {"model": "chain", "params": {"n": 4, "link_length": 1, "mass": 1, "g": 9.81},
+//         "q0": [...], "p0": [...] (or "v0"), "dt": 0.001, "steps": 10000 (or "t_end"),
+//         "ordering": "argmin", "restitution": 1,
+//         "record": {"steps": [1000, 5000, 10000]} (or {"every": 100})}
+//   optional: "simultaneity_tolerance" [s] (default 1e-9·dt), "gap_tolerance" [m] (1e-9),
+//         "localization_tolerance" (relative to dt, 1e-12), "newton": {"tolerance": 1e-12,
+//         "max_iterations": 50}, "seed" (random ordering), "_comment".
+//   q0, p0/v0 default to the model's own initial state (e.g. cradle: `gap` and `speed`).
+//   out: {"records": [{"step", "t", "q", "p", "energy"}, ...],
+//         "impacts": [{"t", "contacts", "sequence", "energy_before", "energy_after", "plastic",
+//                      "step", "zeno", "restitution", "policy", "status", "momentum_before",
+//                      "momentum_after"}, ...],
+//         "max_energy_drift", "newton": {"mean", "max"}, "status", "model", "dof", "dt", "steps",
+//         "coordinates"}
+// Every malformed field throws InputError naming it ("dt", "record.steps[2]", "params.n").
+#pragma once
+
+// io knows formats only: the request and the report are plain values; the study layer's
+// simulate service turns them into SimulationOptions and back from a SimulationResult.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "simpact/core/ordering_policy.hpp"
+#include "simpact/core/parameter_set.hpp"
+
+namespace simpact {
+
+struct SimulateRequest {
+  std::string model;
+  ParameterSet params;
+  std::vector<double> q0, p0, v0;  // empty: not given
+  double dt = 0.0;
+  long steps = 0;
+  OrderingPolicy policy = OrderingPolicy::kArgmin;
+  double restitution = 1.0;
+  // Not given: the integrator's defaults.
+  std::optional<double> simultaneity_tolerance, gap_tolerance, localization_tolerance, newton_tolerance;
+  std::optional<int> newton_max_iterations;
+  std::uint64_t seed = 0;
+  std::vector<long> record_steps;
+};
+
+struct SimulateReport {
+  struct State {
+    long step = 0;
+    double t = 0.0;
+    std::vector<double> q, p;
+    double energy = 0.0;
+  };
+  struct Impact {
+    long step = 0;
+    double t = 0.0;
+    std::vector<int> contacts, sequence;
+    double energy_before = 0.0, energy_after = 0.0, restitution = 1.0;
+    bool plastic = false, zeno = false;
+    OrderingPolicy policy = OrderingPolicy::kArgmin;
+    std::string status;
+    std::vector<double> momentum_before, momentum_after;
+  };
+  std::vector<std::string> coordinates;
+  std::vector<State> records;
+  std::vector<Impact> impacts;
+  double max_energy_drift = 0.0;
+  double newton_mean = 0.0;
+  int newton_max = 0;
+};
+
+SimulateRequest parse_simulate_request(const std::string& json_text);
+
+std::string simulation_to_json(const SimulateRequest& request, const SimulateReport& report, int indent = -1);
+
+}  // namespace simpact

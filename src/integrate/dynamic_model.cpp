@@ -1,0 +1,31 @@
+#include "simpact/integrate/dynamic_model.hpp"
+
+#include <Eigen/Cholesky>
+
+namespace simpact {
+
+void DynamicModel::force(const DofVector& /*q*/, const DofVector& /*v*/, double /*t*/, DofVector& f, DofMatrix* f_q,
+                         DofMatrix* f_v) const {
+  const int n = dof();
+  f.setZero(n);
+  if (f_q) f_q->setZero(n, n);
+  if (f_v) f_v->setZero(n, n);
+}
+
+void DynamicModel::gaps(const DofVector& /*q*/, ContactVector& phi) const { phi.resize(0); }
+
+void DynamicModel::gap_jacobian(const DofVector& /*q*/, NormalMatrix& jacobian) const { jacobian.resize(0, dof()); }
+
+DofMatrix DynamicModel::mass_matrix(const DofVector& q) const {
+  KineticDerivatives k;
+  kinetic(q, DofVector::Zero(dof()), false, k);
+  return k.mass;
+}
+
+double DynamicModel::energy(const DofVector& q, const DofVector& p) const {
+  const Eigen::LLT<DofMatrix> factor(mass_matrix(q));
+  DofVector gradient;
+  return 0.5 * p.dot(factor.solve(p)) + potential(q, gradient, nullptr);
+}
+
+}  // namespace simpact

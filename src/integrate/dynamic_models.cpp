@@ -1,0 +1,201 @@
+#include "simpact/integrate/dynamic_models.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "simpact/core/input_error.hpp"
+#include "simpact/models/impact_model.hpp"
+
+namespace simpact {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kPi = 3.14159265358979323846;
+const double kRequired = std::nan("");
+
+using Rows2 = PlanarLinkage::Rows2;
+
+// B for a point mass whose x and y are coordinates ix, iy (−1: fixed at 0).
+Rows2 translation(int n, int ix, int iy) {
+  Rows2 b = Rows2::Zero(2, n);
+  if (ix >= 0) b(0, ix) = 1.0;
+  if (iy >= 0) b(1, iy) = 1.0;
+  return b;
+}
+
+const std::map<std::string, std::vector<ParameterInfo>>& catalog() {
+  static const std::map<std::string, std::vector<ParameterInfo>> models = {
+      {"chain",
+       {{"n", "1", "number of links", 2.0, 1.0, 16.0, true},
+        {"link_length", "m", "length of every link", 1.0, 1e-6, 1e6, false},
+        {"mass", "kg", "point mass at the end of every link", 1.0, 1e-9, 1e9, false},
+        {"g", "m s-2", "gravity along -y", 9.81, 0.0, 1e6, false},
+        {"damping", "N m s rad-1", "viscous damping of every joint", 0.0, 0.0, 1e9, false}}},
+      {"tree8", {{"g", "m s-2", "gravity along -y", 9.81, 0.0, 1e6, false}}},
+      {"cradle",
+       {{"n", "1", "number of balls", 3.0, 2.0, 9.0, true},
+        {"mass", "kg", "mass of every ball", 1.0, 1e-9, 1e9, false},
+        {"radius", "m", "radius of every ball", 0.05, 1e-6, 1e6, false},
+        {"gap", "m", "initial gap between ball 1 and ball 2", 0.1, 0.0, 1e6, false},
+        {"speed", "m s-1", "initial speed of ball 1 towards ball 2", 1.0, 0.0, 1e6, false}}},
+      {"billiards",
+       {{"theta", "rad", "angle a-c-b between the contact normals at the cue ball", 2.0 * kPi / 3.0,
+         kPi / 3.0, kPi, false},
+        {"mass", "kg", "mass of every ball", 1.0, 1e-9, 1e9, false},
+        {"radius", "m", "radius of every ball", 0.05, 1e-6, 1e6, false},
+        {"speed", "m s-1", "initial speed of the cue ball along the bisector", 1.0, 0.0, 1e6, false},
+        {"distance", "m", "initial distance of the cue ball from its contact position", 0.01, 0.0, 1e6, false},
+        {"offset", "m", "extra gap of ball b along its line of centres (delays its contact)", 0.0, 0.0, 1e6,
+         false}}},
+      {"ball",
+       {{"mass", "kg", "mass of the ball", 1.0, 1e-9, 1e9, false},
+        {"radius", "m", "radius of the ball", 0.1, 1e-6, 1e6, false},
+        {"height", "m", "initial height of the ball's centre above the floor y = 0", 1.0, -1e6, 1e6, false},
+        {"speed", "m s-1", "initial upward speed", 0.0, -1e6, 1e6, false},
+        {"g", "m s-2", "gravity along -y", 9.81, 0.0, 1e6, false}}},
+  };
+  return models;
+}
+
+}  // namespace
+
+const std::vector<std::string>& dynamic_model_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& [name, params] : catalog()) out.push_back(name);
+    return out;
+  }();
+  return names;
+}
+
+const std::vector<ParameterInfo>& dynamic_model_parameters(const std::string& name) {
+  const auto it = catalog().find(name);
+  if (it == catalog().end()) {
+    std::string allowed;
+    for (const auto& n : dynamic_model_names()) allowed += (allowed.empty() ? "" : ", ") + n;
+    throw InputError("model", fmt::format("unknown time-stepping model '{}' (allowed: {})", name, allowed));
+  }
+  return it->second;
+}
+
+DynamicSystem make_dynamic_system(const std::string& name, const ParameterSet& params) {
+  const auto& infos = dynamic_model_parameters(name);
+  for (const auto& [key, value] : params.entries()) {
+    bool known = false;
+    for (const auto& info : infos) known = known || info.name == key;
+    if (!known) {
+      std::string allowed;
+      for (const auto& info : infos) allowed += (allowed.empty() ? "" : ", ") + info.name;
+      throw InputError(key, fmt::format("unknown parameter of {} (allowed: {})", name, allowed));
+    }
+  }
+  std::map<std::string, double> v;
+  for (const auto& info : infos) v[info.name] = read_parameter(params, info);
+  if (name == "chain") return make_chain(static_cast<int>(v["n"]), v["link_length"], v["mass"], v["g"], v["damping"]);
+  if (name == "tree8") return make_tree8(v["g"]);
+  if (name == "cradle") return make_cradle(static_cast<int>(v["n"]), v["mass"], v["radius"], v["gap"], v["speed"]);
+  if (name == "billiards")
+    return make_billiards(v["theta"], v["mass"], v["radius"], v["speed"], v["distance"], v["offset"]);
+  if (v["height"] < v["radius"])
+    throw InputError("height", fmt::format("{} puts the ball below the floor (radius {})", v["height"], v["radius"]));
+  return make_ball(v["mass"], v["radius"], v["height"], v["speed"], v["g"]);
+}
+
+DynamicSystem make_chain(int links, double link_length, double mass, double gravity, double damping) {
+  const int n = links;
+  auto model = std::make_unique<PlanarLinkage>("chain", n, gravity);
+  std::vector<int> terms;
+  std::vector<std::string> names;
+  for (int i = 0; i < n; ++i) {
+    DofVector a = DofVector::Zero(n);
+    a.head(i + 1).setOnes();  // absolute angle of link i = q_0 + … + q_i
+    terms.push_back(model->add_term(a, 0.0, PlanarLinkage::Vec2(0.0, -link_length)));
+    model->add_mass(mass, Rows2::Zero(2, n), terms);
+    names.push_back(fmt::format("joint{}", i + 1));
+  }
+  if (damping > 0.0) model->set_damping(DofVector::Constant(n, damping));
+  model->set_coordinate_names(names);
+  return DynamicSystem{std::move(model), DofVector::Zero(n), DofVector::Zero(n)};
+}
+
+DynamicSystem make_tree8(double gravity) {
+  constexpr int n = 8;
+  enum { kX, kY, kTheta, kHipL, kKneeL, kHipR, kKneeR, kTail };
+  auto model = std::make_unique<PlanarLinkage>("tree8", n, gravity);
+  auto angle = [](std::initializer_list<int> coords) {
+    DofVector a = DofVector::Zero(n);
+    for (int c : coords) a[c] = 1.0;
+    return a;
+  };
+  using V2 = PlanarLinkage::Vec2;
+  const Rows2 body = translation(n, kX, kY);
+  const int hip = model->add_term(angle({kTheta}), 0.0, V2(0.0, -0.2));
+  const int tail_root = model->add_term(angle({kTheta}), 0.0, V2(-0.3, 0.0));
+  const int thigh_l = model->add_term(angle({kTheta, kHipL}), 0.0, V2(0.0, -0.5));
+  const int shank_l = model->add_term(angle({kTheta, kHipL, kKneeL}), 0.0, V2(0.0, -0.5));
+  const int thigh_r = model->add_term(angle({kTheta, kHipR}), 0.0, V2(0.0, -0.5));
+  const int shank_r = model->add_term(angle({kTheta, kHipR, kKneeR}), 0.0, V2(0.0, -0.5));
+  const int tail = model->add_term(angle({kTheta, kTail}), 0.0, V2(-1.0, 0.0));
+  model->add_mass(10.0, body, {});
+  model->add_mass(1.0, body, {hip, thigh_l});
+  model->add_mass(0.5, body, {hip, thigh_l, shank_l});
+  model->add_mass(1.0, body, {hip, thigh_r});
+  model->add_mass(0.5, body, {hip, thigh_r, shank_r});
+  model->add_mass(2.0, body, {tail_root, tail});
+  DofMatrix inertia = DofMatrix::Zero(n, n);
+  inertia(kTheta, kTheta) = 1.0;
+  model->set_rotational_inertia(inertia);
+  model->set_coordinate_names({"x", "y", "theta", "hip_L", "knee_L", "hip_R", "knee_R", "tail"});
+  return DynamicSystem{std::move(model), DofVector::Zero(n), DofVector::Zero(n)};
+}
+
+DynamicSystem make_cradle(int balls, double mass, double radius, double gap, double speed) {
+  const int n = balls;
+  auto model = std::make_unique<PlanarLinkage>("cradle", n, 0.0);
+  std::vector<std::string> names;
+  for (int i = 0; i < n; ++i) {
+    model->add_mass(mass, translation(n, i, -1), {}, radius);
+    names.push_back(fmt::format("x{}", i + 1));
+  }
+  for (int i = 0; i + 1 < n; ++i) model->add_sphere_contact(i, i + 1);
+  model->set_coordinate_names(names);
+  DofVector q0(n), v0 = DofVector::Zero(n);
+  for (int i = 1; i < n; ++i) q0[i] = 2.0 * radius * (i - 1);
+  q0[0] = -2.0 * radius - gap;
+  v0[0] = speed;
+  return DynamicSystem{std::move(model), q0, v0};
+}
+
+DynamicSystem make_billiards(double theta, double mass, double radius, double speed, double distance,
+                             double offset) {
+  constexpr int n = 6;
+  auto model = std::make_unique<PlanarLinkage>("billiards", n, 0.0);
+  const int a = model->add_mass(mass, translation(n, 0, 1), {}, radius);
+  const int b = model->add_mass(mass, translation(n, 2, 3), {}, radius);
+  const int c = model->add_mass(mass, translation(n, 4, 5), {}, radius);
+  model->add_sphere_contact(c, a);
+  model->add_sphere_contact(c, b);
+  model->set_coordinate_names({"x_a", "y_a", "x_b", "y_b", "x_c", "y_c"});
+  const double h = 0.5 * theta, d = 2.0 * radius;
+  DofVector q0(n), v0 = DofVector::Zero(n);
+  q0 << d * std::cos(h), d * std::sin(h), (d + offset) * std::cos(h), -(d + offset) * std::sin(h), -distance, 0.0;
+  v0[4] = speed;
+  return DynamicSystem{std::move(model), q0, v0};
+}
+
+DynamicSystem make_ball(double mass, double radius, double height, double speed, double gravity) {
+  auto model = std::make_unique<PlanarLinkage>("ball", 1, gravity);
+  const int ball = model->add_mass(mass, translation(1, -1, 0), {}, radius);
+  model->add_floor_contact(ball, 0.0);
+  model->set_coordinate_names({"y"});
+  DofVector q0(1), v0(1);
+  q0[0] = height;
+  v0[0] = speed;
+  return DynamicSystem{std::move(model), q0, v0};
+}
+
+}  // namespace simpact

@@ -1,0 +1,143 @@
+#include "simpact/integrate/midpoint_integrator.hpp"
+
+#include <fmt/format.h>
+
+#include <Eigen/LU>
+#include <cmath>
+#include <limits>
+
+namespace simpact {
+
+namespace {
+constexpr int kMaxAugmented = kMaxDof + kMaxContacts;
+using AugmentedVector = Eigen::Matrix<double, Eigen::Dynamic, 1, Eigen::ColMajor, kMaxAugmented, 1>;
+using AugmentedMatrix =
+    Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor, kMaxAugmented, kMaxAugmented>;
+
+constexpr double kRoundingFactor = 16.0;
+double max_abs(const DofVector& x) { return x.size() ? x.cwiseAbs().maxCoeff() : 0.0; }
+}  // namespace
+
+NewtonError::NewtonError(long step, double time, int iterations, double residual, double tolerance)
+    : std::runtime_error(fmt::format("step {} (t = {:.9g} s): Newton did not converge in {} iterations: "
+                                     "relative residual {:.3e} > tolerance {:.1e}",
+                                     step, time, iterations, residual, tolerance)),
+      step_(step),
+      residual_(residual) {}
+
+double MidpointIntegrator::evaluate(const DofVector& q1, const DofVector& p1, double t1, double h,
+                                    const DofVector& dq, DofVector& r, DofVector& p2, DofMatrix* jacobian,
+                                    double* floor) const {
+  const DynamicModel& model = *model_;
+  // q₂ = q₁ + Δq with Δq the unknown (see step()): v = Δq/h without cancellation.
+  const DofVector qm = q1 + 0.5 * dq;
+  const DofVector v = dq / h;
+  KineticDerivatives k;
+  model.kinetic(qm, v, jacobian != nullptr, k);
+  DofVector vq;
+  DofMatrix vqq;
+  model.potential(qm, vq, jacobian ? &vqq : nullptr);
+  DofVector generalized = k.t_q - vq;  // T_q − V_q (+ F)
+  double scale = max_abs(p1) + max_abs(k.t_v) + 0.5 * h * (max_abs(k.t_q) + max_abs(vq));
+  DofMatrix fq, fv;
+  const bool forced = model.has_forces();
+  if (forced) {
+    DofVector f;
+    model.force(qm, v, t1 + 0.5 * h, f, jacobian ? &fq : nullptr, jacobian ? &fv : nullptr);
+    generalized += f;
+    scale += 0.5 * h * max_abs(f);
+  }
+  // The residual's rounding floor: Δq is known to a few ulps, and T_v = MΔq/h carries that error.
+  if (floor)
+    *floor = kRoundingFactor * std::numeric_limits<double>::epsilon() * k.mass.cwiseAbs().rowwise().sum().maxCoeff() *
+             max_abs(dq) / h;
+  r = p1 + 0.5 * h * generalized - k.t_v;
+  // p₂ = D₂L_d + h/2·F = p₁ + h(T_q − V_q + F) − R: written in the second form, every momentum
+  // component the system conserves (a cyclic coordinate) is conserved exactly, whatever R is.
+  p2 = p1 + h * generalized;
+  if (jacobian) {
+    DofMatrix& jac = *jacobian;
+    jac = (0.25 * h) * (k.t_qq - vqq) + 0.5 * (k.t_qv - k.t_qv.transpose()) - k.mass / h;
+    if (forced) jac += (0.25 * h) * fq + 0.5 * fv;
+  }
+  return scale;
+}
+
+void MidpointIntegrator::residual(const DofVector& q1, const DofVector& p1, double t1, double h,
+                                  const DofVector& q2, DofVector& r, DofVector& p2, DofMatrix* jacobian) const {
+  evaluate(q1, p1, t1, h, DofVector(q2 - q1), r, p2, jacobian, nullptr);
+}
+
+MidpointStep MidpointIntegrator::step(const DofVector& q1, const DofVector& p1, double t1, double h, DofVector& q2,
+                                      DofVector& p2, long step_index, const ActiveContacts& active) const {
+  const int n = model_->dof();
+  const int k = active.count;
+  MidpointStep result;
+  DofVector r;
+  DofMatrix jac;
+  NormalMatrix g1, g2;  // Dφ_A at q₁ (impulse directions) and at q₂
+  ContactVector lambda = ContactVector::Zero(k);
+  ContactVector phi;
+  if (k > 0) {
+    NormalMatrix all;
+    model_->gap_jacobian(q1, all);
+    g1.resize(k, n);
+    for (int i = 0; i < k; ++i) g1.row(i) = all.row(active.index[i]);
+  }
+  // Newton on the displacement Δq = q₂ − q₁: the momentum MΔq/h of a short sub-step (near an
+  // impact) keeps its precision, which q₂ − q₁ formed from rounded positions would lose.
+  DofVector dq = q2 - q1;
+  double last_residual = INFINITY;
+  for (int it = 0;; ++it) {
+    q2 = q1 + dq;
+    double floor = 0.0;
+    double scale = evaluate(q1, p1, t1, h, dq, r, p2, nullptr, &floor);
+    double phi_error = 0.0, phi_scale = 1.0;
+    if (k > 0) {
+      r.noalias() += g1.transpose() * lambda;
+      scale += max_abs(g1.transpose() * lambda);
+      ContactVector all_phi;
+      model_->gaps(q2, all_phi);
+      phi.resize(k);
+      for (int i = 0; i < k; ++i) phi[i] = all_phi[active.index[i]];
+      phi_error = phi.cwiseAbs().maxCoeff();
+      phi_scale = max_abs(q1) + max_abs(dq) + 1e-300;
+    }
+    const double rn = max_abs(r);
+    const double relative = rn == 0.0 ? 0.0 : (scale > 0.0 ? rn / scale : INFINITY);
+    last_residual = std::max(relative, phi_error / phi_scale);
+    const bool at_floor = rn <= floor;
+    if ((relative <= options_.tolerance || at_floor) &&
+        phi_error <= options_.tolerance * phi_scale + kRoundingFactor * std::numeric_limits<double>::epsilon() * phi_scale) {
+      result.iterations = it;
+      result.residual = last_residual;
+      result.impulses = lambda;
+      if (k > 0) p2.noalias() += g1.transpose() * lambda;
+      return result;
+    }
+    if (it >= options_.max_iterations || !std::isfinite(last_residual))
+      throw NewtonError(step_index, t1, it, last_residual, options_.tolerance);
+    evaluate(q1, p1, t1, h, dq, r, p2, &jac, nullptr);
+    if (k == 0) {
+      r = jac.partialPivLu().solve(r);
+      dq -= r;
+    } else {
+      NormalMatrix all;
+      model_->gap_jacobian(q2, all);
+      AugmentedMatrix a = AugmentedMatrix::Zero(n + k, n + k);
+      AugmentedVector b(n + k);
+      a.topLeftCorner(n, n) = jac;
+      for (int i = 0; i < k; ++i) {
+        a.block(0, n + i, n, 1) = g1.row(i).transpose();
+        a.block(n + i, 0, 1, n) = all.row(active.index[i]);
+      }
+      b.head(n) = r + g1.transpose() * lambda;
+      b.tail(k) = phi;
+      const AugmentedVector dx = a.partialPivLu().solve(b);
+      dq -= dx.head(n);
+      lambda -= dx.tail(k);
+    }
+  }
+}
+
+}  // namespace simpact

@@ -1,0 +1,209 @@
+#include "simpact/integrate/planar_linkage.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace simpact {
+
+namespace {
+using Vec2 = PlanarLinkage::Vec2;
+// P s: s rotated by +90° (d/dφ of R(φ)d is P R(φ)d).
+inline Vec2 perp(const Vec2& s) { return {-s.y(), s.x()}; }
+}  // namespace
+
+PlanarLinkage::PlanarLinkage(std::string name, int dof, double gravity)
+    : name_(std::move(name)), dof_(dof), gravity_(gravity) {
+  if (dof < 1 || dof > kMaxDof) throw std::invalid_argument("PlanarLinkage: dof out of range");
+  inertia_ = DofMatrix::Zero(dof, dof);
+}
+
+int PlanarLinkage::add_term(const DofVector& angle_coefficients, double angle_offset, const Vec2& link_vector) {
+  if (angle_coefficients.size() != dof_ || static_cast<int>(terms_.size()) >= kMaxTerms)
+    throw std::invalid_argument("PlanarLinkage: bad term");
+  terms_.push_back(Term{angle_coefficients, angle_offset, link_vector, {}, 0.0});
+  return static_cast<int>(terms_.size()) - 1;
+}
+
+int PlanarLinkage::add_mass(double mass, const Rows2& linear, const std::vector<int>& terms, double radius) {
+  if (linear.cols() != dof_ || static_cast<int>(masses_.size()) >= kMaxMasses)
+    throw std::invalid_argument("PlanarLinkage: bad mass");
+  const int index = static_cast<int>(masses_.size());
+  for (int t : terms) {
+    terms_.at(static_cast<std::size_t>(t)).masses.push_back(index);
+    terms_[static_cast<std::size_t>(t)].carried_mass += mass;
+  }
+  masses_.push_back(Mass{mass, linear, terms, radius});
+  return index;
+}
+
+int PlanarLinkage::add_sphere_contact(int mass_a, int mass_b) {
+  contacts_.push_back(Contact{mass_a, mass_b, 0.0});
+  return static_cast<int>(contacts_.size()) - 1;
+}
+
+int PlanarLinkage::add_floor_contact(int mass, double height) {
+  contacts_.push_back(Contact{mass, -1, height});
+  return static_cast<int>(contacts_.size()) - 1;
+}
+
+std::string PlanarLinkage::coordinate_name(int i) const {
+  if (i < static_cast<int>(coordinate_names_.size())) return coordinate_names_[static_cast<std::size_t>(i)];
+  return DynamicModel::coordinate_name(i);
+}
+
+void PlanarLinkage::link_vectors(const DofVector& q, Vec2* s) const {
+  for (std::size_t t = 0; t < terms_.size(); ++t) {
+    const double phi = terms_[t].a.dot(q) + terms_[t].offset;
+    const double c = std::cos(phi), sn = std::sin(phi);
+    const Vec2& d = terms_[t].d;
+    s[t] = Vec2(c * d.x() - sn * d.y(), sn * d.x() + c * d.y());
+  }
+}
+
+void PlanarLinkage::mass_jacobian(int j, const Vec2* s, Rows2& jac) const {
+  const Mass& mass = masses_[static_cast<std::size_t>(j)];
+  jac = mass.linear;
+  for (int t : mass.terms) jac.noalias() += perp(s[t]) * terms_[static_cast<std::size_t>(t)].a.transpose();
+}
+
+PlanarLinkage::Vec2 PlanarLinkage::position(const DofVector& q, int mass) const {
+  Vec2 s[kMaxTerms];
+  link_vectors(q, s);
+  const Mass& m = masses_.at(static_cast<std::size_t>(mass));
+  Vec2 r = m.linear * q;
+  for (int t : m.terms) r += s[t];
+  return r;
+}
+
+void PlanarLinkage::kinetic(const DofVector& q, const DofVector& v, bool second, KineticDerivatives& out) const {
+  const int n = dof_;
+  const int nt = static_cast<int>(terms_.size());
+  Vec2 s[kMaxTerms];
+  link_vectors(q, s);
+  double omega[kMaxTerms];
+  for (int t = 0; t < nt; ++t) omega[t] = terms_[static_cast<std::size_t>(t)].a.dot(v);
+
+  out.mass = inertia_;
+  out.t_v.noalias() = inertia_ * v;
+  // Per mass: J_j, w_j = J_j v, and (second) J̇_j; per term: W_t, Ĵ_t, K̂_t accumulated.
+  Vec2 w_sum[kMaxTerms];
+  Rows2 j_sum[kMaxTerms], k_sum[kMaxTerms];
+  for (int t = 0; t < nt; ++t) {
+    w_sum[t].setZero();
+    if (second) {
+      j_sum[t].setZero(2, n);
+      k_sum[t].setZero(2, n);
+    }
+  }
+  Rows2 jac(2, n), jdot(2, n);
+  for (int j = 0; j < static_cast<int>(masses_.size()); ++j) {
+    const Mass& mass = masses_[static_cast<std::size_t>(j)];
+    mass_jacobian(j, s, jac);
+    const Vec2 w = jac * v;
+    out.mass.noalias() += mass.m * jac.transpose() * jac;
+    out.t_v.noalias() += mass.m * jac.transpose() * w;
+    if (second) {
+      jdot.setZero(2, n);
+      for (int t : mass.terms) jdot.noalias() -= (omega[t] * s[t]) * terms_[static_cast<std::size_t>(t)].a.transpose();
+    }
+    for (int t : mass.terms) {
+      w_sum[t] += mass.m * w;
+      if (second) {
+        j_sum[t].noalias() += mass.m * jac;
+        k_sum[t].noalias() += mass.m * jdot;
+      }
+    }
+  }
+  out.energy = 0.5 * v.dot(out.t_v);
+  out.t_q.setZero(n);
+  if (second) {
+    out.t_qq.setZero(n, n);
+    out.t_qv.setZero(n, n);
+  }
+  for (int t = 0; t < nt; ++t) {
+    const DofVector& a = terms_[static_cast<std::size_t>(t)].a;
+    const double sw = s[t].dot(w_sum[t]);
+    out.t_q.noalias() -= (omega[t] * sw) * a;
+    if (!second) continue;
+    const double wps = w_sum[t].dot(perp(s[t]));
+    // row vectors s_tᵀĴ_t and s_tᵀK̂_t
+    const DofVector sj = j_sum[t].transpose() * s[t];
+    const DofVector sk = k_sum[t].transpose() * s[t];
+    out.t_qv.noalias() -= a * (sw * a + omega[t] * sj).transpose();
+    out.t_qq.noalias() -= omega[t] * a * (wps * a + sk).transpose();
+  }
+}
+
+double PlanarLinkage::potential(const DofVector& q, DofVector& gradient, DofMatrix* hessian) const {
+  const int n = dof_;
+  Vec2 s[kMaxTerms];
+  link_vectors(q, s);
+  gradient.setZero(n);
+  double value = 0.0;
+  Rows2 jac(2, n);
+  for (int j = 0; j < static_cast<int>(masses_.size()); ++j) {
+    const Mass& mass = masses_[static_cast<std::size_t>(j)];
+    double y = mass.linear.row(1).dot(q);
+    for (int t : mass.terms) y += s[t].y();
+    value += gravity_ * mass.m * y;
+    mass_jacobian(j, s, jac);
+    gradient.noalias() += (gravity_ * mass.m) * jac.row(1).transpose();
+  }
+  if (hessian) {
+    hessian->setZero(n, n);
+    for (std::size_t t = 0; t < terms_.size(); ++t)
+      hessian->noalias() -= (gravity_ * terms_[t].carried_mass * s[t].y()) * terms_[t].a * terms_[t].a.transpose();
+  }
+  return value;
+}
+
+void PlanarLinkage::force(const DofVector& /*q*/, const DofVector& v, double /*t*/, DofVector& f, DofMatrix* f_q,
+                          DofMatrix* f_v) const {
+  const int n = dof_;
+  if (damping_.size() == n) {
+    f = -(damping_.array() * v.array()).matrix();
+  } else {
+    f.setZero(n);
+  }
+  if (f_q) f_q->setZero(n, n);
+  if (f_v) {
+    f_v->setZero(n, n);
+    if (damping_.size() == n) f_v->diagonal() = -damping_;
+  }
+}
+
+void PlanarLinkage::gaps(const DofVector& q, ContactVector& phi) const {
+  phi.resize(contacts());
+  for (int i = 0; i < contacts(); ++i) {
+    const Contact& c = contacts_[static_cast<std::size_t>(i)];
+    const Mass& a = masses_[static_cast<std::size_t>(c.a)];
+    const Vec2 ra = position(q, c.a);
+    if (c.b < 0) {
+      phi[i] = ra.y() - a.radius - c.height;
+    } else {
+      phi[i] = (position(q, c.b) - ra).norm() - a.radius - masses_[static_cast<std::size_t>(c.b)].radius;
+    }
+  }
+}
+
+void PlanarLinkage::gap_jacobian(const DofVector& q, NormalMatrix& jacobian) const {
+  const int n = dof_;
+  jacobian.setZero(contacts(), n);
+  Vec2 s[kMaxTerms];
+  link_vectors(q, s);
+  Rows2 ja(2, n), jb(2, n);
+  for (int i = 0; i < contacts(); ++i) {
+    const Contact& c = contacts_[static_cast<std::size_t>(i)];
+    mass_jacobian(c.a, s, ja);
+    if (c.b < 0) {
+      jacobian.row(i) = ja.row(1);
+    } else {
+      mass_jacobian(c.b, s, jb);
+      const Vec2 d = position(q, c.b) - position(q, c.a);
+      const Vec2 unit = d / d.norm();
+      jacobian.row(i) = unit.transpose() * (jb - ja);
+    }
+  }
+}
+
+}  // namespace simpact

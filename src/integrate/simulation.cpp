@@ -1,0 +1,273 @@
+#include "simpact/integrate/simulation.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "simpact/core/impact_problem.hpp"
+
+namespace simpact {
+
+namespace {
+constexpr double kNever = -std::numeric_limits<double>::infinity();
+}
+
+Simulator::Simulator(const DynamicModel& model, SimulationOptions options)
+    : model_(&model), options_(std::move(options)), integrator_(model, options_.newton) {
+  if (options_.policy == OrderingPolicy::kAll)
+    throw std::invalid_argument("Simulator: time stepping needs a single ordering policy, not 'all'");
+  std::fill(last_impact_, last_impact_ + kMaxContacts, kNever);
+}
+
+void Simulator::reset(const DofVector& q0, const DofVector& p0, double t0) {
+  q_ = q0;
+  p_ = p0;
+  t0_ = t_ = t0;
+  step_ = 0;
+  resting_ = ActiveContacts{};
+  std::fill(last_impact_, last_impact_ + kMaxContacts, kNever);
+  impacts_.clear();
+  const Eigen::LLT<DofMatrix> factor(model_->mass_matrix(q0));
+  v_guess_ = factor.solve(p0);
+  reference_energy_ = options_.monitor_energy ? energy() : 0.0;
+  max_drift_ = 0.0;
+}
+
+void Simulator::sub_step(double tau, DofVector& q2, DofVector& p2) {
+  q2 = q_ + tau * v_guess_;
+  iterations_ += integrator_.step(q_, p_, t_, tau, q2, p2, step_ + 1, resting_).iterations;
+}
+
+void Simulator::advance() {
+  const double t_end = t0_ + static_cast<double>(step_ + 1) * options_.dt;
+  const double gap_tol = options_.gap_tolerance;
+  const int contacts = model_->contacts();
+  iterations_ = 0;
+  int impacts_this_step = 0;
+  bool impact_in_step = false;
+  DofVector q2, p2, qs, ps, qt, pt;
+  ContactVector phi, phi_star, phi_t;
+  while (true) {
+    const double h = t_end - t_;
+    if (h <= 0.0) break;
+    q2 = q_ + h * v_guess_;
+    const MidpointStep sub = integrator_.step(q_, p_, t_, h, q2, p2, step_ + 1, resting_);
+    iterations_ += sub.iterations;
+    // A resting contact whose holding impulse would pull is released, and the step redone.
+    if (resting_.count > 0) {
+      ActiveContacts kept;
+      for (int i = 0; i < resting_.count; ++i)
+        if (sub.impulses[i] >= 0.0) kept.index[kept.count++] = resting_.index[i];
+      if (kept.count < resting_.count) {
+        resting_ = kept;
+        continue;
+      }
+    }
+    int crossing[kMaxContacts];
+    int crossing_count = 0;
+    if (contacts > 0) {
+      model_->gaps(q2, phi);
+      for (int i = 0; i < contacts; ++i) {
+        bool rests = false;
+        for (int r = 0; r < resting_.count; ++r) rests = rests || resting_.index[r] == i;
+        if (!rests && phi[i] < -gap_tol) crossing[crossing_count++] = i;
+      }
+    }
+    if (crossing_count == 0) {
+      v_guess_ = (q2 - q_) / h;
+      q_ = q2;
+      p_ = p2;
+      t_ = t_end;
+      break;
+    }
+    if (++impacts_this_step > options_.max_impacts_per_step)
+      throw ImpactError(fmt::format("step {} (t = {:.9g} s): more than {} impacts in one step", step_ + 1, t_,
+                                    options_.max_impacts_per_step));
+    // 1. Localize t* on the smallest crossing gap (Illinois), keeping the non-penetrating end.
+    auto min_gap = [&](const ContactVector& g) {
+      double m = INFINITY;
+      for (int c = 0; c < crossing_count; ++c) m = std::min(m, g[crossing[c]]);
+      return m;
+    };
+    model_->gaps(q_, phi_star);
+    double tau = 0.0;
+    qs = q_;
+    ps = p_;
+    double f_lo = min_gap(phi_star);
+    if (f_lo > gap_tol) {
+      double lo = 0.0, hi = h, f_hi = min_gap(phi);
+      int side = 0;
+      const double width = options_.localization_tolerance * options_.dt;
+      for (int it = 0; it < 200 && hi - lo > width; ++it) {
+        double c = lo + (hi - lo) * f_lo / (f_lo - f_hi);
+        if (!(c > lo && c < hi)) c = 0.5 * (lo + hi);
+        sub_step(c, qt, pt);
+        model_->gaps(qt, phi_t);
+        const double fc = min_gap(phi_t);
+        if (fc >= 0.0) {
+          lo = c;
+          f_lo = fc;
+          qs = qt;
+          ps = pt;
+          phi_star = phi_t;
+          if (side == 1) f_hi *= 0.5;
+          side = 1;
+          if (fc <= 1e-3 * gap_tol) break;  // on the gap to well within its tolerance
+        } else {
+          hi = c;
+          f_hi = fc;
+          if (side == -1) f_lo *= 0.5;
+          side = -1;
+        }
+      }
+      tau = lo;
+    }
+    const double t_star = t_ + tau;
+    // 2. Contacts hitting together: crossing ones closed by t* + simultaneity tolerance.
+    int hitting[kMaxContacts];
+    int hitting_count = 0;
+    const double tau_s = std::min(tau + options_.simultaneity(), h);
+    const ContactVector* phi_s = &phi;
+    if (tau_s < h && tau_s > tau) {
+      sub_step(tau_s, qt, pt);
+      model_->gaps(qt, phi_t);
+      phi_s = &phi_t;
+    } else if (tau_s <= tau) {
+      phi_s = &phi_star;
+    }
+    for (int c = 0; c < crossing_count; ++c)
+      if ((*phi_s)[crossing[c]] <= gap_tol || phi_star[crossing[c]] <= gap_tol) hitting[hitting_count++] = crossing[c];
+    // 3. Reset the discrete momentum at q*.
+    DofVector p_after;
+    bool any_impact = false;
+    resolve(qs, ps, t_star, phi_star, hitting, hitting_count, p_after, any_impact);
+    impact_in_step = impact_in_step || any_impact;
+    // 4. Continue from t*.
+    if (tau > 0.0) v_guess_ = (qs - q_) / tau;
+    q_ = qs;
+    p_ = p_after;
+    t_ = t_star;
+  }
+  ++step_;
+  t_ = t_end;
+  last_iterations_ = iterations_;
+  if (options_.monitor_energy) {
+    const double e = energy();
+    if (impact_in_step)
+      reference_energy_ = e;
+    else
+      max_drift_ = std::max(max_drift_, std::abs(e - reference_energy_));
+  }
+}
+
+void Simulator::resolve(const DofVector& qs, const DofVector& ps, double ts, const ContactVector& phi_star,
+                        const int* hitting, int hitting_count, DofVector& p_after, bool& any_impact) {
+  const int n = model_->dof();
+  const int contacts = model_->contacts();
+  // Closed: touching at q* (resting ones included) or hitting within the simultaneity tolerance.
+  int closed[kMaxContacts];
+  int closed_count = 0;
+  for (int i = 0; i < contacts; ++i) {
+    bool hit = false;
+    for (int c = 0; c < hitting_count; ++c) hit = hit || hitting[c] == i;
+    if (hit || phi_star[i] <= options_.gap_tolerance) closed[closed_count++] = i;
+  }
+  bool zeno = false;
+  for (int c = 0; c < hitting_count; ++c) zeno = zeno || ts - last_impact_[hitting[c]] < options_.dt;
+  NormalMatrix all;
+  model_->gap_jacobian(qs, all);
+  ImpactProblem::RowMajorMatrix normals(closed_count, n);
+  for (int c = 0; c < closed_count; ++c) normals.row(c) = all.row(closed[c]);
+  const double restitution = zeno ? 0.0 : options_.restitution;
+  const ImpactProblem problem(KineticMetric(model_->mass_matrix(qs)), normals, ps, restitution);
+  ResolveOptions ro;
+  ro.policy = options_.policy;
+  ro.compute_plastic = true;
+  ro.compare_argmin_argmax = false;
+  ro.seed = options_.seed;
+  ro.task = impacts_.size();
+  const ImpactResolution res = resolve_impact(problem, ro, workspace_);
+  if (res.status == ResolveStatus::kNoImpact) {
+    // The momentum already satisfies every closed contact: forces, not momentum, close the
+    // crossing gaps. They rest (held by impulses) from here.
+    p_after = ps;
+    for (int c = 0; c < hitting_count; ++c)
+      if (resting_.count < kMaxContacts) resting_.index[resting_.count++] = hitting[c];
+    return;
+  }
+  if (res.status == ResolveStatus::kCapHit || res.status == ResolveStatus::kPlasticUnverified)
+    throw ImpactError(fmt::format("step {} (t = {:.9g} s): impact not resolved ({})", step_ + 1, ts,
+                                  resolve_status_name(res.status)));
+  ImpactRecord record;
+  record.step = step_ + 1;
+  record.t = ts;
+  record.contacts.assign(closed, closed + closed_count);
+  record.policy = options_.policy;
+  record.zeno = zeno;
+  record.status = resolve_status_name(res.status);
+  ContactVector impulses;
+  if (res.status == ResolveStatus::kNoElasticOutcome) {
+    p_after = res.plastic.momentum;
+    impulses = res.plastic.impulses;
+    record.plastic = true;
+    record.restitution = 0.0;
+  } else {
+    const Outcome& o = workspace_.outcomes.items[0];
+    p_after = o.momentum;
+    impulses = o.impulses;
+    record.plastic = restitution == 0.0;
+    record.restitution = restitution;
+    for (int s = 0; s < o.sequences[0].stored(); ++s) record.sequence.push_back(closed[o.sequences[0].contacts[s]]);
+  }
+  record.momentum_before = ps;
+  record.momentum_after = p_after;
+  record.energy_before = model_->energy(qs, ps);
+  record.energy_after = model_->energy(qs, p_after);
+  impacts_.push_back(std::move(record));
+  any_impact = true;
+  // Contacts that took an impulse have had an impact now; after a plastic impact they rest.
+  const double scale = problem.momentum_norm();
+  for (int c = 0; c < closed_count; ++c) {
+    if (impulses[c] <= 1e-12 * scale / std::max(problem.normal_norms()[c], 1e-300)) continue;
+    last_impact_[closed[c]] = ts;
+    if (restitution == 0.0 || impacts_.back().plastic) {
+      bool rests = false;
+      for (int r = 0; r < resting_.count; ++r) rests = rests || resting_.index[r] == closed[c];
+      if (!rests && resting_.count < kMaxContacts) resting_.index[resting_.count++] = closed[c];
+    }
+  }
+}
+
+SimulationResult simulate(const DynamicModel& model, const DofVector& q0, const DofVector& p0,
+                          const SimulationOptions& options) {
+  Simulator sim(model, options);
+  sim.reset(q0, p0);
+  SimulationResult result;
+  std::vector<long> wanted = options.record_steps;
+  std::sort(wanted.begin(), wanted.end());
+  std::size_t next = 0;
+  auto record = [&] {
+    while (next < wanted.size() && wanted[next] == sim.step()) {
+      result.records.push_back(StateRecord{sim.step(), sim.t(), sim.q(), sim.p(), sim.energy()});
+      ++next;
+    }
+  };
+  record();
+  long total = 0;
+  for (long k = 0; k < options.steps; ++k) {
+    sim.advance();
+    total += sim.last_step_iterations();
+    result.newton_max = std::max(result.newton_max, sim.last_step_iterations());
+    record();
+  }
+  result.newton_mean = options.steps > 0 ? static_cast<double>(total) / static_cast<double>(options.steps) : 0.0;
+  result.impacts = sim.impacts();
+  result.max_energy_drift = sim.max_energy_drift();
+  result.q = sim.q();
+  result.p = sim.p();
+  result.t = sim.t();
+  return result;
+}
+
+}  // namespace simpact

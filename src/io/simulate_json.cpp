@@ -1,0 +1,204 @@
+#include "simpact/io/simulate_json.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "simpact/core/input_error.hpp"
+
+namespace simpact {
+
+namespace {
+
+using Json = nlohmann::json;
+using OrderedJson = nlohmann::ordered_json;
+
+const std::vector<std::string> kKeys = {"_comment", "model", "params", "q0", "p0", "v0", "dt", "steps", "t_end",
+                                        "ordering", "restitution", "record", "simultaneity_tolerance",
+                                        "gap_tolerance", "localization_tolerance", "newton", "seed"};
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+void check_keys(const Json& obj, const std::vector<std::string>& allowed, const std::string& prefix) {
+  for (auto it = obj.begin(); it != obj.end(); ++it)
+    if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end())
+      throw InputError(prefix + it.key(), "unknown field (allowed: " + joined(allowed) + ")");
+}
+
+double number(const Json& j, const std::string& field) {
+  if (!j.is_number()) throw InputError(field, fmt::format("must be a number, not {}", j.type_name()));
+  const double v = j.get<double>();
+  if (!std::isfinite(v)) throw InputError(field, "must be finite");
+  return v;
+}
+
+double positive(const Json& j, const std::string& field) {
+  const double v = number(j, field);
+  if (!(v > 0.0)) throw InputError(field, fmt::format("{} must be > 0", v));
+  return v;
+}
+
+long long integer(const Json& j, const std::string& field, long long lo, long long hi) {
+  const double v = number(j, field);
+  if (v != std::round(v) || v < static_cast<double>(lo) || v > static_cast<double>(hi))
+    throw InputError(field, fmt::format("{} must be an integer in [{}, {}]", v, lo, hi));
+  return static_cast<long long>(v);
+}
+
+std::vector<double> vector(const Json& j, const std::string& field) {
+  if (!j.is_array()) throw InputError(field, fmt::format("must be an array of numbers, not {}", j.type_name()));
+  std::vector<double> out;
+  for (std::size_t i = 0; i < j.size(); ++i) out.push_back(number(j[i], fmt::format("{}[{}]", field, i)));
+  return out;
+}
+
+constexpr long long kMaxSteps = 1000000000LL;
+
+}  // namespace
+
+SimulateRequest parse_simulate_request(const std::string& json_text) {
+  Json doc;
+  try {
+    doc = Json::parse(json_text);
+  } catch (const Json::parse_error& e) {
+    std::string what = e.what();
+    std::replace(what.begin(), what.end(), '\n', ' ');
+    throw InputError("input", "invalid JSON: " + what);
+  }
+  if (!doc.is_object()) throw InputError("input", "must be a JSON object");
+  check_keys(doc, kKeys, "");
+  SimulateRequest r;
+  if (!doc.contains("model")) throw InputError("model", "required (e.g. \"chain\", \"cradle\")");
+  if (!doc["model"].is_string()) throw InputError("model", "must be a string");
+  r.model = doc["model"].get<std::string>();
+  if (doc.contains("params")) {
+    const Json& p = doc["params"];
+    if (!p.is_object()) throw InputError("params", "must be an object of numbers");
+    for (auto it = p.begin(); it != p.end(); ++it) r.params.set(it.key(), number(*it, "params." + it.key()));
+  }
+  if (doc.contains("q0")) r.q0 = vector(doc["q0"], "q0");
+  if (doc.contains("p0") && doc.contains("v0")) throw InputError("v0", "give p0 or v0, not both");
+  if (doc.contains("p0")) r.p0 = vector(doc["p0"], "p0");
+  if (doc.contains("v0")) r.v0 = vector(doc["v0"], "v0");
+  SimulateRequest& o = r;
+  if (!doc.contains("dt")) throw InputError("dt", "required: the time step [s]");
+  o.dt = positive(doc["dt"], "dt");
+  if (doc.contains("steps") == doc.contains("t_end")) throw InputError("steps", "give exactly one of steps, t_end");
+  if (doc.contains("steps")) {
+    o.steps = static_cast<long>(integer(doc["steps"], "steps", 0, kMaxSteps));
+  } else {
+    const double t_end = number(doc["t_end"], "t_end");
+    const double n = t_end / o.dt;
+    if (t_end < 0.0 || n > static_cast<double>(kMaxSteps))
+      throw InputError("t_end", fmt::format("{} must be in [0, {}·dt]", t_end, kMaxSteps));
+    const double rounded = std::round(n);
+    if (std::abs(n - rounded) > 1e-9 * std::max(1.0, n))
+      throw InputError("t_end", fmt::format("{} is not a whole number of steps of dt = {}", t_end, o.dt));
+    o.steps = static_cast<long>(rounded);
+  }
+  if (doc.contains("ordering")) {
+    if (!doc["ordering"].is_string()) throw InputError("ordering", "must be a string");
+    const std::string name = doc["ordering"].get<std::string>();
+    if (!parse_ordering_policy(name, o.policy) || o.policy == OrderingPolicy::kAll)
+      throw InputError("ordering", "'" + name.substr(0, 40) +
+                                       "' is not a single ordering (allowed: argmin, argmax, index, reverse, random)");
+  }
+  if (doc.contains("restitution")) {
+    o.restitution = number(doc["restitution"], "restitution");
+    if (o.restitution < 0.0 || o.restitution > 1.0)
+      throw InputError("restitution", fmt::format("{} is outside [0, 1]", o.restitution));
+  }
+  if (doc.contains("simultaneity_tolerance")) {
+    o.simultaneity_tolerance = number(doc["simultaneity_tolerance"], "simultaneity_tolerance");
+    if (*o.simultaneity_tolerance < 0.0) throw InputError("simultaneity_tolerance", "must be >= 0 [s]");
+  }
+  if (doc.contains("gap_tolerance")) o.gap_tolerance = positive(doc["gap_tolerance"], "gap_tolerance");
+  if (doc.contains("localization_tolerance")) {
+    o.localization_tolerance = positive(doc["localization_tolerance"], "localization_tolerance");
+    if (*o.localization_tolerance >= 1.0) throw InputError("localization_tolerance", "must be < 1 (relative to dt)");
+  }
+  if (doc.contains("newton")) {
+    const Json& nw = doc["newton"];
+    if (!nw.is_object()) throw InputError("newton", "must be an object {tolerance, max_iterations}");
+    check_keys(nw, {"tolerance", "max_iterations"}, "newton.");
+    if (nw.contains("tolerance")) {
+      o.newton_tolerance = positive(nw["tolerance"], "newton.tolerance");
+      if (*o.newton_tolerance >= 1.0) throw InputError("newton.tolerance", "must be < 1 (relative)");
+    }
+    if (nw.contains("max_iterations"))
+      o.newton_max_iterations = static_cast<int>(integer(nw["max_iterations"], "newton.max_iterations", 1, 1000));
+  }
+  if (doc.contains("seed"))
+    o.seed = static_cast<std::uint64_t>(integer(doc["seed"], "seed", 0, (1LL << 53)));
+  if (doc.contains("record")) {
+    const Json& rec = doc["record"];
+    if (!rec.is_object()) throw InputError("record", "must be {\"steps\": [..]} or {\"every\": N}");
+    check_keys(rec, {"steps", "every"}, "record.");
+    if (rec.contains("steps") == rec.contains("every"))
+      throw InputError("record", "give exactly one of steps, every");
+    if (rec.contains("steps")) {
+      const Json& s = rec["steps"];
+      if (!s.is_array()) throw InputError("record.steps", "must be an array of step numbers");
+      for (std::size_t i = 0; i < s.size(); ++i)
+        o.record_steps.push_back(static_cast<long>(integer(s[i], fmt::format("record.steps[{}]", i), 0, o.steps)));
+    } else {
+      const long every = static_cast<long>(integer(rec["every"], "record.every", 1, kMaxSteps));
+      for (long k = 0; k <= o.steps; k += every) o.record_steps.push_back(k);
+    }
+  } else {
+    o.record_steps.push_back(o.steps);  // the final state
+  }
+  return r;
+}
+
+namespace {
+OrderedJson num(double v) { return std::isfinite(v) ? OrderedJson(v) : OrderedJson(nullptr); }
+OrderedJson vec(const std::vector<double>& v) {
+  OrderedJson a = OrderedJson::array();
+  for (double x : v) a.push_back(num(x));
+  return a;
+}
+}  // namespace
+
+std::string simulation_to_json(const SimulateRequest& request, const SimulateReport& report, int indent) {
+  OrderedJson out;
+  OrderedJson records = OrderedJson::array();
+  for (const auto& r : report.records)
+    records.push_back({{"step", r.step}, {"t", num(r.t)}, {"q", vec(r.q)}, {"p", vec(r.p)}, {"energy", num(r.energy)}});
+  OrderedJson impacts = OrderedJson::array();
+  for (const auto& i : report.impacts) {
+    impacts.push_back({{"t", num(i.t)},
+                       {"contacts", i.contacts},
+                       {"sequence", i.sequence},
+                       {"energy_before", num(i.energy_before)},
+                       {"energy_after", num(i.energy_after)},
+                       {"plastic", i.plastic},
+                       {"step", i.step},
+                       {"zeno", i.zeno},
+                       {"restitution", num(i.restitution)},
+                       {"policy", std::string(ordering_policy_name(i.policy))},
+                       {"status", i.status},
+                       {"momentum_before", vec(i.momentum_before)},
+                       {"momentum_after", vec(i.momentum_after)}});
+  }
+  out["records"] = records;
+  out["impacts"] = impacts;
+  out["max_energy_drift"] = num(report.max_energy_drift);
+  out["newton"] = {{"mean", num(report.newton_mean)}, {"max", report.newton_max}};
+  out["status"] = "ok";
+  out["model"] = request.model;
+  out["dof"] = report.coordinates.size();
+  out["coordinates"] = report.coordinates;
+  out["dt"] = num(request.dt);
+  out["steps"] = request.steps;
+  return out.dump(indent < 0 ? -1 : indent) + "\n";
+}
+
+}  // namespace simpact

@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""`simpact simulate` end to end: the JSON contract of issue 12 on the real program.
+
+    simulate_cli.py SIMPACT EXAMPLES_DIR
+Checks the cradle example (ends at [0, 0, v], energy kept), a chain run with records every N
+steps, the ball coming to rest with a plastic Zeno impact, and bad input: exit 2 with one line
+naming the field. Exits 1 listing the failed checks.
+"""
+import json
+import subprocess
+import sys
+
+SIMPACT, EXAMPLES = sys.argv[1], sys.argv[2]
+FAILED = []
+
+
+def check(cond, what):
+    print(("ok: " if cond else "FAIL: ") + what)
+    if not cond:
+        FAILED.append(what)
+
+
+def run(args, stdin=None):
+    return subprocess.run([SIMPACT, "simulate"] + args, input=stdin, capture_output=True, text=True, timeout=120)
+
+
+p = run([EXAMPLES + "/simulate_cradle.json"])
+check(p.returncode == 0, f"cradle example exits 0 ({p.stderr.strip()})")
+out = json.loads(p.stdout)
+for key in ("records", "impacts", "max_energy_drift", "newton", "status"):
+    check(key in out, f"output has '{key}'")
+last = out["records"][-1]
+check(last["step"] == 200 and abs(last["t"] - 0.2) < 1e-12, "last record is step 200 at t = 0.2")
+check(max(abs(a - b) for a, b in zip(last["p"], [0, 0, 1])) < 1e-9, f"cradle ends at p = [0, 0, 1]: {last['p']}")
+check(abs(last["energy"] - 0.5) < 1e-9, "energy kept")
+imp = out["impacts"]
+check(len(imp) == 1 and imp[0]["contacts"] == [0, 1] and not imp[0]["plastic"], f"one elastic impact on both contacts")
+check(abs(imp[0]["energy_before"] - imp[0]["energy_after"]) < 1e-12, "elastic impact keeps energy")
+check(out["newton"]["max"] >= 0 and out["status"] == "ok", "newton stats and status")
+
+chain = {"model": "chain", "params": {"n": 4, "link_length": 1, "mass": 1, "g": 9.81}, "q0": [0.3] * 4,
+         "p0": [0] * 4, "dt": 0.001, "steps": 1000, "record": {"every": 250}}
+p = run([], json.dumps(chain))
+out = json.loads(p.stdout)
+check([r["step"] for r in out["records"]] == [0, 250, 500, 750, 1000], "record every 250 steps")
+check(out["max_energy_drift"] < 1e-4 * abs(out["records"][0]["energy"]), "chain energy drift small")
+check(out["newton"]["mean"] >= 1 and out["newton"]["max"] <= 5, f"newton {out['newton']}")
+# V = Σ m g y with y = 0 at the pivot: all links at 0.3 rad relative → absolute 0.3, 0.6, 0.9, 1.2
+import math
+v0 = -9.81 * sum(sum(math.cos(0.3 * (k + 1)) for k in range(j + 1)) for j in range(4))
+check(abs(out["records"][0]["energy"] - v0) < 1e-12, f"chain V(q0) = {v0}")
+
+ball = {"model": "ball", "params": {"radius": 0.1, "height": 1}, "dt": 0.001, "t_end": 3,
+        "restitution": 0.5, "record": {"steps": [3000]}}
+p = run([], json.dumps(ball))
+out = json.loads(p.stdout)
+check(p.returncode == 0 and out["impacts"][-1]["plastic"] and out["impacts"][-1]["zeno"], "ball ends with a plastic Zeno impact")
+check(abs(out["records"][-1]["q"][0] - 0.1) < 1e-9, "ball rests on the floor")
+
+BAD = [
+    ({"model": "chain", "steps": 10}, "dt"),
+    ({"model": "chain", "dt": 0.001}, "steps"),
+    ({"model": "chian", "dt": 0.001, "steps": 1}, "model"),
+    ({"model": "chain", "params": {"n": 2.5}, "dt": 0.001, "steps": 1}, "params.n"),
+    ({"model": "chain", "params": {"nn": 2}, "dt": 0.001, "steps": 1}, "params.nn"),
+    ({"model": "chain", "q0": [1, 2, 3], "dt": 0.001, "steps": 1}, "q0"),
+    ({"model": "chain", "dt": 0.001, "steps": 10, "record": {"steps": [20]}}, "record.steps[0]"),
+    ({"model": "cradle", "dt": 0.001, "steps": 10, "ordering": "all"}, "ordering"),
+    ({"model": "cradle", "dt": 0.001, "steps": 10, "restitution": 2}, "restitution"),
+    ({"model": "cradle", "dt": 0.001, "t_end": 0.0105}, "t_end"),
+    ({"model": "cradle", "dt": 0.001, "steps": 1, "newton": {"tol": 1}}, "newton.tol"),
+    ({"model": "cradle", "dt": 0.001, "steps": 1, "q0": [0, 0.05, 0.1]}, "q0"),
+    ({"model": "cradle", "dt": 0.001, "steps": 1, "stpes": 1}, "stpes"),
+]
+for doc, field in BAD:
+    p = run([], json.dumps(doc))
+    lines = [l for l in p.stderr.splitlines() if l.strip()]
+    check(p.returncode == 2 and len(lines) == 1 and lines[0].startswith(f"simpact: error: {field}:"),
+          f"bad {field}: exit 2, one line naming it ({p.returncode}, {p.stderr.strip()!r})")
+p = run([], "{not json")
+check(p.returncode == 2 and "input" in p.stderr, "invalid JSON: exit 2")
+p = run(["-o", "x.h5"], json.dumps({"model": "chain", "dt": 0.001, "steps": 1}))
+check(p.returncode == 2 and "output" in p.stderr, "HDF5 output refused with exit 2 naming output")
+# Newton failure: a runtime error (exit 1) naming the step and the residual
+p = run([], json.dumps({"model": "chain", "params": {"n": 4}, "q0": [0.3] * 4, "dt": 0.001, "steps": 5,
+                        "newton": {"max_iterations": 1}}))
+check(p.returncode == 1 and "step 1" in p.stderr and "residual" in p.stderr, f"Newton failure: exit 1 naming step and residual ({p.stderr.strip()!r})")
+
+if FAILED:
+    print(f"{len(FAILED)} check(s) failed")
+    sys.exit(1)
