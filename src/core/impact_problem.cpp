@@ -9,11 +9,9 @@
 
 namespace simpact {
 
-ImpactProblem::ImpactProblem(KineticMetric metric, const Eigen::Ref<const RowMajorMatrix>& normals,
-                             const Eigen::Ref<const Eigen::VectorXd>& momentum, double restitution,
-                             const Eigen::Ref<const Eigen::VectorXd>& gaps, double gap_tolerance)
-    : metric_(std::move(metric)) {
-  const int d = metric_.dof();
+namespace {
+
+void check_momentum(int d, const Eigen::Ref<const Eigen::VectorXd>& momentum) {
   if (momentum.size() != d)
     throw InputError("momentum", fmt::format("must have length d = {} (got {})", d, momentum.size()));
   if (!momentum.allFinite()) throw InputError("momentum", "must be finite (found NaN or Inf)");
@@ -22,6 +20,24 @@ ImpactProblem::ImpactProblem(KineticMetric metric, const Eigen::Ref<const RowMaj
       throw InputError("momentum", fmt::format("entry {} = {:g} is outside the computable magnitude range "
                                                "[{:g}, {:g}]: change units",
                                                i, momentum[i], kMinMagnitude, kMaxMagnitude));
+}
+
+void check_restitution(double restitution) {
+  if (!(restitution >= 0.0 && restitution <= 1.0))
+    throw InputError("restitution", "must be a number in [0, 1]");
+}
+
+const ImpactSystem& empty_system() {
+  static const ImpactSystem system;
+  return system;
+}
+
+}  // namespace
+
+ImpactSystem::ImpactSystem(KineticMetric metric, const Eigen::Ref<const RowMajorMatrix>& normals,
+                           const Eigen::Ref<const Eigen::VectorXd>& gaps, double gap_tolerance)
+    : metric_(std::move(metric)) {
+  const int d = metric_.dof();
   if (!(gap_tolerance >= 0.0 && std::isfinite(gap_tolerance)))
     throw InputError("gap_tolerance", "must be a finite number >= 0");
   if (normals.rows() == 0) throw InputError("normals", "at least one contact normal is required");
@@ -31,11 +47,6 @@ ImpactProblem::ImpactProblem(KineticMetric metric, const Eigen::Ref<const RowMaj
   if (gaps.size() != 0 && gaps.size() != normals.rows())
     throw InputError("gaps", fmt::format("must have one entry per normal ({} normals, {} gaps)",
                                          normals.rows(), gaps.size()));
-  if (!(restitution >= 0.0 && restitution <= 1.0))
-    throw InputError("restitution", "must be a number in [0, 1]");
-  restitution_ = restitution;
-  momentum_ = momentum;
-
   given_contacts_ = static_cast<int>(normals.rows());
   int closed = 0;
   for (int i = 0; i < given_contacts_; ++i) {
@@ -61,36 +72,109 @@ ImpactProblem::ImpactProblem(KineticMetric metric, const Eigen::Ref<const RowMaj
   normals_.resize(closed, d);
   for (int i = 0; i < closed; ++i) normals_.row(i) = normals.row(given_index_[i]);
 
-  // W = M⁻¹ Nᵀ (one triangular solve per contact), then A = N W and c⁻ = Wᵀ p⁻ᵀ.
-  DofByContact w = normals_.transpose();
-  metric_.solve_in_place(w);
-  gram_.noalias() = normals_ * w;
+  // W = M⁻¹ Nᵀ (one triangular solve per contact), then A = N W; a state's c⁻ = Wᵀ p⁻ᵀ.
+  velocity_directions_ = normals_.transpose();
+  metric_.solve_in_place(velocity_directions_);
+  gram_.noalias() = normals_ * velocity_directions_;
   gram_ = 0.5 * (gram_ + gram_.transpose()).eval();  // exact symmetry for the LCP
-  rates_.noalias() = w.transpose() * momentum_;
   whitened_normals_ = normals_.transpose();
   metric_.whiten_in_place(whitened_normals_);
-  whitened_momentum_ = momentum_;
-  metric_.whiten_in_place(whitened_momentum_);
-  momentum_norm_sq_ = std::max(0.0, metric_.squared_norm(momentum_));
-  momentum_norm_ = std::sqrt(momentum_norm_sq_);
   normal_norms_ = gram_.diagonal().cwiseSqrt();
-  tolerances_ = kFeasibilityTolerance * momentum_norm_ * normal_norms_;
+}
+
+ImpactProblem::ImpactProblem() : system_(&empty_system()) {}
+
+ImpactProblem::ImpactProblem(KineticMetric metric, const Eigen::Ref<const RowMajorMatrix>& normals,
+                             const Eigen::Ref<const Eigen::VectorXd>& momentum, double restitution,
+                             const Eigen::Ref<const Eigen::VectorXd>& gaps, double gap_tolerance)
+    : system_(&empty_system()) {
+  // p⁻ and R first: their errors read before those of the normals, as they always have.
+  check_momentum(metric.dof(), momentum);
+  check_restitution(restitution);
+  owned_.emplace(std::move(metric), normals, gaps, gap_tolerance);
+  system_ = &*owned_;
+  set_state(momentum, restitution);
+}
+
+ImpactProblem::ImpactProblem(const ImpactSystem& system, const Eigen::Ref<const Eigen::VectorXd>& momentum,
+                             double restitution)
+    : system_(&system) {
+  set_state(momentum, restitution);
+}
+
+ImpactProblem::ImpactProblem(const ImpactProblem& other)
+    : owned_(other.owned_),
+      system_(other.owned_ ? &*owned_ : other.system_),
+      momentum_(other.momentum_),
+      restitution_(other.restitution_),
+      rates_(other.rates_),
+      tolerances_(other.tolerances_),
+      momentum_norm_(other.momentum_norm_),
+      momentum_norm_sq_(other.momentum_norm_sq_),
+      whitened_momentum_(other.whitened_momentum_) {}
+
+ImpactProblem& ImpactProblem::operator=(const ImpactProblem& other) {
+  if (this != &other) {
+    ImpactProblem copy(other);
+    *this = std::move(copy);
+  }
+  return *this;
+}
+
+ImpactProblem::ImpactProblem(ImpactProblem&& other) noexcept
+    : owned_(std::move(other.owned_)),
+      system_(owned_ ? &*owned_ : other.system_),
+      momentum_(std::move(other.momentum_)),
+      restitution_(other.restitution_),
+      rates_(std::move(other.rates_)),
+      tolerances_(std::move(other.tolerances_)),
+      momentum_norm_(other.momentum_norm_),
+      momentum_norm_sq_(other.momentum_norm_sq_),
+      whitened_momentum_(std::move(other.whitened_momentum_)) {}
+
+ImpactProblem& ImpactProblem::operator=(ImpactProblem&& other) noexcept {
+  if (this != &other) {
+    owned_ = std::move(other.owned_);
+    system_ = owned_ ? &*owned_ : other.system_;
+    momentum_ = std::move(other.momentum_);
+    restitution_ = other.restitution_;
+    rates_ = std::move(other.rates_);
+    tolerances_ = std::move(other.tolerances_);
+    momentum_norm_ = other.momentum_norm_;
+    momentum_norm_sq_ = other.momentum_norm_sq_;
+    whitened_momentum_ = std::move(other.whitened_momentum_);
+  }
+  return *this;
+}
+
+void ImpactProblem::set_state(const Eigen::Ref<const Eigen::VectorXd>& momentum, double restitution) {
+  const ImpactSystem& sys = *system_;
+  check_momentum(sys.dof(), momentum);
+  check_restitution(restitution);
+  restitution_ = restitution;
+  momentum_ = momentum;
+  rates_.noalias() = sys.velocity_directions().transpose() * momentum_;
+  whitened_momentum_ = momentum_;
+  sys.metric().whiten_in_place(whitened_momentum_);
+  momentum_norm_sq_ = std::max(0.0, sys.metric().squared_norm(momentum_));
+  momentum_norm_ = std::sqrt(momentum_norm_sq_);
+  tolerances_ = kFeasibilityTolerance * momentum_norm_ * sys.normal_norms();
 }
 
 DofVector ImpactProblem::momentum_from_impulses(const ContactVector& impulses) const {
   DofVector p = momentum_;
-  p.noalias() += normals_.transpose() * impulses;
+  p.noalias() += normals().transpose() * impulses;
   return p;
 }
 
 double ImpactProblem::energy_from_impulses(const ContactVector& impulses) const {
-  const double sq = momentum_norm_sq_ + 2.0 * impulses.dot(rates_) + impulses.dot(gram_ * impulses);
+  const double sq = momentum_norm_sq_ + 2.0 * impulses.dot(rates_) + impulses.dot(gram() * impulses);
   return 0.5 * std::max(0.0, sq);
 }
 
 double ImpactProblem::distance_between(const ContactVector& a, const ContactVector& b) const {
   const ContactVector diff = a - b;
-  DofVector y = whitened_normals_ * diff;  // L⁻¹ (Δλᵀ N)ᵀ
+  DofVector y = whitened_normals() * diff;  // L⁻¹ (Δλᵀ N)ᵀ
   return y.norm();
 }
 

@@ -10,6 +10,7 @@
 #include <random>
 #include <string>
 
+#include "simpact/core/impact_resolution.hpp"
 #include "simpact/core/input_error.hpp"
 #include "test_support.hpp"
 
@@ -108,6 +109,64 @@ TEST(ImpactProblem, RejectsBadInputNamingTheField) {
   Eigen::VectorXd gaps = Eigen::VectorXd::Zero(kMaxContacts + 1);
   gaps[3] = 1.0;
   EXPECT_EQ(ImpactProblem(metric, many, p, 1.0, gaps).contacts(), kMaxContacts);
+}
+
+}  // namespace
+}  // namespace simpact
+
+namespace simpact {
+namespace {
+
+// One system, many states (issue: the system was refactored per impact): a problem that borrows
+// an ImpactSystem resolves exactly like one that builds its own, copies keep pointing at a live
+// system, and the borrowed path never refactors M (checked by identical Gram matrices and rates).
+TEST(ImpactSystem, BorrowedSystemGivesTheSameProblemAsAnOwnedOne) {
+  Eigen::MatrixXd m(3, 3);
+  m << 2.0, 0.3, 0.0, 0.3, 1.0, 0.1, 0.0, 0.1, 3.0;
+  ImpactProblem::RowMajorMatrix normals(2, 3);
+  normals << -1.0, 1.0, 0.0, 0.0, -1.0, 1.0;
+  const ImpactSystem system(KineticMetric(m), normals);
+  for (const Eigen::Vector3d& p : {Eigen::Vector3d(1, 0, 0), Eigen::Vector3d(2, -1, 0.5), Eigen::Vector3d(0, 0, -1)}) {
+    for (double r : {0.0, 0.6, 1.0}) {
+      const ImpactProblem owned(KineticMetric(m), normals, p, r);
+      const ImpactProblem borrowed(system, p, r);
+      EXPECT_EQ(&borrowed.system(), &system);
+      EXPECT_EQ(owned.gram(), borrowed.gram());
+      EXPECT_EQ(owned.initial_rates(), borrowed.initial_rates());
+      EXPECT_EQ(owned.momentum_norm(), borrowed.momentum_norm());
+      ImpactWorkspace wa, wb;
+      const ImpactResolution a = resolve_impact(owned, ResolveOptions{}, wa);
+      const ImpactResolution b = resolve_impact(borrowed, ResolveOptions{}, wb);
+      ASSERT_EQ(a.outcome_count, b.outcome_count);
+      EXPECT_EQ(a.status, b.status);
+      for (int j = 0; j < a.outcome_count; ++j)
+        EXPECT_EQ(wa.outcomes.items[static_cast<std::size_t>(j)].momentum,
+                  wb.outcomes.items[static_cast<std::size_t>(j)].momentum);
+      if (std::isnan(a.xi)) {
+        EXPECT_TRUE(std::isnan(b.xi));
+      } else {
+        EXPECT_EQ(a.xi, b.xi);
+      }
+    }
+  }
+  // Copies and moves of an owning problem point at their own system, not the source's.
+  ImpactProblem original(KineticMetric(m), normals, Eigen::Vector3d(1, 0, 0), 1.0);
+  ImpactProblem copy = original;
+  EXPECT_NE(&copy.system(), &original.system());
+  EXPECT_EQ(copy.gram(), original.gram());
+  ImpactProblem moved = std::move(copy);
+  EXPECT_EQ(moved.gram(), original.gram());
+  ImpactProblem assigned;
+  assigned = moved;
+  EXPECT_NE(&assigned.system(), &moved.system());
+  EXPECT_EQ(assigned.initial_rates(), original.initial_rates());
+  // A borrowed copy shares the caller's system.
+  const ImpactProblem b1(system, Eigen::Vector3d(1, 0, 0), 1.0);
+  const ImpactProblem b2 = b1;
+  EXPECT_EQ(&b2.system(), &system);
+  // The state is still validated.
+  EXPECT_THROW(ImpactProblem(system, Eigen::Vector2d(1, 0), 1.0), InputError);
+  EXPECT_THROW(ImpactProblem(system, Eigen::Vector3d(1, 0, 0), 1.5), InputError);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "simpact/core/fixed_size.hpp"
 #include "simpact/core/kinetic_metric.hpp"
@@ -19,48 +20,99 @@ namespace simpact {
 inline constexpr double kFeasibilityTolerance = 1e-10;
 inline constexpr double kGapTolerance = 1e-9;
 
+// The configuration-dependent part of an impact (STYLE: immutable description): the factored
+// mass matrix, the closed contacts' normals u_i = Dφ_i(q*), the Gram matrix A = N M⁻¹ Nᵀ and the
+// whitened normals. Built once per configuration and shared by every impact resolved there (a
+// time stepper's impacts at one q, a sweep task's orderings): only p⁻ and R change.
+class ImpactSystem {
+ public:
+  using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  ImpactSystem() = default;
+  // normals: one row per contact (k×d); gaps: optional φ_i (empty: every contact closed; open
+  // contacts, φ_i > gap_tolerance, are dropped; φ_i < −gap_tolerance is penetration: closed and
+  // counted in penetrating_contacts()). Throws InputError naming the field ("normals[2]",
+  // "gaps", ...), also for magnitudes outside [kMinMagnitude, kMaxMagnitude].
+  ImpactSystem(KineticMetric metric, const Eigen::Ref<const RowMajorMatrix>& normals,
+               const Eigen::Ref<const Eigen::VectorXd>& gaps = Eigen::VectorXd(),
+               double gap_tolerance = kGapTolerance);
+
+  int dof() const { return metric_.dof(); }
+  int contacts() const { return static_cast<int>(normals_.rows()); }  // closed contacts only
+  int given_index(int i) const { return given_index_[i]; }
+  int given_contacts() const { return given_contacts_; }
+  int penetrating_contacts() const { return penetrating_count_; }
+  int penetrating_index(int j) const { return penetrating_[j]; }
+  const KineticMetric& metric() const { return metric_; }
+  const NormalMatrix& normals() const { return normals_; }
+  const ContactMatrix& gram() const { return gram_; }                       // A
+  const ContactVector& normal_norms() const { return normal_norms_; }       // ||u_i||_g
+  const DofByContact& whitened_normals() const { return whitened_normals_; }  // B = L⁻¹Nᵀ
+  const DofByContact& velocity_directions() const { return velocity_directions_; }  // W = M⁻¹Nᵀ
+
+ private:
+  KineticMetric metric_;
+  NormalMatrix normals_;
+  ContactMatrix gram_;
+  ContactVector normal_norms_;
+  DofByContact whitened_normals_;
+  DofByContact velocity_directions_;
+  int given_index_[kMaxContacts] = {};
+  int given_contacts_ = 0;
+  int penetrating_[kMaxContacts] = {};
+  int penetrating_count_ = 0;
+};
+
+// One simultaneous impact: an ImpactSystem (owned, or borrowed from the caller) and the state
+// p⁻, R, with everything the resolution needs precomputed in contact coordinates:
+// c⁻ = N M⁻¹ p⁻ᵀ (rates <p⁻,u_i>_g), so a reflection costs O(k) and a momentum is p = p⁻ + λᵀN.
 class ImpactProblem {
  public:
-  ImpactProblem() = default;
-  // normals: one row per contact (k×d); momentum: p⁻ (length d); gaps: optional φ_i (empty:
-  // every contact closed; open contacts, φ_i > gap_tolerance, are dropped; φ_i < −gap_tolerance
-  // is penetration: closed and counted in penetrating_contacts()). Throws InputError naming the
-  // field ("normals[2]", "momentum", "restitution", ...), also for magnitudes outside
-  // [kMinMagnitude, kMaxMagnitude] (magnitude_range.hpp).
-  using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  ImpactProblem();
+  using RowMajorMatrix = ImpactSystem::RowMajorMatrix;
+  // Builds (and owns) its system: see ImpactSystem for normals and gaps. momentum: p⁻ (length d).
+  // Throws InputError naming the field ("normals[2]", "momentum", "restitution", ...).
   ImpactProblem(KineticMetric metric, const Eigen::Ref<const RowMajorMatrix>& normals,
                 const Eigen::Ref<const Eigen::VectorXd>& momentum, double restitution,
                 const Eigen::Ref<const Eigen::VectorXd>& gaps = Eigen::VectorXd(),
                 double gap_tolerance = kGapTolerance);
+  // Borrows `system` (which must outlive this problem): costs O(dk) — no factorization.
+  ImpactProblem(const ImpactSystem& system, const Eigen::Ref<const Eigen::VectorXd>& momentum,
+                double restitution);
+  ImpactProblem(const ImpactProblem& other);
+  ImpactProblem& operator=(const ImpactProblem& other);
+  ImpactProblem(ImpactProblem&& other) noexcept;
+  ImpactProblem& operator=(ImpactProblem&& other) noexcept;
+  ~ImpactProblem() = default;
 
-  int dof() const { return metric_.dof(); }
-  int contacts() const { return static_cast<int>(normals_.rows()); }  // closed contacts only
+  const ImpactSystem& system() const { return *system_; }
+  int dof() const { return system_->dof(); }
+  int contacts() const { return system_->contacts(); }  // closed contacts only
   // Index of closed contact i among the normals given (open contacts are skipped).
-  int given_index(int i) const { return given_index_[i]; }
-  int given_contacts() const { return given_contacts_; }
+  int given_index(int i) const { return system_->given_index(i); }
+  int given_contacts() const { return system_->given_contacts(); }
   // Given indices of the contacts closed because their gap was negative (penetration).
-  int penetrating_contacts() const { return penetrating_count_; }
-  int penetrating_index(int j) const { return penetrating_[j]; }
+  int penetrating_contacts() const { return system_->penetrating_contacts(); }
+  int penetrating_index(int j) const { return system_->penetrating_index(j); }
 
-  const KineticMetric& metric() const { return metric_; }
-  const NormalMatrix& normals() const { return normals_; }
+  const KineticMetric& metric() const { return system_->metric(); }
+  const NormalMatrix& normals() const { return system_->normals(); }
   const DofVector& momentum() const { return momentum_; }
   double restitution() const { return restitution_; }
-  const ContactMatrix& gram() const { return gram_; }                  // A
-  const ContactVector& initial_rates() const { return rates_; }        // c⁻
-  const ContactVector& tolerances() const { return tolerances_; }      // tol_i
-  const ContactVector& normal_norms() const { return normal_norms_; }  // ||u_i||_g
-  double momentum_norm() const { return momentum_norm_; }              // ||p⁻||_g
-  double energy_before() const { return 0.5 * momentum_norm_sq_; }     // ½||p⁻||²_g [J]
+  const ContactMatrix& gram() const { return system_->gram(); }                  // A
+  const ContactVector& initial_rates() const { return rates_; }                  // c⁻
+  const ContactVector& tolerances() const { return tolerances_; }                // tol_i
+  const ContactVector& normal_norms() const { return system_->normal_norms(); }  // ||u_i||_g
+  double momentum_norm() const { return momentum_norm_; }                        // ||p⁻||_g
+  double energy_before() const { return 0.5 * momentum_norm_sq_; }               // ½||p⁻||²_g [J]
   // B = L⁻¹Nᵀ (column i: whitened u_i) and y⁻ = L⁻¹p⁻ with M = LLᵀ: <p,u_i>_g = b_i·y, so the
   // plastic QP is a least-squares problem in B that never squares its condition number.
-  const DofByContact& whitened_normals() const { return whitened_normals_; }
+  const DofByContact& whitened_normals() const { return system_->whitened_normals(); }
   const DofVector& whitened_momentum() const { return whitened_momentum_; }
 
   // p = p⁻ + λᵀN.
   DofVector momentum_from_impulses(const ContactVector& impulses) const;
   // <p,u_i>_g for p = p⁻ + λᵀN: c = c⁻ + Aλ.
-  ContactVector rates_from_impulses(const ContactVector& impulses) const { return rates_ + gram_ * impulses; }
+  ContactVector rates_from_impulses(const ContactVector& impulses) const { return rates_ + gram() * impulses; }
   // ½||p⁻ + λᵀN||²_g without forming p: ½(||p⁻||² + 2λ·c⁻ + λᵀAλ).
   double energy_from_impulses(const ContactVector& impulses) const;
   // ||(λ_a − λ_b)ᵀN||_g: the g-distance between two momenta reached from p⁻, formed as a
@@ -68,32 +120,27 @@ class ImpactProblem {
   // rounding floor (~1e-8 relative) hides equal outcomes when the normals are dependent.
   double distance_between(const ContactVector& a, const ContactVector& b) const;
   // ||a − b||_g [kg·m/s-equivalent: sqrt(2 J · kg)]
-  double distance(const DofVector& a, const DofVector& b) const { return metric_.norm(a - b); }
+  double distance(const DofVector& a, const DofVector& b) const { return metric().norm(a - b); }
   // ½||p||²_g [J]
   double energy(const DofVector& p) const {
-    const double n = metric_.norm(p);
+    const double n = metric().norm(p);
     return 0.5 * n * n;
   }
   // True when every closed contact has <p,u_i>_g ≥ −tol_i.
   bool feasible(const ContactVector& rates) const { return (rates.array() >= -tolerances_.array()).all(); }
 
  private:
-  KineticMetric metric_;
-  NormalMatrix normals_;
+  void set_state(const Eigen::Ref<const Eigen::VectorXd>& momentum, double restitution);
+
+  std::optional<ImpactSystem> owned_;  // set when this problem built its own system
+  const ImpactSystem* system_;         // owned_ or the caller's
   DofVector momentum_;
   double restitution_ = 1.0;
-  ContactMatrix gram_;
   ContactVector rates_;
   ContactVector tolerances_;
-  ContactVector normal_norms_;
   double momentum_norm_ = 0.0;
   double momentum_norm_sq_ = 0.0;
-  DofByContact whitened_normals_;
   DofVector whitened_momentum_;
-  int given_index_[kMaxContacts] = {};
-  int given_contacts_ = 0;
-  int penetrating_[kMaxContacts] = {};
-  int penetrating_count_ = 0;
 };
 
 }  // namespace simpact
