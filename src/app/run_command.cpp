@@ -103,7 +103,7 @@ SizeEstimate estimate_sizes(const SweepConfig& config, const TaskKernel& kernel)
   e.output = static_cast<double>(config.grid_points()) * 8.0 *
              (static_cast<double>(kernel.columns().size()) * (config.replicas() > 1 ? 5 : 1) + 1);
   if (config.output.samples || config.output.momenta)
-    e.output += tasks * 8.0 * (columns + 2 + static_cast<double>(config.grid.size()));
+    e.output += tasks * 8.0 * (columns + 4 + static_cast<double>(config.grid.size()));
   return e;
 }
 
@@ -216,13 +216,20 @@ int run_agreed(const RunArgs& args, MpiSession& mpi) {
   std::string output = args.output;
   if (output.empty())  // default: results/<config name>.h5
     output = "results/" + std::filesystem::path(args.config).stem().string() + ".h5";
-  const auto model = make_model(config.model);
   std::int64_t inadmissible = 0;
-  if (const std::string error = preflight(config, *model, inadmissible); !error.empty()) {
+  if (is_impact_model(config.model)) {
+    const auto model = make_model(config.model);
+    if (const std::string error = preflight(config, *model, inadmissible); !error.empty()) {
+      if (root) std::fprintf(stderr, "simpact: error: %s\n", error.c_str());
+      return 2;
+    }
+  }
+  const auto kernel_ptr = make_task_kernel(config);
+  const TaskKernel& kernel = *kernel_ptr;
+  if (const std::string error = check_sensitivity_outputs(config, kernel); !error.empty()) {
     if (root) std::fprintf(stderr, "simpact: error: %s\n", error.c_str());
     return 2;
   }
-  const ImpactTaskKernel kernel(make_model(config.model), study_options(config));
   const int threads = setup_threads(MPI_COMM_WORLD);
   if (args.dry_run) return root ? dry_run(config, kernel, output, mpi.size(), threads, inadmissible) : 0;
   // The output's directory (the default results/ too) is created once the input is valid; a
