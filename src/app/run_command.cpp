@@ -18,6 +18,7 @@
 #include "simpact/models/model_catalog.hpp"
 #include "simpact/sweep/parameter_space.hpp"
 #include "simpact/sweep/sweep_runner.hpp"
+#include "analyze.hpp"
 #include "sweep_setup.hpp"
 #include "thread_setup.hpp"
 
@@ -292,6 +293,27 @@ int run_agreed(const RunArgs& args, MpiSession& mpi) {
       std::fflush(stderr);
     }
     return 128 + s.interrupted_by;
+  }
+  // sensitivity.at_end: rank 0 analyses the finished file; every rank agrees on the outcome.
+  if (config.sensitivity.enabled && config.sensitivity.at_end && options.shard_count == 1 && s.output_complete) {
+    std::string error;
+    bool input = false;
+    if (root) {
+      try {
+        for (const auto& line : analyze_result(output, config, {}).lines) spdlog::info("{}", line);
+      } catch (const InputError& e) {
+        error = e.what();
+        input = true;
+      } catch (const std::exception& e) {
+        error = fmt::format("analysis of {}: {}", output, e.what());
+      }
+    }
+    int flags[2] = {error.empty() ? 0 : 1, input ? 1 : 0};
+    MPI_Bcast(flags, 2, MPI_INT, 0, MPI_COMM_WORLD);
+    if (flags[0] != 0) {
+      if (root) std::fprintf(stderr, "simpact: error: %s\n", error.c_str());
+      return flags[1] != 0 ? kExitInput : kExitFailure;
+    }
   }
   if (root) {
     if (s.already_complete) {
