@@ -31,7 +31,7 @@ MorrisIndices morris_indices(const double* y, std::int64_t bases, std::size_t di
     for (std::size_t s = 0; s < d; ++s) {
       const double before = radial ? yb[0] : yb[s], after = yb[s + 1];
       const std::size_t k = static_cast<std::size_t>(b) * d + s;
-      if (!std::isfinite(before) || !std::isfinite(after)) {
+      if (!std::isfinite(before) || !std::isfinite(after) || step[k] == 0.0) {
         ++out.nonfinite;
         continue;
       }

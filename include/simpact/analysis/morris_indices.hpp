@@ -15,7 +15,7 @@ namespace simpact {
 
 struct MorrisIndices {
   std::vector<double> mu, mu_star, sigma, mu_star_conf;  // [parameter]
-  std::int64_t nonfinite = 0;  // elementary effects skipped because f was not finite
+  std::int64_t nonfinite = 0;  // elementary effects skipped: f not finite, or a zero step (radial)
 };
 
 // y: bases · (D + 1) values, row 0 of each base its start (A). moved[b·D + s] is the parameter
