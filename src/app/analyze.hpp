@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "simpact/io/sweep_config.hpp"
+#include "simpact/io/sweep_config_yaml.hpp"
 #include "simpact/sweep/task_kernel.hpp"
 
 namespace simpact::app {

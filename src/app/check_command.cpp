@@ -5,7 +5,7 @@
 #include <string>
 
 #include "commands.hpp"
-#include "simpact/io/impact_json.hpp"
+#include "simpact/study/impact_service.hpp"
 #include "simpact/io/io_error.hpp"
 
 namespace simpact::app {

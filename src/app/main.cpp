@@ -17,7 +17,7 @@
 #include "commands.hpp"
 #include "simpact/core/input_error.hpp"
 #include "simpact/io/impact_json.hpp"
-#include "simpact/io/sweep_config.hpp"
+#include "simpact/io/sweep_config_yaml.hpp"
 #include "simpact/version.hpp"
 
 namespace {

@@ -11,10 +11,10 @@
 #include "mpi_session.hpp"
 #include "simpact/analysis/impact_task_kernel.hpp"
 #include "simpact/core/input_error.hpp"
-#include "simpact/io/sweep_config.hpp"
+#include "simpact/io/sweep_config_yaml.hpp"
 #include "simpact/io/sweep_file_reader.hpp"
 #include "simpact/models/model_catalog.hpp"
-#include "simpact/sweep/sweep_runner.hpp"
+#include "simpact/study/sweep_runner.hpp"
 #include "sweep_setup.hpp"
 
 namespace simpact::app {

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "simpact/analysis/impact_task_kernel.hpp"
-#include "simpact/io/sweep_config.hpp"
-#include "simpact/models/parameter_info.hpp"
+#include "simpact/core/parameter_info.hpp"
+#include "simpact/io/sweep_config_yaml.hpp"
 #include "simpact/sweep/task_kernel.hpp"
 
 namespace simpact::app {

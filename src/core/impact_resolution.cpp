@@ -44,8 +44,8 @@ struct Blend {
   double alpha = 1.0;
   double energy = 0.0;
 };
-Blend blend_with_plastic(const ImpactProblem& problem, const PlasticOutcome& plastic, const DofVector& elastic,
-                         const ContactVector& elastic_impulses) {
+Blend blend_with_plastic(const ImpactProblem& problem, const PlasticOutcome& plastic,
+                         const DofVector& elastic, const ContactVector& elastic_impulses) {
   DofVector ye = elastic;
   problem.metric().whiten_in_place(ye);
   Blend b;
@@ -163,11 +163,15 @@ ImpactResolution resolve_impact(const ImpactProblem& problem, const ResolveOptio
   res.node_cap_hit = set.node_cap_hit;
   res.outcome_cap_hit = set.outcome_cap_hit;
   res.definition1_cap_hit = definition1 && set.definition1.cap_hit;
+  // An unchecked Definition 1 verdict caps ξ only when ξ is taken over the minimal outcomes; with
+  // minimality = propagation the verdicts are a report (unknown ones are −1), ξ is complete.
+  const bool only_minimal = options.minimality == Minimality::kDefinition1;
+  const bool definition1_capped = only_minimal && res.definition1_cap_hit;
   // With R = 0 every ordering ends in p_p: no elastic cap can change an outcome.
-  const bool pair_capped = !plastic_only && options.compare_argmin_argmax &&
-                           (res.argmin.step_cap_hit || res.argmax.step_cap_hit);
-  const bool set_capped = res.step_cap_hit || res.depth_cap_hit || res.node_cap_hit || res.outcome_cap_hit ||
-                          res.definition1_cap_hit;
+  const bool pair_capped =
+      !plastic_only && options.compare_argmin_argmax && (res.argmin.step_cap_hit || res.argmax.step_cap_hit);
+  const bool set_capped =
+      res.step_cap_hit || res.depth_cap_hit || res.node_cap_hit || res.outcome_cap_hit || definition1_capped;
   const bool capped = set_capped || pair_capped;
   res.status =
       capped ? ResolveStatus::kCapHit : (initially_feasible ? ResolveStatus::kNoImpact : ResolveStatus::kOk);
@@ -175,12 +179,11 @@ ImpactResolution resolve_impact(const ImpactProblem& problem, const ResolveOptio
   res.unique = options.policy == OrderingPolicy::kAll && set.size == 1 && !set_capped;
   if (norm > 0.0) {
     if (options.policy == OrderingPolicy::kAll) {
-      const bool only_minimal = options.minimality == Minimality::kDefinition1;
       const double xi = diameter(problem, set, only_minimal) / norm;
       if (!set_capped)
         res.xi = (only_minimal && res.minimal_outcomes == 0) ? kNaN : xi;
       else if (res.outcome_cap_hit && !res.step_cap_hit && !res.depth_cap_hit && !res.node_cap_hit &&
-               !res.definition1_cap_hit)
+               !definition1_capped)
         res.xi_lower_bound = xi;  // every outcome found is a true outcome: a lower bound
     }
     if (options.compare_argmin_argmax && !pair_capped) {

@@ -3,48 +3,60 @@
 #include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 namespace simpact {
 
 namespace {
 
-using QrOfColumns = Eigen::ColPivHouseholderQR<DofByContact>;
+template <typename S>
+using BT = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor, kMaxDof, kMaxContacts>;
+template <typename S>
+using YT = Eigen::Matrix<S, Eigen::Dynamic, 1, Eigen::ColMajor, kMaxDof, 1>;
+template <typename S>
+using XT = Eigen::Matrix<S, Eigen::Dynamic, 1, Eigen::ColMajor, kMaxContacts, 1>;
 
-// The columns of `b` listed in index[0..n) as one matrix.
-DofByContact gather_columns(const DofByContact& b, const int* index, int n) {
-  DofByContact sub(b.rows(), n);
-  for (int r = 0; r < n; ++r) sub.col(r) = b.col(index[r]);
-  return sub;
-}
+template <typename S>
+struct Nnls {
+  XT<S> x;
+  YT<S> y;
+  XT<S> c;
+  int iterations = 0;
+  bool converged = false;
+  S smallest_pivot_ratio = 1;  // min/max |R_ii| of the last accepted factorization
+};
 
 // y − Q Qᵀ y: the part of y orthogonal to the span of the factored columns, computed through the
 // Householder reflections (rounding ~ε|y| whatever the size of the least-squares coefficients).
-DofVector projection_residual(const QrOfColumns& qr, const DofVector& y) {
-  DofVector t = qr.householderQ().transpose() * y;
+template <typename S>
+YT<S> projection_residual(const Eigen::ColPivHouseholderQR<BT<S>>& qr, const YT<S>& y) {
+  YT<S> t = qr.householderQ().transpose() * y;
   t.head(qr.rank()).setZero();
   return qr.householderQ() * t;
 }
 
-}  // namespace
-
-NonnegativeLeastSquares solve_nonnegative_least_squares(const DofByContact& b, const DofVector& y,
-                                                        double tolerance) {
+// Lawson–Hanson on min_x≥0 |y + Bx|² in scalar type S (double, or long double when the free
+// columns are nearly dependent: the projection's sensitivity is ~1/δ for normals δ from
+// antiparallel, so 64-bit mantissas keep it at ~1e-19/δ).
+template <typename S>
+Nnls<S> nnls(const BT<S>& b, const YT<S>& y, S tolerance) {
   const int k = static_cast<int>(b.cols());
-  NonnegativeLeastSquares out;
-  out.x = ContactVector::Zero(k);
+  Nnls<S> out;
+  out.x = XT<S>::Zero(k);
   out.y = y;
   out.c = b.transpose() * y;
   bool passive[kMaxContacts] = {};
   bool blocked[kMaxContacts] = {};  // columns that proved numerically dependent on the free ones
   int index[kMaxContacts];
-  ContactVector z(k);
-  QrOfColumns qr(b.rows(), std::max(k, 1));
+  XT<S> z(k);
+  Eigen::ColPivHouseholderQR<BT<S>> qr(b.rows(), std::max(k, 1));
   const int max_iterations = 8 * k + 16;
-  // Lawson–Hanson: free the column with the most negative rate; solve the least-squares
-  // subproblem on the free columns; step back to feasibility when a free variable goes ≤ 0.
+  // Free the column with the most negative rate; solve the least-squares subproblem on the
+  // free columns; step back to feasibility when a free variable goes ≤ 0.
   for (out.iterations = 0; out.iterations < max_iterations; ++out.iterations) {
     int entering = -1;
-    double most_negative = -tolerance;
+    S most_negative = -tolerance;
     for (int i = 0; i < k; ++i)
       if (!passive[i] && !blocked[i] && out.c[i] < most_negative) {
         most_negative = out.c[i];
@@ -59,22 +71,23 @@ NonnegativeLeastSquares solve_nonnegative_least_squares(const DofByContact& b, c
       int n = 0;
       for (int i = 0; i < k; ++i)
         if (passive[i]) index[n++] = i;
-      qr.compute(gather_columns(b, index, n));
+      BT<S> sub(b.rows(), n);
+      for (int r = 0; r < n; ++r) sub.col(r) = b.col(index[r]);
+      qr.compute(sub);
       if (qr.rank() < n) {  // the entering column is numerically in the span of the free ones
         passive[entering] = false;
         blocked[entering] = true;
         break;
       }
-      const ContactVector sol = qr.solve(DofVector(-y));
+      const XT<S> sol = qr.solve(YT<S>(-y));
       z.setZero();
       for (int r = 0; r < n; ++r) z[index[r]] = sol[r];
-      // Move from x towards z, stopping where the first free variable reaches zero.
-      double alpha = 1.0;
+      S alpha = 1;
       int blocking = -1;
       for (int r = 0; r < n; ++r) {
         const int i = index[r];
-        if (z[i] <= 0.0) {
-          const double t = out.x[i] / (out.x[i] - z[i]);
+        if (z[i] <= 0) {
+          const S t = out.x[i] / (out.x[i] - z[i]);
           if (t < alpha) {
             alpha = t;
             blocking = i;
@@ -83,18 +96,20 @@ NonnegativeLeastSquares solve_nonnegative_least_squares(const DofByContact& b, c
       }
       if (blocking < 0) {
         out.x = z;
-        out.y = projection_residual(qr, y);
+        out.y = projection_residual<S>(qr, y);
+        const auto diag = qr.matrixQR().diagonal().head(n).cwiseAbs();
+        out.smallest_pivot_ratio = n > 0 ? diag.minCoeff() / diag.maxCoeff() : S(1);
         break;
       }
       out.x += alpha * (z - out.x);
-      out.x[blocking] = 0.0;
+      out.x[blocking] = 0;
       for (int r = 0; r < n; ++r)
-        if (out.x[index[r]] <= 0.0) {
-          out.x[index[r]] = 0.0;
+        if (out.x[index[r]] <= 0) {
+          out.x[index[r]] = 0;
           passive[index[r]] = false;
         }
       out.y = y + b * out.x;
-      if (blocking == entering && alpha == 0.0) {  // no progress possible along this column
+      if (blocking == entering && alpha == 0) {  // no progress possible along this column
         blocked[entering] = true;
         break;
       }
@@ -105,6 +120,23 @@ NonnegativeLeastSquares solve_nonnegative_least_squares(const DofByContact& b, c
   return out;
 }
 
+// Free columns this close to dependent (pivot ratio of their QR) are re-solved in long double.
+constexpr double kExtendedPrecisionPivotRatio = 1e-6;
+
+}  // namespace
+
+NonnegativeLeastSquares solve_nonnegative_least_squares(const DofByContact& b, const DofVector& y,
+                                                        double tolerance) {
+  const Nnls<double> r = nnls<double>(b, y, tolerance);
+  NonnegativeLeastSquares out;
+  out.x = r.x;
+  out.y = r.y;
+  out.c = r.c;
+  out.iterations = r.iterations;
+  out.converged = r.converged;
+  return out;
+}
+
 PlasticOutcome plastic_outcome(const ImpactProblem& problem) {
   PlasticOutcome out;
   const double scale = problem.momentum_norm();
@@ -112,16 +144,35 @@ PlasticOutcome plastic_outcome(const ImpactProblem& problem) {
   // With every contact open (by its gap) there is no constraint: maxCoeff() of the empty
   // vector would be undefined.
   const double tol = k == 0 ? 0.0 : 1e-13 * scale * problem.normal_norms().maxCoeff();
-  const NonnegativeLeastSquares sol =
-      solve_nonnegative_least_squares(problem.whitened_normals(), problem.whitened_momentum(), tol);
+  const Nnls<double> sol = nnls<double>(problem.whitened_normals(), problem.whitened_momentum(), tol);
+  bool solved = sol.converged;
   out.impulses = sol.x;
   out.rates = sol.c;
   // p_p = L y_p: M = LLᵀ, y = L⁻¹p. For a diagonal M, L = diag(√m).
   out.momentum = problem.metric().unwhiten(sol.y);
   out.whitened = sol.y;
-  out.energy = 0.5 * sol.y.squaredNorm();
+  if (sol.smallest_pivot_ratio < kExtendedPrecisionPivotRatio) {
+    // Nearly dependent active normals (e.g. δ from antiparallel): the projection's sensitivity is
+    // ~1/δ, so whiten and solve again with 64-bit mantissas (~1e-19/δ instead of ~1e-16/δ).
+    using LD = long double;
+    using MassLD = Eigen::Matrix<LD, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor, kMaxDof, kMaxDof>;
+    const Eigen::LLT<MassLD> llt(MassLD(problem.metric().mass_matrix().cast<LD>()));
+    BT<LD> b = problem.normals().transpose().cast<LD>();
+    YT<LD> y = problem.momentum().cast<LD>();
+    llt.matrixL().solveInPlace(b);
+    llt.matrixL().solveInPlace(y);
+    const Nnls<LD> wide = nnls<LD>(b, y, static_cast<LD>(tol));
+    if (wide.converged) {
+      solved = true;
+      out.impulses = wide.x.cast<double>();
+      out.rates = wide.c.cast<double>();
+      out.whitened = wide.y.cast<double>();
+      out.momentum = YT<LD>(llt.matrixL() * wide.y).cast<double>();
+    }
+  }
+  out.energy = 0.5 * out.whitened.squaredNorm();
   double residual = 0.0;
-  bool kkt = sol.converged;
+  bool kkt = solved;
   const ContactVector& tolerances = problem.tolerances();
   for (int i = 0; i < k; ++i) {
     residual = std::max(residual, std::abs(out.impulses[i] * out.rates[i]));
@@ -130,7 +181,7 @@ PlasticOutcome plastic_outcome(const ImpactProblem& problem) {
     if (out.impulses[i] > 0.0 && std::abs(out.rates[i]) > tolerances[i]) kkt = false;  // complementarity
   }
   // Stationarity in primal form: p_p − p⁻ is g-orthogonal to p_p (a projection onto a cone).
-  if (std::abs((sol.y - problem.whitened_momentum()).dot(sol.y)) > 1e-9 * scale * scale) kkt = false;
+  if (std::abs((out.whitened - problem.whitened_momentum()).dot(out.whitened)) > 1e-9 * scale * scale) kkt = false;
   out.complementarity_residual = scale > 0.0 ? residual / (scale * scale) : residual;
   out.converged = kkt;
   return out;

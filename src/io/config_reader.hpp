@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "simpact/io/sweep_config.hpp"
+#include "simpact/io/sweep_config_yaml.hpp"
 
 namespace simpact::config_io {
 

@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "config_reader.hpp"
-#include "simpact/io/hdf5_handle.hpp"
+#include "hdf5_handle.hpp"
 #include "simpact/io/sha256.hpp"
 
 namespace simpact::config_io {

@@ -1,4 +1,4 @@
-#include "simpact/io/hdf5_handle.hpp"
+#include "hdf5_handle.hpp"  // private to io/ (not installed)
 
 #include <hdf5_hl.h>
 

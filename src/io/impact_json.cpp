@@ -24,9 +24,7 @@
 #include "simpact/core/input_error.hpp"
 #include "simpact/io/io_error.hpp"
 #include "simpact/io/safe_file.hpp"
-#include "simpact/io/sweep_config.hpp"  // nearest_name: the same "did you mean" as the YAML configs
-#include "simpact/models/generic_model.hpp"
-#include "simpact/models/model_catalog.hpp"
+#include "simpact/io/sweep_config_yaml.hpp"  // nearest_name: the same "did you mean" as the YAML configs
 
 namespace simpact {
 
@@ -383,13 +381,32 @@ ResolveOptions read_options(const Json& doc) {
   return options;
 }
 
+// A raw request: M, the normals and p⁻ (or q̇⁻, turned into p⁻ = M q̇⁻) given directly.
+struct RawProblemInput {
+  Eigen::MatrixXd mass_matrix, normals;
+  Eigen::VectorXd momentum, velocity, gaps;
+  double gap_tolerance = kGapTolerance;
+  double restitution = 1.0;
+};
+
+ImpactProblem make_raw_problem(const RawProblemInput& input) {
+  KineticMetric metric(input.mass_matrix);
+  Eigen::VectorXd momentum = input.momentum;
+  if (input.velocity.size() > 0) {
+    if (!input.velocity.allFinite()) throw InputError("velocity", "must be finite (found NaN or Inf)");
+    momentum = input.mass_matrix * input.velocity;
+  }
+  return ImpactProblem(std::move(metric), input.normals, momentum, input.restitution, input.gaps,
+                       input.gap_tolerance);
+}
+
 void read_raw_problem(const Json& doc, ResolveRequest& request) {
   if (doc.contains("params"))
     throw InputError("params",
                      "only allowed with 'model' (a raw request gives mass_matrix, normals, momentum)");
   if (!doc.contains("mass_matrix"))
     throw InputError("mass_matrix", "required field is missing (or give 'model')");
-  GenericImpactInput input;
+  RawProblemInput input;
   ErrorList errors;
   // M's own errors first: the normals and momentum are then measured against a valid d (or
   // only against each other when M is invalid).
@@ -420,12 +437,12 @@ void read_raw_problem(const Json& doc, ResolveRequest& request) {
   if (doc.contains("restitution"))
     errors.attempt([&] { input.restitution = read_number(doc["restitution"], "restitution"); });
   errors.raise();
-  request.problem = make_generic_problem(input);
+  request.problem = make_raw_problem(input);
 }
 
-void read_model_problem(const Json& doc, ResolveRequest& request) {
+void read_model_problem(const Json& doc, const ImpactModelCatalog& catalog, ResolveRequest& request) {
   request.model = read_string(doc["model"], "model");
-  const Names models = model_names();
+  const Names& models = catalog.names;
   if (!contains(models, request.model)) {
     const std::string near = nearest_name(request.model, models);
     throw InputError("model",
@@ -437,9 +454,8 @@ void read_model_problem(const Json& doc, ResolveRequest& request) {
       throw InputError(key, fmt::format("not allowed with 'model' (model '{}' builds M, the normals and p⁻ "
                                         "from 'params')",
                                         request.model));
-  const auto model = make_model(request.model);
   Names known;
-  for (const auto& info : model->parameters()) known.push_back(info.name);
+  for (const auto& info : catalog.parameters(request.model)) known.push_back(info.name);
   auto check_known = [&](const std::string& name, const std::string& field) {
     if (contains(known, name)) return;
     const std::string near = nearest_name(name, known);
@@ -484,7 +500,7 @@ void read_model_problem(const Json& doc, ResolveRequest& request) {
     top_level_restitution = true;
   }
   try {
-    request.problem = model->make_problem(request.params);
+    request.problem = catalog.make_problem(request.model, request.params);
   } catch (const InputError& e) {
     // Models name the bare parameter ("theta"); in JSON it lives under "params".
     const bool parameter = contains(known, e.field()) || request.params.has(e.field());
@@ -504,12 +520,12 @@ Json parse_object(const std::string& text, bool check_command, ErrorList& errors
   return doc;
 }
 
-ResolveRequest read_request(const Json& doc, ErrorList& errors) {
+ResolveRequest read_request(const Json& doc, const ImpactModelCatalog& catalog, ErrorList& errors) {
   ResolveRequest request;
   errors.attempt([&] { request.options = read_options(doc); });
   errors.attempt([&] {
     if (doc.contains("model"))
-      read_model_problem(doc, request);
+      read_model_problem(doc, catalog, request);
     else
       read_raw_problem(doc, request);
   });
@@ -649,10 +665,10 @@ std::string dump(const OrderedJson& doc, int indent) {
 
 // ---- resolve --------------------------------------------------------------------------------------
 
-ResolveRequest parse_resolve_request(const std::string& json_text) {
+ResolveRequest parse_resolve_request(const std::string& json_text, const ImpactModelCatalog& catalog) {
   ErrorList errors;
   const Json doc = parse_object(json_text, false, errors);
-  ResolveRequest request = read_request(doc, errors);
+  ResolveRequest request = read_request(doc, catalog, errors);
   errors.raise();
   return request;
 }
@@ -714,21 +730,13 @@ std::string resolution_to_json(const ResolveRequest& request, const ImpactResolu
   return dump(out, indent);
 }
 
-std::string resolve_json(const std::string& json_text, int indent) {
-  const ResolveRequest request = parse_resolve_request(json_text);
-  // The workspace holds every outcome (tens of kB): keep it off the stack.
-  auto workspace = std::make_unique<ImpactWorkspace>(request.options.limits);
-  const ImpactResolution resolution = resolve_impact(request.problem, request.options, *workspace);
-  return resolution_to_json(request, resolution, *workspace, diagnose(request.problem), indent);
-}
-
 // ---- check ------------------------------------------------------------------------------------------
 
-CheckRequest parse_check_request(const std::string& json_text) {
+CheckRequest parse_check_request(const std::string& json_text, const ImpactModelCatalog& catalog) {
   ErrorList errors;
   const Json doc = parse_object(json_text, true, errors);
   CheckRequest request;
-  request.impact = read_request(doc, errors);
+  request.impact = read_request(doc, catalog, errors);
   const bool problem_ok = errors.empty();  // the length check below needs a valid problem
   errors.attempt([&] {
     const bool has_p = doc.contains("momentum_after"), has_v = doc.contains("velocity_after");
@@ -744,14 +752,26 @@ CheckRequest parse_check_request(const std::string& json_text) {
     const int d = problem.dof();
     if (v.size() != d) throw InputError(name, fmt::format("must have length d = {} (got {})", d, v.size()));
     request.momentum_after = has_p ? DofVector(v) : DofVector(problem.metric().mass_matrix() * v);
+    request.precision = printed_precision(problem, v, !has_p);
   });
-  if (doc.contains("tolerance"))
+  auto read_tolerance = [&](const char* name, double& value, bool& given) {
+    if (!doc.contains(name)) return;
     errors.attempt([&] {
-      request.tolerance = read_number(doc["tolerance"], "tolerance");
-      if (!(request.tolerance > 0.0 && request.tolerance < 1.0))
-        throw InputError("tolerance", fmt::format("must be a number in (0, 1) (got {})", request.tolerance));
+      value = read_number(doc[name], name);
+      if (!(value > 0.0 && value < 1.0))
+        throw InputError(name, fmt::format("must be a number in (0, 1) (got {})", value));
+      given = true;
     });
+  };
+  read_tolerance("tolerance", request.tolerance, request.tolerance_given);
+  read_tolerance("consistency_tolerance", request.consistency_tolerance, request.consistency_tolerance_given);
   errors.raise();
+  // Defaults follow the printed precision: an exact answer printed to D digits is off by up to
+  // precision.relative_rounding (and a normalized rate by no more, by Cauchy–Schwarz).
+  if (!request.consistency_tolerance_given)
+    request.consistency_tolerance = request.precision.consistency_tolerance;
+  if (!request.tolerance_given)
+    request.tolerance = std::max(kDefaultCheckTolerance, request.precision.consistency_tolerance);
   return request;
 }
 
@@ -763,6 +783,8 @@ std::string check_to_json(const CheckRequest& request, const PostImpactCheck& ch
   out["energy_before"] = number(check.energy_before);
   out["energy_after"] = number(check.energy_after);
   out["relative_energy_error"] = number(check.relative_energy_error);
+  out["predicted_energy_after"] = number(check.predicted_energy_after);
+  out["relative_energy_error_vs_model"] = number(check.relative_energy_error_vs_model);
   OrderedJson violations = OrderedJson::array();
   for (const auto& v : check.feasibility_violations) {
     OrderedJson one;
@@ -776,6 +798,7 @@ std::string check_to_json(const CheckRequest& request, const PostImpactCheck& ch
   for (double v : check.implied_impulses) impulses.push_back(number(v));
   out["implied_impulses"] = std::move(impulses);
   out["impulse_residual"] = number(check.impulse_residual);
+  out["nonnegative_impulse_residual"] = number(check.nonnegative_impulse_residual);
   out["complementarity_residual"] = number(check.complementarity_residual);
   out["negative_impulses"] = check.negative_impulses;
   out["distance_to_nearest_outcome"] = number(check.distance_to_nearest_outcome);
@@ -783,7 +806,9 @@ std::string check_to_json(const CheckRequest& request, const PostImpactCheck& ch
       check.nearest_outcome < 0 ? OrderedJson(nullptr) : OrderedJson(check.nearest_outcome);
   out["distance_to_plastic"] = number(check.distance_to_plastic);
   out["tolerance"] = number(request.tolerance);
-  out["consistency_tolerance"] = number(kConsistencyTolerance);
+  out["consistency_tolerance"] = number(request.consistency_tolerance);
+  out["consistency_tolerance_from"] = request.consistency_tolerance_given ? "input" : "printed_precision";
+  out["printed_significant_digits"] = request.precision.digits;
   out["status"] = resolve_status_name(resolution.status);
   out["outcome_count"] = resolution.outcome_count;
   describe_request(request.impact, out);
@@ -798,16 +823,6 @@ std::string check_to_json(const CheckRequest& request, const PostImpactCheck& ch
                                 : OrderedJson(nullptr);
   out["xi"] = number(resolution.xi);
   return dump(out, indent);
-}
-
-std::string check_json(const std::string& json_text, int indent) {
-  const CheckRequest request = parse_check_request(json_text);
-  auto workspace = std::make_unique<ImpactWorkspace>(request.impact.options.limits);
-  const ImpactResolution resolution =
-      resolve_impact(request.impact.problem, request.impact.options, *workspace);
-  const PostImpactCheck check = check_post_impact_state(request.impact.problem, request.momentum_after,
-                                                        request.tolerance, resolution, *workspace);
-  return check_to_json(request, check, resolution, *workspace, indent);
 }
 
 // ---- text in and out --------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 #include <optional>
 
-#include "simpact/io/hdf5_handle.hpp"
+#include "hdf5_handle.hpp"
 
 namespace simpact {
 

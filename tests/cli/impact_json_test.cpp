@@ -2,7 +2,7 @@
 // requests parse into the right problem, every malformed input names its field in one line,
 // the output carries the paper's reference results (Newton's cradle, eq. 15 reversal, billiards
 // at θ = π/2), and the check report measures what it claims (energy, feasibility, impulses).
-#include "simpact/io/impact_json.hpp"
+#include "simpact/study/impact_service.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -306,6 +306,17 @@ TEST(ImpactJsonErrors, CheckRequests) {
   EXPECT_EQ(check_error(tol.dump()), "tolerance");
   tol["tolerance"] = "small";
   EXPECT_EQ(check_error(tol.dump()), "tolerance");
+  json consistency = json::parse(base);
+  std::string message;
+  for (const json& bad : {json(0), json(-1e-6), json(1), json("1e-6"), json(nullptr)}) {
+    consistency["consistency_tolerance"] = bad;
+    EXPECT_EQ(check_error(consistency.dump(), &message), "consistency_tolerance") << bad;
+  }
+  consistency["consistency_tolerance"] = 2;
+  check_error(consistency.dump(), &message);
+  EXPECT_EQ(message, "consistency_tolerance: must be a number in (0, 1) (got 2)");
+  consistency["consistency_tolerance"] = 1e-3;
+  EXPECT_EQ(parse_check_request(consistency.dump()).consistency_tolerance, 1e-3);
   json unknown = json::parse(base);
   unknown["momentum_afterr"] = 1;
   EXPECT_EQ(check_error(unknown.dump()), "momentum_afterr");
@@ -457,9 +468,99 @@ TEST(ImpactJsonCheck, TheResolveOutcomeIsConsistent) {
   expect_vector_near(out["implied_impulses"], {1, 1});
   EXPECT_LE(out["impulse_residual"].get<double>(), 1e-12);
   EXPECT_EQ(out["negative_impulses"], false);
-  // Elastic: contact 2 separates while carrying impulse 1, |λ·rate| / ||p⁻||² = 1.
-  EXPECT_NEAR(out["complementarity_residual"].get<double>(), 1.0, 1e-12);
+  EXPECT_LE(out["nonnegative_impulse_residual"].get<double>(), 1e-12);
+  // Elastic: contact 2 separates while carrying impulse 1, at the model's own rate: 0 (the
+  // plastic LCP's |λ·rate| / ||p⁻||² would be 1).
+  EXPECT_LE(out["complementarity_residual"].get<double>(), 1e-12);
+  EXPECT_NEAR(out["predicted_energy_after"].get<double>(), 0.5, 1e-12);
+  EXPECT_NEAR(out["relative_energy_error_vs_model"].get<double>(), 0.0, 1e-12);
   EXPECT_NEAR(out["distance_to_plastic"].get<double>(), std::sqrt(2.0 / 3.0), 1e-12);
+  // [0, 0, 1] shows 1 digit: taken as printed to 6, rounding ≤ ½·10⁻⁵ · 1, doubled.
+  EXPECT_EQ(out["printed_significant_digits"], 6);
+  EXPECT_EQ(out["consistency_tolerance_from"], "printed_precision");
+  EXPECT_NEAR(out["consistency_tolerance"].get<double>(), 1e-5, 1e-18);
+  EXPECT_NEAR(out["tolerance"].get<double>(), 1e-5, 1e-18);
+}
+
+TEST(ImpactJsonCheck, AnExactAnswerPrintedTo6DigitsIsConsistent) {
+  // Masses 1, 2, 3 at COR 0.7: the outcome has long decimals; printed with %.6g into the JSON
+  // text it sits ~1e-6 from the exact outcome (the old fixed tolerance called it inconsistent).
+  json doc = json::parse(kCradle);
+  doc["mass_matrix"] = json::parse("[[1,0,0],[0,2,0],[0,0,3]]");
+  doc["restitution"] = 0.7;
+  const json resolved = resolve(doc.dump());
+  ASSERT_EQ(resolved["outcomes"].size(), 1u);
+  std::string printed = "[";
+  for (const json& x : resolved["outcomes"][0]["momentum"]) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.6g", x.get<double>());
+    printed += std::string(printed.size() > 1 ? ", " : "") + buf;
+  }
+  printed += "]";
+  std::string text = doc.dump();
+  text.insert(text.size() - 1, ", \"momentum_after\": " + printed);
+  const json out = check(text);
+  EXPECT_GT(out["distance_to_nearest_outcome"].get<double>(), 1e-7) << printed;  // the rounding is real
+  EXPECT_EQ(out["consistent_with_propagative_model"], true) << printed;
+  EXPECT_EQ(out["printed_significant_digits"], 6);
+  EXPECT_EQ(out["consistency_tolerance_from"], "printed_precision");
+  EXPECT_GT(out["consistency_tolerance"].get<double>(), out["distance_to_nearest_outcome"].get<double>());
+  EXPECT_LT(out["consistency_tolerance"].get<double>(), 1e-4);
+  EXPECT_TRUE(out["feasibility_violations"].empty());  // the flags follow the printed precision too
+  EXPECT_EQ(out["negative_impulses"], false);
+  // A tolerance the printed digits cannot meet, given in the input, is honoured.
+  text.insert(text.size() - 1, R"(, "consistency_tolerance": 1e-9)");
+  const json tight = check(text);
+  EXPECT_EQ(tight["consistent_with_propagative_model"], false);
+  EXPECT_EQ(tight["consistency_tolerance"].get<double>(), 1e-9);
+  EXPECT_EQ(tight["consistency_tolerance_from"], "input");
+  // A state printed to all its digits keeps the 1e-9 floor.
+  const json exact = check(cradle_with("momentum_after", json::array({1.0 / 3, 1.0 / 3, 1.0 / 3})));
+  EXPECT_EQ(exact["printed_significant_digits"], 16);
+  EXPECT_EQ(exact["consistency_tolerance"].get<double>(), 1e-9);
+}
+
+TEST(ImpactJsonCheck, EnergyErrorAgainstTheModelAtCor07) {
+  // Equal masses at R = 0.7: p⁺ = 0.7·[0,0,1] + 0.3·[1,1,1]/3 = [0.1, 0.1, 0.8], which loses
+  // (1 − 0.49)·(2/3) = 0.34 of the energy — all of it predicted by the model.
+  json doc = json::parse(cradle_with("momentum_after", json::array({0.1, 0.1, 0.8})));
+  doc["restitution"] = 0.7;
+  const json out = check(doc.dump());
+  EXPECT_EQ(out["consistent_with_propagative_model"], true);
+  EXPECT_NEAR(out["relative_energy_error"].get<double>(), -0.34, 1e-12);
+  EXPECT_NEAR(out["predicted_energy_after"].get<double>(), 0.33, 1e-12);
+  EXPECT_NEAR(out["relative_energy_error_vs_model"].get<double>(), 0.0, 1e-12);
+  EXPECT_LE(out["complementarity_residual"].get<double>(), 1e-12);
+  // An elastic answer at R = 0.7 conserves energy: 0.34 more than the model predicts.
+  doc["momentum_after"] = json::array({0, 0, 1});
+  const json elastic = check(doc.dump());
+  EXPECT_NEAR(elastic["relative_energy_error"].get<double>(), 0.0, 1e-12);
+  EXPECT_NEAR(elastic["relative_energy_error_vs_model"].get<double>(), 0.34, 1e-12);
+  EXPECT_EQ(elastic["consistent_with_propagative_model"], false);
+}
+
+TEST(ImpactJsonCheck, RedundantNormalsAreNotCalledPulling) {
+  // u3 = u1 + u2 and Δp = u1 + 0.1·u2: the minimum-norm λ (0.633, −0.267, 0.367) has a negative
+  // entry, but λ = (1, 0.1, 0) ≥ 0 reproduces Δp.
+  const std::string base = R"({"mass_matrix": [[1,0,0],[0,1,0],[0,0,1]],
+      "normals": [[1,0,0],[0,1,0],[1,1,0]], "momentum": [-1,-0.1,0.5]})";
+  json doc = json::parse(base);
+  doc["momentum_after"] = json::array({0, 0, 0.5});
+  const json out = check(doc.dump());
+  EXPECT_EQ(out["negative_impulses"], false);
+  EXPECT_LE(out["nonnegative_impulse_residual"].get<double>(), 1e-12);
+  const std::vector<double> lambda = out["implied_impulses"].get<std::vector<double>>();
+  ASSERT_EQ(lambda.size(), 3u);
+  for (double l : lambda) EXPECT_GE(l, 0.0);
+  EXPECT_NEAR(lambda[0] + lambda[2], 1.0, 1e-12);  // Σ λ_i u_i = [1, 0.1, 0]
+  EXPECT_NEAR(lambda[1] + lambda[2], 0.1, 1e-12);
+  // Δp = −u1: every λ reproducing it has λ1 + λ3 = −1 — pulling, flagged.
+  doc["momentum_after"] = json::array({-2, -0.1, 0.5});
+  const json pull = check(doc.dump());
+  EXPECT_EQ(pull["negative_impulses"], true);
+  EXPECT_LE(pull["impulse_residual"].get<double>(), 1e-12);
+  EXPECT_GT(pull["nonnegative_impulse_residual"].get<double>(), 0.5);
+  expect_vector_near(pull["implied_impulses"], {-2.0 / 3, 1.0 / 3, -1.0 / 3});
 }
 
 TEST(ImpactJsonCheck, EnergyGainAndInfeasibilityAreReported) {
@@ -495,7 +596,10 @@ TEST(ImpactJsonCheck, PlasticStateAndVelocityInput) {
   EXPECT_NEAR(out["distance_to_plastic"].get<double>(), 0.0, 1e-12);
   EXPECT_EQ(out["consistent_with_propagative_model"], false);
   EXPECT_NEAR(out["relative_energy_error"].get<double>(), -2.0 / 3.0, 1e-12);
-  EXPECT_LE(out["complementarity_residual"].get<double>(), 1e-12);
+  // λ = (4/3, 2/3); contact 2 closes at rate 0 where the elastic model separates at
+  // <[0,0,2] − p_after, u_2>_g = 1: |(2/3)·1| / ||p⁻||²_g (= 2) = 1/3.
+  EXPECT_NEAR(out["complementarity_residual"].get<double>(), 1.0 / 3.0, 1e-12);
+  expect_vector_near(out["implied_impulses"], {4.0 / 3, 2.0 / 3});
   expect_vector_near(out["momentum_after"], {2.0 / 3, 2.0 / 3, 2.0 / 3});
 }
 

@@ -16,7 +16,7 @@
 
 #include "fuzz_check.hpp"
 #include "simpact/core/input_error.hpp"
-#include "simpact/io/sweep_config.hpp"
+#include "simpact/io/sweep_config_yaml.hpp"
 #include "simpact/models/model_catalog.hpp"
 #include "simpact/sweep/parameter_space.hpp"
 

@@ -13,7 +13,7 @@
 
 #include "fuzz_check.hpp"
 #include "simpact/core/input_error.hpp"
-#include "simpact/io/impact_json.hpp"
+#include "simpact/study/impact_service.hpp"
 
 // NOLINTNEXTLINE(readability-identifier-naming): the name libFuzzer calls
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -1,6 +1,6 @@
 // The config loader: every valid form parses to the values it says, and every kind of mistake
 // gives its one-line message naming the key path, all of them at once.
-#include "simpact/io/sweep_config.hpp"
+#include "simpact/io/sweep_config_yaml.hpp"
 
 #include <gtest/gtest.h>
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "simpact/io/hdf5_handle.hpp"
+#include "hdf5_handle.hpp"  // private to io/ (not installed)
 
 #if __has_include(<simpact/version.hpp>)
 #include <simpact/version.hpp>

@@ -13,6 +13,7 @@
 // "params.theta"); a JSON syntax error is InputError("input", "invalid JSON at line L, ...").
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,8 @@
 #include "simpact/core/impact_resolution.hpp"
 #include "simpact/core/input_error.hpp"
 #include "simpact/core/post_impact_check.hpp"
-#include "simpact/models/parameter_set.hpp"
+#include "simpact/core/parameter_info.hpp"
+#include "simpact/core/parameter_set.hpp"
 
 namespace simpact {
 
@@ -43,7 +45,16 @@ struct ResolveRequest {
   ParameterSet params;  // the model's parameters as given (arrays expanded)
 };
 
-ResolveRequest parse_resolve_request(const std::string& json_text);
+// The models a request may name, supplied by the caller (study/impact_service.hpp gives the
+// built-in catalogue), so that io/ reads formats and never depends on models/.
+struct ImpactModelCatalog {
+  std::vector<std::string> names;
+  std::function<std::vector<ParameterInfo>(const std::string& model)> parameters;
+  // Throws InputError naming the bare parameter ("theta") for invalid parameters.
+  std::function<ImpactProblem(const std::string& model, const ParameterSet& params)> make_problem;
+};
+
+ResolveRequest parse_resolve_request(const std::string& json_text, const ImpactModelCatalog& catalog);
 
 // The `simpact resolve` output document (keys in docs and in impact_json.cpp). indent < 0
 // gives one line, otherwise pretty-printed with that indent. Non-finite numbers become null.
@@ -51,25 +62,26 @@ std::string resolution_to_json(const ResolveRequest& request, const ImpactResolu
                                const ImpactWorkspace& workspace, const ImpactDiagnostics& diagnostics,
                                int indent = -1);
 
-// The whole `simpact resolve`: parse, resolve (Definition 1 checked), diagnose, serialize.
-std::string resolve_json(const std::string& json_text, int indent = -1);
 
 // ---- simpact check: the paper's "validation tool for existing simulation methods" ------------
 
 struct CheckRequest {
   ResolveRequest impact;
   DofVector momentum_after;  // p_after, from "momentum_after" or M·"velocity_after"
+  // Violation flags: "tolerance", else max(kDefaultCheckTolerance, precision.consistency_tolerance).
   double tolerance = kDefaultCheckTolerance;
+  // Verdict: "consistency_tolerance", else precision.consistency_tolerance.
+  double consistency_tolerance = kMinConsistencyTolerance;
+  bool tolerance_given = false, consistency_tolerance_given = false;
+  PrintedPrecision precision;  // of the numbers given in momentum_after / velocity_after
 };
 
-CheckRequest parse_check_request(const std::string& json_text);
+CheckRequest parse_check_request(const std::string& json_text, const ImpactModelCatalog& catalog);
 
 std::string check_to_json(const CheckRequest& request, const PostImpactCheck& check,
                           const ImpactResolution& resolution, const ImpactWorkspace& workspace,
                           int indent = -1);
 
-// The whole `simpact check`: parse, resolve, compare, serialize.
-std::string check_json(const std::string& json_text, int indent = -1);
 
 // ---- text in and out, shared by the JSON commands --------------------------------------------
 

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "simpact/core/impact_problem.hpp"
-#include "simpact/models/parameter_info.hpp"
-#include "simpact/models/parameter_set.hpp"
+#include "simpact/core/parameter_info.hpp"
+#include "simpact/core/parameter_set.hpp"
 
 namespace simpact {
 

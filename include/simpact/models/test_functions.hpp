@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "simpact/models/parameter_info.hpp"
-#include "simpact/models/parameter_set.hpp"
+#include "simpact/core/parameter_info.hpp"
+#include "simpact/core/parameter_set.hpp"
 
 namespace simpact {
 

@@ -9,8 +9,8 @@
 #include <optional>
 #include <vector>
 
-#include "simpact/io/sweep_config.hpp"
-#include "simpact/models/parameter_set.hpp"
+#include "simpact/sweep/sweep_config.hpp"
+#include "simpact/core/parameter_set.hpp"
 #include "simpact/sweep/sampling.hpp"
 #include "simpact/sweep/sensitivity_design.hpp"
 

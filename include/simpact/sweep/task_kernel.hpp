@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "simpact/models/parameter_set.hpp"
+#include "simpact/core/parameter_set.hpp"
 
 namespace simpact {
 

@@ -1,4 +1,4 @@
-#include "simpact/sweep/sweep_runner.hpp"
+#include "simpact/study/sweep_runner.hpp"
 
 #include <fmt/format.h>
 #include <omp.h>
@@ -18,7 +18,7 @@
 #include <set>
 #include <sstream>
 
-#include "simpact/analysis/running_statistics.hpp"
+#include "simpact/sweep/running_statistics.hpp"
 #include "simpact/core/input_error.hpp"
 #include "simpact/io/chunk_journal.hpp"
 #include "simpact/io/io_error.hpp"

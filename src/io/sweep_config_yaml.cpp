@@ -1,4 +1,4 @@
-#include "simpact/io/sweep_config.hpp"
+#include "simpact/io/sweep_config_yaml.hpp"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -940,20 +940,6 @@ std::string join_lines(const std::vector<std::string>& lines) {
 ConfigErrors::ConfigErrors(std::vector<std::string> error_lines)
     : std::runtime_error(join_lines(error_lines)), lines(std::move(error_lines)) {}
 
-std::int64_t SweepConfig::grid_points() const {
-  std::int64_t points = 1;
-  for (const auto& axis : grid) points *= static_cast<std::int64_t>(axis.values.size());
-  return points;
-}
-
-std::int64_t SweepConfig::replicas() const {
-  if (design) return design_size(*design);
-  return monte_carlo ? monte_carlo->samples_per_point : 1;
-}
-
-std::int64_t SweepConfig::task_count() const {
-  return grid_points() * replicas();
-}
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   // Optimal string alignment distance: Levenshtein plus adjacent transpositions ("nmu" → "num"

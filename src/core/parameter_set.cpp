@@ -1,4 +1,4 @@
-#include "simpact/models/parameter_set.hpp"
+#include "simpact/core/parameter_set.hpp"
 
 #include <fmt/format.h>
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "simpact/io/chunk_journal.hpp"
-#include "simpact/io/sweep_config.hpp"
+#include "simpact/io/sweep_config_yaml.hpp"
 #include "simpact/io/sweep_file.hpp"
 #include "simpact/sweep/task_kernel.hpp"
 

@@ -1,0 +1,25 @@
+// `simpact resolve` and `simpact check` as services: the JSON formats (io/impact_json.hpp) joined
+// with the built-in model catalogue (models/) and the impact core. io reads and writes; this
+// layer runs the physics.
+#pragma once
+
+#include <string>
+
+#include "simpact/io/impact_json.hpp"
+
+namespace simpact {
+
+// The built-in models (billiards, cradle, ...) as io's request catalogue.
+const ImpactModelCatalog& builtin_model_catalog();
+
+// Requests parsed against the built-in catalogue.
+ResolveRequest parse_resolve_request(const std::string& json_text);
+CheckRequest parse_check_request(const std::string& json_text);
+
+// The whole `simpact resolve`: parse, resolve, diagnose, serialize.
+std::string resolve_json(const std::string& json_text, int indent = -1);
+
+// The whole `simpact check`: parse, resolve, compare, serialize.
+std::string check_json(const std::string& json_text, int indent = -1);
+
+}  // namespace simpact
