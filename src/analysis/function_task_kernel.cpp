@@ -3,7 +3,7 @@
 namespace simpact {
 
 FunctionTaskKernel::FunctionTaskKernel(std::unique_ptr<TestFunction> function) : function_(std::move(function)) {
-  columns_.push_back({"y", "outputs", "1", "value of the test function " + function_->name()});
+  columns_.push_back({"y", "outputs", "1", "value y of the " + function_->title() + " test function"});
 }
 
 std::unique_ptr<TaskScratch> FunctionTaskKernel::make_scratch() const {

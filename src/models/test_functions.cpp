@@ -23,6 +23,7 @@ class Ishigami final : public TestFunction {
     parameters_.push_back({"b", "1", "Ishigami coefficient b (of x3⁴ sin x1)", 0.1, -kInf, kInf});
   }
   std::string name() const override { return "ishigami"; }
+  std::string title() const override { return "Ishigami"; }
   std::string description() const override {
     return "test function y = sin x1 + a sin^2 x2 + b x3^4 sin x1 (sensitivity analysis; not an impact)";
   }
@@ -49,6 +50,7 @@ class SobolG final : public TestFunction {
                              kSobolGDefaults[i - 1], 0.0, kInf});
   }
   std::string name() const override { return "sobol_g"; }
+  std::string title() const override { return "Sobol' G"; }
   std::string description() const override {
     return "test function y = prod_i (|4 x_i - 2| + a_i)/(1 + a_i), i = 1..8 (sensitivity analysis; not an impact)";
   }

@@ -20,6 +20,7 @@ class TestFunction {
  public:
   virtual ~TestFunction() = default;
   virtual std::string name() const = 0;
+  virtual std::string title() const = 0;  // for labels: "Ishigami", "Sobol' G"
   virtual std::string description() const = 0;
   virtual const std::vector<ParameterInfo>& parameters() const = 0;
   // y at the given parameters (missing ones take their defaults; a missing required one throws
