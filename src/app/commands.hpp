@@ -37,5 +37,6 @@ CommandRunner add_info_command(CLI::App& app);
 CommandRunner add_merge_command(CLI::App& app);
 CommandRunner add_models_command(CLI::App& app);
 CommandRunner add_simulate_command(CLI::App& app);
+CommandRunner add_analyze_command(CLI::App& app);
 
 }  // namespace simpact::app

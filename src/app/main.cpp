@@ -6,6 +6,7 @@
 //   simpact merge shard_*.h5 -o out.h5  shards of a job array → one result file
 //   simpact info results.h5             what a result file holds
 //   simpact models [NAME]               the models and their parameters
+//   simpact analyze results.h5          sensitivity indices of a sweep with a sensitivity design
 // Exit codes (one table, README "Exit codes"): 0 ok, 1 runtime failure, 2 input error (command
 // line, JSON, YAML: one line per problem), 3 incomplete result, 4 not a simpact result file.
 #include <CLI/CLI.hpp>
@@ -50,6 +51,7 @@ int main(int argc, char** argv) {
   runners["info"] = simpact::app::add_info_command(app);
   runners["models"] = simpact::app::add_models_command(app);
   runners["simulate"] = simpact::app::add_simulate_command(app);
+  runners["analyze"] = simpact::app::add_analyze_command(app);
   if (argc <= 1) {  // no subcommand: say what there is, not "A subcommand is required"
     std::fputs(app.help().c_str(), stdout);
     return 0;

@@ -43,7 +43,8 @@ int merge(const MergeArgs& args) {
     // The config travels inside every shard: parse the first shard's copy.
     const std::string text = SweepFileReader(args.shards.at(0)).string_dataset("config");
     const SweepConfig config = parse_config_text(text);
-    const ImpactTaskKernel kernel(make_model(config.model), study_options(config));
+    const auto kernel_ptr = make_task_kernel(config);
+    const TaskKernel& kernel = *kernel_ptr;
     std::string command = "simpact merge";
     for (const auto& s : args.shards) command += " " + s;
     command += " -o " + args.output;

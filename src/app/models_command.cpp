@@ -11,6 +11,8 @@
 #include "commands.hpp"
 #include "simpact/core/input_error.hpp"
 #include "simpact/models/model_catalog.hpp"
+#include "simpact/models/test_functions.hpp"
+#include "sweep_setup.hpp"
 
 namespace simpact::app {
 
@@ -43,11 +45,14 @@ std::string model_note(const std::string& name) {
     return "theta must also be at least the smallest admissible angle, where balls a and b touch "
            "(pi/3 for equal radii; larger cue ball -> smaller angle).";
   if (name == "cradle") return "balls n+1..9 must not be given (m7 with n = 3 is an error).";
+  if (is_test_function(name))
+    return "a test function of sensitivity analysis, not an impact: one output y (/outputs/y, /samples/outputs_y); "
+           "orderings, minimality and limits do not apply.";
   return "";
 }
 
 int models(const std::string& name, bool json) {
-  const auto names = model_names();
+  const auto names = sweep_model_names();
   if (!name.empty()) {
     bool known = false;
     for (const auto& n : names) known = known || n == name;
@@ -61,11 +66,11 @@ int models(const std::string& name, bool json) {
   bool first_model = true;
   for (const auto& model_name : names) {
     if (!name.empty() && model_name != name) continue;
-    const auto model = make_model(model_name);
+    const auto parameters = sweep_model_parameters(model_name);
     if (json) {
       out += fmt::format("{}{}: {{\"parameters\": [", first_model ? "" : ", ", json_string(model_name));
       bool first = true;
-      for (const auto& p : model->parameters()) {
+      for (const auto& p : parameters) {
         out += fmt::format(
             "{}{{\"name\": {}, \"units\": {}, \"long_name\": {}, \"default\": {}, \"min\": {}, \"max\": {}, "
             "\"integer\": {}, \"required\": {}}}",
@@ -76,13 +81,13 @@ int models(const std::string& name, bool json) {
       }
       out += fmt::format("], \"note\": {}}}", json_string(model_note(model_name)));
     } else if (name.empty()) {
-      out += fmt::format("{:<10} {} parameters (simpact models {})\n", model_name, model->parameters().size(),
+      out += fmt::format("{:<10} {} parameters (simpact models {})\n", model_name, parameters.size(),
                          model_name);
     } else {
-      out += fmt::format("model {}: {} parameters\n", model_name, model->parameters().size());
+      out += fmt::format("model {}: {} parameters\n", model_name, parameters.size());
       out += fmt::format("  {:<12} {:<7} {:<10} {:<22} {}\n", "parameter", "units", "default", "range",
                          "meaning");
-      for (const auto& p : model->parameters())
+      for (const auto& p : parameters)
         out += fmt::format("  {:<12} {:<7} {:<10} {:<22} {}\n", p.name, p.units,
                            std::isnan(p.default_value) ? "required" : bound(p.default_value),
                            fmt::format("[{}, {}]{}", bound(p.min), bound(p.max), p.integer ? " integer" : ""),
@@ -103,7 +108,7 @@ CommandRunner add_models_command(CLI::App& app) {
   auto json = std::make_shared<bool>(false);
   auto* cmd = app.add_subcommand("models",
                                  "list the models, or one model's parameters: units, default, allowed range");
-  cmd->add_option("name", *name, "a model (billiards, cradle): show its parameters");
+  cmd->add_option("name", *name, "a model (billiards, cradle, ishigami, sobol_g): show its parameters");
   cmd->add_flag("--json", *json, "machine-readable output");
   return [name, json] { return models(*name, *json); };
 }

@@ -18,6 +18,7 @@
 #include "simpact/models/model_catalog.hpp"
 #include "simpact/sweep/parameter_space.hpp"
 #include "simpact/study/sweep_runner.hpp"
+#include "analyze.hpp"
 #include "sweep_setup.hpp"
 #include "thread_setup.hpp"
 
@@ -103,7 +104,7 @@ SizeEstimate estimate_sizes(const SweepConfig& config, const TaskKernel& kernel)
   e.output = static_cast<double>(config.grid_points()) * 8.0 *
              (static_cast<double>(kernel.columns().size()) * (config.replicas() > 1 ? 5 : 1) + 1);
   if (config.output.samples || config.output.momenta)
-    e.output += tasks * 8.0 * (columns + 2 + static_cast<double>(config.grid.size()));
+    e.output += tasks * 8.0 * (columns + 4 + static_cast<double>(config.grid.size()));
   return e;
 }
 
@@ -216,13 +217,20 @@ int run_agreed(const RunArgs& args, MpiSession& mpi) {
   std::string output = args.output;
   if (output.empty())  // default: results/<config name>.h5
     output = "results/" + std::filesystem::path(args.config).stem().string() + ".h5";
-  const auto model = make_model(config.model);
   std::int64_t inadmissible = 0;
-  if (const std::string error = preflight(config, *model, inadmissible); !error.empty()) {
+  if (is_impact_model(config.model)) {
+    const auto model = make_model(config.model);
+    if (const std::string error = preflight(config, *model, inadmissible); !error.empty()) {
+      if (root) std::fprintf(stderr, "simpact: error: %s\n", error.c_str());
+      return 2;
+    }
+  }
+  const auto kernel_ptr = make_task_kernel(config);
+  const TaskKernel& kernel = *kernel_ptr;
+  if (const std::string error = check_sensitivity_outputs(config, kernel); !error.empty()) {
     if (root) std::fprintf(stderr, "simpact: error: %s\n", error.c_str());
     return 2;
   }
-  const ImpactTaskKernel kernel(make_model(config.model), study_options(config));
   const int threads = setup_threads(MPI_COMM_WORLD);
   if (args.dry_run) return root ? dry_run(config, kernel, output, mpi.size(), threads, inadmissible) : 0;
   // The output's directory (the default results/ too) is created once the input is valid; a
@@ -285,6 +293,27 @@ int run_agreed(const RunArgs& args, MpiSession& mpi) {
       std::fflush(stderr);
     }
     return 128 + s.interrupted_by;
+  }
+  // sensitivity.at_end: rank 0 analyses the finished file; every rank agrees on the outcome.
+  if (config.sensitivity.enabled && config.sensitivity.at_end && options.shard_count == 1 && s.output_complete) {
+    std::string error;
+    bool input = false;
+    if (root) {
+      try {
+        for (const auto& line : analyze_result(output, config, {}).lines) spdlog::info("{}", line);
+      } catch (const InputError& e) {
+        error = e.what();
+        input = true;
+      } catch (const std::exception& e) {
+        error = fmt::format("analysis of {}: {}", output, e.what());
+      }
+    }
+    int flags[2] = {error.empty() ? 0 : 1, input ? 1 : 0};
+    MPI_Bcast(flags, 2, MPI_INT, 0, MPI_COMM_WORLD);
+    if (flags[0] != 0) {
+      if (root) std::fprintf(stderr, "simpact: error: %s\n", error.c_str());
+      return flags[1] != 0 ? kExitInput : kExitFailure;
+    }
   }
   if (root) {
     if (s.already_complete) {

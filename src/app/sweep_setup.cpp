@@ -1,26 +1,48 @@
 #include "sweep_setup.hpp"
 
+#include "simpact/analysis/function_task_kernel.hpp"
 #include "simpact/models/model_catalog.hpp"
+#include "simpact/models/test_functions.hpp"
 
 namespace simpact::app {
 
 namespace {
 bool catalog(const std::string& model, std::vector<ParameterInfo>& parameters) {
-  for (const auto& name : model_names())
+  for (const auto& name : sweep_model_names())
     if (name == model) {
-      parameters = make_model(name)->parameters();
+      parameters = sweep_model_parameters(name);
       return true;
     }
   return false;
 }
 }  // namespace
 
+std::vector<std::string> sweep_model_names() {
+  auto names = model_names();
+  for (const auto& f : test_function_names()) names.push_back(f);
+  return names;
+}
+
+bool is_impact_model(const std::string& name) {
+  return !is_test_function(name);
+}
+
+std::vector<ParameterInfo> sweep_model_parameters(const std::string& name) {
+  if (is_test_function(name)) return make_test_function(name)->parameters();
+  return make_model(name)->parameters();
+}
+
+std::unique_ptr<TaskKernel> make_task_kernel(const SweepConfig& config) {
+  if (is_test_function(config.model)) return std::make_unique<FunctionTaskKernel>(make_test_function(config.model));
+  return std::make_unique<ImpactTaskKernel>(make_model(config.model), study_options(config));
+}
+
 SweepConfig load_config(const std::string& path) {
-  return load_sweep_config(path, model_names(), catalog);
+  return load_sweep_config(path, sweep_model_names(), catalog);
 }
 
 SweepConfig parse_config_text(const std::string& text) {
-  return parse_sweep_config(text, model_names(), catalog);
+  return parse_sweep_config(text, sweep_model_names(), catalog);
 }
 
 ImpactStudyOptions study_options(const SweepConfig& config) {

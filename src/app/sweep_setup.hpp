@@ -1,16 +1,29 @@
-// Shared by `run` and `merge`: the model catalog for config validation and the impact-study
-// options a config selects.
+// Shared by `run`, `merge` and `analyze`: the model catalog for config validation (impact
+// models and test functions), the impact-study options a config selects, and the task kernel
+// a config runs.
 #pragma once
 
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "simpact/analysis/impact_task_kernel.hpp"
+#include "simpact/core/parameter_info.hpp"
 #include "simpact/io/sweep_config_yaml.hpp"
+#include "simpact/sweep/task_kernel.hpp"
 
 namespace simpact::app {
 
 SweepConfig load_config(const std::string& path);
 SweepConfig parse_config_text(const std::string& text);
 ImpactStudyOptions study_options(const SweepConfig& config);
+
+// Impact models, then test functions (`model: ishigami`).
+std::vector<std::string> sweep_model_names();
+std::vector<ParameterInfo> sweep_model_parameters(const std::string& name);
+bool is_impact_model(const std::string& name);
+// The kernel of config.model: ImpactTaskKernel or FunctionTaskKernel. The sweep engine only
+// sees the TaskKernel interface.
+std::unique_ptr<TaskKernel> make_task_kernel(const SweepConfig& config);
 
 }  // namespace simpact::app

@@ -21,6 +21,7 @@
 #include "simpact/io/io_error.hpp"
 #include "simpact/io/safe_file.hpp"
 #include "simpact/io/sha256.hpp"
+#include "config_reader.hpp"
 
 namespace simpact {
 namespace {
@@ -34,7 +35,8 @@ constexpr std::int64_t kMaxTasks = std::int64_t{1} << 62;
 constexpr std::int64_t kMaxAxisPoints = 100'000'000;
 
 const Names kTopKeys = {"model",      "params", "grid",          "monte_carlo", "orderings",
-                        "minimality", "seed",   "on_task_error", "limits",      "output"};
+                        "minimality", "seed",   "on_task_error", "limits",      "output",
+                        "design",     "sensitivity"};
 const Names kAxisKeys = {"start", "stop", "num", "spacing", "values", "units", "long_name"};
 const Names kMonteCarloKeys = {"samples_per_point", "samples", "seed", "method", "params"};
 const Names kLimitKeys = {"max_steps", "max_depth", "max_nodes", "max_outcomes", "max_definition1_checks"};
@@ -93,6 +95,8 @@ struct MapView {
 };
 
 class ConfigParser {
+  friend class ReaderAccess;  // design/sensitivity sections (src/io/design_config.cpp)
+
  public:
   ConfigParser(const Names& known_models, const ModelCatalog& catalog)
       : known_models_(known_models), catalog_(catalog) {}
@@ -120,6 +124,7 @@ class ConfigParser {
       parse_monte_carlo(top.get("monte_carlo"));
       parse_orderings(top.get("orderings"));
       parse_options(top);
+      parse_design(top.get("design"), top.get("sensitivity"));
       check_required();
     } catch (const YAML::Exception& e) {
       // Not expected (every access is checked); keep the one-line contract anyway.
@@ -840,8 +845,9 @@ class ConfigParser {
     // Sizes: the task index g * R + r must fit comfortably in int64.
     double points = 1;
     for (const auto& axis : config_.grid) points *= static_cast<double>(axis.values.size());
-    const double replicas =
-        config_.monte_carlo ? static_cast<double>(config_.monte_carlo->samples_per_point) : 1.0;
+    const double replicas = config_.design        ? static_cast<double>(design_size(*config_.design))
+                             : config_.monte_carlo ? static_cast<double>(config_.monte_carlo->samples_per_point)
+                                                   : 1.0;
     if (points * replicas > static_cast<double>(kMaxTasks)) {
       error(config_.monte_carlo ? "monte_carlo" : "grid",
             fmt::format("{:g} grid points x {:g} samples per point is too many tasks (at most "
@@ -849,6 +855,8 @@ class ConfigParser {
                         points, replicas));
     }
   }
+
+  void parse_design(const YAML::Node* design, const YAML::Node* sensitivity);
 
   const Names& known_models_;
   const ModelCatalog& catalog_;
@@ -859,6 +867,64 @@ class ConfigParser {
   Names errors_;
   SweepConfig config_;
 };
+
+// The loader's checked readers, for the sections parsed in other files.
+class ReaderAccess final : public config_io::ConfigReader {
+ public:
+  explicit ReaderAccess(ConfigParser& p) : p_(p) {}
+  void error(const std::string& path, const std::string& message) override { p_.error(path, message); }
+  config_io::Entries keys(const YAML::Node& map, const std::string& path, const Names& allowed) override {
+    return {p_.keys(map, path, allowed).entries};
+  }
+  config_io::Entries entries(const YAML::Node& map, const std::string& path) override {
+    return {p_.entries(map, path).entries};
+  }
+  bool is_section(const YAML::Node& node, const std::string& path, const std::string& what) override {
+    return p_.is_section(node, path, what);
+  }
+  std::optional<double> number(const YAML::Node& node, const std::string& path) override {
+    return p_.number(node, path);
+  }
+  std::optional<std::int64_t> integer(const YAML::Node& node, const std::string& path, std::int64_t min,
+                                      std::int64_t max, const std::string& message) override {
+    return p_.integer(node, path, min, max, message);
+  }
+  std::optional<std::uint64_t> seed(const YAML::Node& node, const std::string& path) override {
+    return p_.seed(node, path);
+  }
+  std::optional<std::string> text(const YAML::Node& node, const std::string& path) override {
+    return p_.text(node, path);
+  }
+  std::optional<std::size_t> keyword(const YAML::Node& node, const std::string& path, const Names& allowed,
+                                     const std::string& what) override {
+    return p_.keyword(node, path, allowed, what);
+  }
+  std::optional<std::vector<double>> number_list(const YAML::Node& node, const std::string& path) override {
+    return p_.number_list(node, path);
+  }
+  const ParameterInfo* lookup(const std::string& name, const std::string& path) override {
+    return p_.lookup(name, path);
+  }
+  void claim(const std::string& name, const std::string& path, const std::string& section) override {
+    p_.claim(name, path, section);
+  }
+  bool in_range(double value, const ParameterInfo* info, const std::string& path) override {
+    return p_.in_range(value, info, path);
+  }
+  std::optional<RandomParameter> random_parameter(const std::string& name, const YAML::Node& node,
+                                                  const std::string& path, const ParameterInfo* info) override {
+    return p_.parse_random(name, node, path, info);
+  }
+  std::int64_t grid_points() const override { return p_.grid_points_saturated(); }
+
+ private:
+  ConfigParser& p_;
+};
+
+void ConfigParser::parse_design(const YAML::Node* design, const YAML::Node* sensitivity) {
+  ReaderAccess access(*this);
+  config_io::parse_design_sections(design, sensitivity, access, config_);
+}
 
 std::string join_lines(const std::vector<std::string>& lines) {
   std::string out;

@@ -261,6 +261,8 @@ SweepFileLayout make_layout(const SweepConfig& config, const ParameterSpace& spa
     layout.samples.push_back(std::move(status));
     layout.samples.push_back(
         {"random_counter", "1", "uniform draws consumed from the (seed, task) stream", true});
+    layout.samples.push_back({"grid_point", "1", "flat C-order index of the task's grid point", true});
+    layout.samples.push_back({"replica", "1", "replica of the task at its grid point (the design row with design:)", true});
     for (const auto& c : kernel.columns())
       if (c.length == 1) layout.samples.push_back({c.group + "_" + c.name, c.units, c.long_name, false});
   }
@@ -296,7 +298,7 @@ std::string check_free_space(const fs::path& dir, std::uintmax_t journal_bytes, 
   const double journal = tasks * (16.0 + 8.0 * columns);
   double file =
       static_cast<double>(space.grid_points()) * 8.0 * (columns * (space.replicas() > 1 ? 5 : 1) + 1);
-  if (config.output.samples) file += tasks * 8.0 * (columns + 2 + static_cast<double>(space.axes().size()));
+  if (config.output.samples) file += tasks * 8.0 * (columns + 4 + static_cast<double>(space.axes().size()));
   double needed = journal + file + 1024.0 * 1024.0;  // + metadata
   std::error_code ec;
   // On --resume the finished part of the journal is already on disk.
@@ -513,7 +515,7 @@ struct Finalizer {
       const auto n = static_cast<std::size_t>(b - a);
       std::vector<std::vector<double>> in(inputs, std::vector<double>(n));
       std::vector<std::vector<double>> out(columns, std::vector<double>(n));
-      std::vector<std::int64_t> status(n), counter(n);
+      std::vector<std::int64_t> status(n), counter(n), grid_point(n), replica(n);
       std::vector<std::vector<double>> arrays(cols.arrays.size());
       for (std::size_t k = 0; k < cols.arrays.size(); ++k)
         arrays[k].resize(n * static_cast<std::size_t>(kernel.columns()[cols.arrays[k]].length));
@@ -535,6 +537,8 @@ struct Finalizer {
         for (std::size_t c = 0; c < columns; ++c) out[c][i] = v[cols.offset[cols.scalars[c]]];
         status[i] = reader.status(t);
         counter[i] = reader.counter(t);
+        grid_point[i] = space.grid_point_of(t);
+        replica[i] = space.replica_of(t);
       }
       } catch (const std::exception& e) {
         error = fmt::format("rank {}: {}", mpi.rank, e.what());
@@ -546,6 +550,8 @@ struct Finalizer {
           for (std::size_t j = 0; j < inputs; ++j) file.write_samples(col++, a, in[j].data(), b - a);
           file.write_samples(col++, a, status.data(), b - a);
           file.write_samples(col++, a, counter.data(), b - a);
+          file.write_samples(col++, a, grid_point.data(), b - a);
+          file.write_samples(col++, a, replica.data(), b - a);
           for (std::size_t c = 0; c < columns; ++c) file.write_samples(col++, a, out[c].data(), b - a);
         }
         for (const auto& values : arrays) file.write_samples(col++, a, values.data(), b - a);

@@ -11,6 +11,7 @@ ParameterSpace::ParameterSpace(const SweepConfig& config)
       axes_(config.grid),
       replicas_(config.replicas()),
       sampler_(config.monte_carlo.value_or(MonteCarloSpec{})) {
+  if (config.design) design_.emplace(*config.design);
   strides_.resize(axes_.size());
   for (std::size_t i = axes_.size(); i-- > 0;) {
     strides_[i] = grid_points_;
@@ -42,6 +43,7 @@ std::int64_t ParameterSpace::grid_point_at(const std::vector<std::int64_t>& inde
 }
 
 const std::vector<RandomParameter>& ParameterSpace::random_parameters() const {
+  if (design_) return design_->spec().parameters;
   return sampler_.spec().parameters;
 }
 
@@ -57,7 +59,7 @@ std::uint64_t ParameterSpace::parameters_of(std::int64_t task, ParameterSet& out
     out.set(axes_[i].name, axes_[i].values[static_cast<std::size_t>(rest / strides_[i])]);
     rest %= strides_[i];
   }
-  const std::size_t d = sampler_.dimension();
+  const std::size_t d = design_ ? design_->dimension() : sampler_.dimension();
   if (d == 0) return 0;
   // Small draws stay on the stack; configs with many random parameters pay one allocation.
   std::array<double, 16> small;
@@ -67,8 +69,12 @@ std::uint64_t ParameterSpace::parameters_of(std::int64_t task, ParameterSet& out
     large.resize(d);
     values = large.data();
   }
-  const std::uint64_t used = sampler_.draw(task, grid_point, replica_of(task), values);
-  const auto& parameters = sampler_.spec().parameters;
+  std::uint64_t used = 0;
+  if (design_)
+    design_->point(replica_of(task), values);  // design rows draw nothing from the task's stream
+  else
+    used = sampler_.draw(task, grid_point, replica_of(task), values);
+  const auto& parameters = random_parameters();
   for (std::size_t j = 0; j < d; ++j) out.set(parameters[j].name, values[j]);
   return used;
 }

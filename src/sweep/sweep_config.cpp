@@ -9,6 +9,7 @@ std::int64_t SweepConfig::grid_points() const {
 }
 
 std::int64_t SweepConfig::replicas() const {
+  if (design) return design_size(*design);
   return monte_carlo ? monte_carlo->samples_per_point : 1;
 }
 

@@ -65,12 +65,13 @@ def main():
             check(str(f.attrs["Conventions"]).startswith("CF-1."), f"{name}: Conventions")
             rows = len(f["provenance"])
             mc = replicas > 1
-            if mc:
+            impact = "energy" in f  # test-function sweeps (ishigami, sobol_g) have /outputs only
+            if mc and impact:
                 std = next(k for k in f["energy"] if k.endswith("_std"))
                 cm = f["energy"][std].attrs["cell_methods"]
                 check("replica: standard_deviation" in str(cm) and "ddof = 0" in str(f["energy"][std].attrs["comment"]),
                       f"{name}: {std} cell_methods {cm!r}")
-            else:
+            elif impact:
                 u = f["outcomes/unique"]
                 check(list(u.attrs["flag_values"]) == [0.0, 1.0] and str(u.attrs["flag_meanings"]) == "indeterminate unique",
                       f"{name}: outcomes/unique flag_values/flag_meanings")

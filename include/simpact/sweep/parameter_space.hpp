@@ -6,11 +6,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "simpact/sweep/sweep_config.hpp"
 #include "simpact/core/parameter_set.hpp"
 #include "simpact/sweep/sampling.hpp"
+#include "simpact/sweep/sensitivity_design.hpp"
 
 namespace simpact {
 
@@ -36,8 +38,10 @@ class ParameterSpace {
 
   const std::vector<GridAxis>& axes() const { return axes_; }
   const ParameterSet& fixed() const { return fixed_; }
-  // The Monte Carlo parameters (empty without Monte Carlo), in draw order.
+  // The Monte Carlo parameters, or the design's (empty without either), in draw/column order.
   const std::vector<RandomParameter>& random_parameters() const;
+  // The design whose rows are the replicas (design: in the config), or nullptr.
+  const SensitivityDesign* design() const { return design_ ? &*design_ : nullptr; }
 
   // Replaces `out` with the inputs of `task`: the fixed params, then the task's grid values,
   // then its Monte Carlo draws. Everything random comes from (seed, task) alone (see
@@ -54,6 +58,7 @@ class ParameterSpace {
   std::int64_t grid_points_ = 1;
   std::int64_t replicas_ = 1;
   MonteCarloSampler sampler_;
+  std::optional<SensitivityDesign> design_;
 };
 
 }  // namespace simpact

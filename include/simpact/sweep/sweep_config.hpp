@@ -12,6 +12,7 @@
 #include "simpact/core/parameter_set.hpp"
 #include "simpact/core/propagation.hpp"
 #include "simpact/sweep/sampling.hpp"
+#include "simpact/sweep/sensitivity_design.hpp"
 
 namespace simpact {
 
@@ -46,6 +47,8 @@ struct SweepConfig {
   std::vector<GridAxis> fixed_described;      // the same, with units/long_name (one value each)
   std::vector<GridAxis> grid;                 // slowest-varying first (C order)
   std::optional<MonteCarloSpec> monte_carlo;  // absent: one replica per grid point, no draws
+  std::optional<DesignSpec> design;           // design: its rows are the replicas of every grid point
+  SensitivitySpec sensitivity;                // sensitivity: what `simpact analyze` computes
   std::vector<OrderingPolicy> orderings;      // default {all, argmin, argmax}
   Minimality minimality = Minimality::kPropagation;
   std::uint64_t seed = 0;  // seeds the `random` ordering; default monte_carlo.seed, else 0
@@ -56,7 +59,7 @@ struct SweepConfig {
   std::string source_hash;  // sha256 hex of source_text
 
   std::int64_t grid_points() const;  // product of the axis sizes (1 with no grid)
-  std::int64_t replicas() const;     // monte_carlo->samples_per_point, or 1
+  std::int64_t replicas() const;     // monte_carlo->samples_per_point, the design's rows, or 1
   std::int64_t task_count() const;   // grid_points() * replicas()
 };
 

@@ -1,0 +1,43 @@
+// Writes the results of `simpact analyze` into a finished sweep file (serial HDF5, one process):
+//   /sensitivity/<axis>            copies of the grid axes (dimension scales), if any
+//   /sensitivity/parameter         the analysed parameters' names (a string dimension scale)
+//   /sensitivity/parameter_2       the same, second dimension of S2
+//   /sensitivity/<output>/<index>  [grid axes..., parameter(, parameter_2)] float64 datasets
+// Any earlier /sensitivity group is replaced. Attributes: on each output group `method`,
+// `estimators`, `bootstrap`, `seed`, `confidence`, `samples_dataset`, `excluded` (values
+// left out as non-finite); on each index `long_name`, `units`.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace simpact {
+
+struct SensitivityAxis {
+  std::string name, units, long_name;
+  std::vector<double> values;
+};
+
+struct SensitivityIndexData {
+  std::string name;       // S1, ST, S1_conf, ST_conf, S2, S2_conf, mu, mu_star, sigma, mu_star_conf
+  std::string long_name;
+  std::string units = "1";
+  bool pairwise = false;  // S2: one more `parameter_2` dimension
+  std::vector<double> values;  // C order over [grid..., parameter(, parameter_2)]
+};
+
+struct SensitivityOutput {
+  std::string name;  // group under /sensitivity
+  std::vector<std::pair<std::string, std::string>> string_attributes;
+  std::vector<std::pair<std::string, std::int64_t>> integer_attributes;
+  std::vector<std::pair<std::string, double>> double_attributes;
+  std::vector<SensitivityIndexData> indices;
+};
+
+// Throws IoError.
+void write_sensitivity(const std::string& path, const std::vector<SensitivityAxis>& axes,
+                       const std::vector<std::string>& parameters, const std::vector<SensitivityOutput>& outputs);
+
+}  // namespace simpact

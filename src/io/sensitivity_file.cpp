@@ -1,0 +1,67 @@
+#include "simpact/io/sensitivity_file.hpp"
+
+#include <optional>
+
+#include "hdf5_handle.hpp"
+
+namespace simpact {
+
+void write_sensitivity(const std::string& path, const std::vector<SensitivityAxis>& axes,
+                       const std::vector<std::string>& parameters, const std::vector<SensitivityOutput>& outputs) {
+  h5::silence_error_printing();
+  h5::File file = h5::File::open(path, true);
+  const hid_t root = file.id();
+  if (h5::link_exists(root, "sensitivity"))
+    h5::check_status(H5Ldelete(root, "sensitivity", H5P_DEFAULT), [&] { return "cannot replace /sensitivity in " + path; });
+  h5::Group group = h5::Group::create(root, "sensitivity");
+  h5::write_string_attribute(group.id(), "long_name", "sensitivity indices (simpact analyze)");
+  std::vector<h5::Dataset> scales;
+  std::vector<hsize_t> shape;
+  for (const auto& axis : axes) {
+    h5::Dataset scale = h5::Dataset::create(group.id(), axis.name, H5T_IEEE_F64LE,
+                                            h5::Dataspace::simple({axis.values.size()}));
+    scale.write(H5T_NATIVE_DOUBLE, axis.values.data());
+    scale.make_scale(axis.name);
+    h5::write_string_attribute(scale.id(), "units", axis.units);
+    h5::write_string_attribute(scale.id(), "long_name", axis.long_name);
+    scales.push_back(std::move(scale));
+    shape.push_back(axis.values.size());
+  }
+  const h5::Datatype text = h5::Datatype::utf8_string();
+  std::vector<const char*> names;
+  for (const auto& p : parameters) names.push_back(p.c_str());
+  auto name_scale = [&](const std::string& name, const std::string& long_name) {
+    h5::Dataset scale = h5::Dataset::create(group.id(), name, text.id(), h5::Dataspace::simple({names.size()}));
+    scale.write(text.id(), names.data());
+    scale.make_scale(name);
+    h5::write_string_attribute(scale.id(), "long_name", long_name);
+    return scale;
+  };
+  const h5::Dataset parameter = name_scale("parameter", "analysed parameter");
+  std::optional<h5::Dataset> parameter_2;
+  for (const auto& out : outputs) {
+    h5::Group g = h5::Group::create(group.id(), out.name);
+    for (const auto& [k, v] : out.string_attributes) h5::write_string_attribute(g.id(), k, v);
+    for (const auto& [k, v] : out.integer_attributes) h5::write_scalar_attribute<std::int64_t>(g.id(), k, v);
+    for (const auto& [k, v] : out.double_attributes) h5::write_scalar_attribute<double>(g.id(), k, v);
+    for (const auto& index : out.indices) {
+      std::vector<hsize_t> dims = shape;
+      dims.push_back(parameters.size());
+      if (index.pairwise) {
+        dims.push_back(parameters.size());
+        if (!parameter_2) parameter_2.emplace(name_scale("parameter_2", "second analysed parameter (of S2)"));
+      }
+      h5::Dataset d = h5::Dataset::create(g.id(), index.name, H5T_IEEE_F64LE, h5::Dataspace::simple(dims));
+      d.write(H5T_NATIVE_DOUBLE, index.values.data());
+      h5::write_string_attribute(d.id(), "long_name", index.long_name);
+      h5::write_string_attribute(d.id(), "units", index.units);
+      for (std::size_t a = 0; a < scales.size(); ++a) d.attach_scale(scales[a], static_cast<unsigned>(a));
+      d.attach_scale(parameter, static_cast<unsigned>(scales.size()));
+      if (index.pairwise) d.attach_scale(*parameter_2, static_cast<unsigned>(scales.size() + 1));
+    }
+  }
+  group.reset();
+  file.close();
+}
+
+}  // namespace simpact
