@@ -44,7 +44,8 @@ void BM_BilliardsMcTask(benchmark::State& state) {
   std::vector<double> values(static_cast<std::size_t>(values_per_task(kernel)));
   std::int64_t task = 0;
   for (auto _ : state) {
-    const TaskStatus s = kernel.evaluate(task, sets[static_cast<std::size_t>(task & 63)], *scratch, values.data());
+    const TaskStatus s =
+        kernel.evaluate(task, sets[static_cast<std::size_t>(task & 63)], *scratch, values.data());
     benchmark::DoNotOptimize(s);
     benchmark::DoNotOptimize(values.data());
     ++task;

@@ -47,7 +47,9 @@ ImpactColumn scalar(ResultColumn column, F value) {
   return {std::move(column), [value](const ImpactTaskValues& v, double* out) { out[0] = value(v); }};
 }
 
-std::string name(OrderingPolicy o) { return std::string(ordering_policy_name(o)); }
+std::string name(OrderingPolicy o) {
+  return std::string(ordering_policy_name(o));
+}
 
 }  // namespace
 
@@ -95,16 +97,18 @@ ImpactTaskKernel::ImpactTaskKernel(std::unique_ptr<ImpactModel> model, ImpactStu
   }
   for (std::size_t s = 0; s < single_.size(); ++s) {
     const std::string what = "ordering " + name(single_[s]);
-    t.push_back(scalar({"after_" + name(single_[s]), "energy", "J", "kinetic energy after the impact, " + what},
-                       [s](const ImpactTaskValues& v) { return v.after[s]; }));
+    t.push_back(
+        scalar({"after_" + name(single_[s]), "energy", "J", "kinetic energy after the impact, " + what},
+               [s](const ImpactTaskValues& v) { return v.after[s]; }));
     t.push_back(scalar({"relative_loss_" + name(single_[s]), "energy", "1",
                         "relative kinetic energy loss (E_before - E_after) / E_before, " + what},
                        [s](const ImpactTaskValues& v) { return relative_loss(v, v.after[s]); }));
   }
   t.push_back(scalar({"after_plastic", "energy", "J", "kinetic energy after a perfectly plastic impact"},
                      [](const ImpactTaskValues& v) { return v.plastic_known ? v.plastic_energy : kNaN; }));
-  t.push_back(scalar({"relative_loss_plastic", "energy", "1", "relative energy loss of a plastic impact"},
-                     [](const ImpactTaskValues& v) { return v.plastic_known ? loss(v, v.plastic_energy) : kNaN; }));
+  t.push_back(
+      scalar({"relative_loss_plastic", "energy", "1", "relative energy loss of a plastic impact"},
+             [](const ImpactTaskValues& v) { return v.plastic_known ? loss(v, v.plastic_energy) : kNaN; }));
   t.push_back(scalar({"impact", "outcomes", "1",
                       "1 when some closed contact was approaching (an impact happened), 0 when the "
                       "pre-impact momentum was feasible"},
@@ -113,25 +117,26 @@ ImpactTaskKernel::ImpactTaskKernel(std::unique_ptr<ImpactModel> model, ImpactStu
       {"normalized_cosine", "outcomes", "1",
        "cosine between the first two contact normals in the kinetic metric (normalized Gram entry G_12)"},
       [](const ImpactTaskValues& v) { return v.normalized_cosine; }));
-  t.push_back(scalar({"dihedral_m", "outcomes", "1",
-                      "integer m with G_12 = -cos(pi/m), a dihedral configuration (0: none)"},
-                     [](const ImpactTaskValues& v) { return static_cast<double>(v.dihedral_m); }));
+  t.push_back(scalar(
+      {"dihedral_m", "outcomes", "1", "integer m with G_12 = -cos(pi/m), a dihedral configuration (0: none)"},
+      [](const ImpactTaskValues& v) { return static_cast<double>(v.dihedral_m); }));
   for (std::size_t s = 0; s < single_.size(); ++s)
-    t.push_back(scalar({"steps_" + name(single_[s]), "outcomes", "1",
-                        "reflections applied by ordering " + name(single_[s])},
-                       [s](const ImpactTaskValues& v) { return v.steps[s]; }));
+    t.push_back(scalar(
+        {"steps_" + name(single_[s]), "outcomes", "1", "reflections applied by ordering " + name(single_[s])},
+        [s](const ImpactTaskValues& v) { return v.steps[s]; }));
   if (options_.momenta) {
     const int max_dof = model_->max_dof();
     for (std::size_t s = 0; s < single_.size(); ++s)
-      t.push_back({{"momentum_after_" + name(single_[s]), "outcomes", "kg m s-1",
-                    "post-impact momentum p+ under ordering " + name(single_[s]) + " (NaN beyond the task's d)",
-                    max_dof},
-                   [s, max_dof](const ImpactTaskValues& v, double* out) {
-                     std::fill(out, out + max_dof, kNaN);
-                     if (!v.ok[s]) return;
-                     const int d = std::min(v.dof, max_dof);
-                     for (int i = 0; i < d; ++i) out[i] = v.momenta[s][i];
-                   }});
+      t.push_back(
+          {{"momentum_after_" + name(single_[s]), "outcomes", "kg m s-1",
+            "post-impact momentum p+ under ordering " + name(single_[s]) + " (NaN beyond the task's d)",
+            max_dof},
+           [s, max_dof](const ImpactTaskValues& v, double* out) {
+             std::fill(out, out + max_dof, kNaN);
+             if (!v.ok[s]) return;
+             const int d = std::min(v.dof, max_dof);
+             for (int i = 0; i < d; ++i) out[i] = v.momenta[s][i];
+           }});
   }
   columns_.reserve(table_.size());
   for (const ImpactColumn& c : table_) columns_.push_back(c.column);
@@ -152,7 +157,8 @@ std::unique_ptr<TaskScratch> ImpactTaskKernel::make_scratch() const {
 TaskStatus ImpactTaskKernel::compute(std::int64_t task, const ParameterSet& params,
                                      ImpactTaskScratch& scratch) const {
   ImpactTaskValues& v = scratch.values;
-  if (v.ok.size() != single_.size()) throw std::logic_error("ImpactTaskKernel: scratch not from make_scratch");
+  if (v.ok.size() != single_.size())
+    throw std::logic_error("ImpactTaskKernel: scratch not from make_scratch");
   const ImpactProblem problem = model_->make_problem(params);
   TaskStatus status = TaskStatus::kOk;
   auto worse = [&](TaskStatus s) {
@@ -214,13 +220,14 @@ TaskStatus ImpactTaskKernel::compute(std::int64_t task, const ParameterSet& para
   std::size_t pair = 0;
   for (std::size_t a = 0; a < single_.size(); ++a)
     for (std::size_t b = a + 1; b < single_.size(); ++b, ++pair)
-      v.pair_xi[pair] = (v.ok[a] && v.ok[b] && norm > 0.0) ? problem.distance(v.momenta[a], v.momenta[b]) / norm
-                                                           : (norm > 0.0 ? kNaN : 0.0);
+      v.pair_xi[pair] = (v.ok[a] && v.ok[b] && norm > 0.0)
+                            ? problem.distance(v.momenta[a], v.momenta[b]) / norm
+                            : (norm > 0.0 ? kNaN : 0.0);
   return status;
 }
 
-TaskStatus ImpactTaskKernel::evaluate(std::int64_t task, const ParameterSet& params, TaskScratch& scratch_base,
-                                      double* results) const {
+TaskStatus ImpactTaskKernel::evaluate(std::int64_t task, const ParameterSet& params,
+                                      TaskScratch& scratch_base, double* results) const {
   auto& scratch = static_cast<ImpactTaskScratch&>(scratch_base);
   const TaskStatus status = compute(task, params, scratch);
   for (const ImpactColumn& c : table_) {

@@ -101,7 +101,8 @@ PrecomputedImpact precompute_impact(const ImpactProblem& problem, const ResolveO
     pre.plastic_computed = true;
   }
   // resolve_impact asks only for an infeasible p⁻ that is not resolved by p_p alone (R = 0).
-  if (!pre.initially_feasible && restitution != 0.0) pre.positively_spanning = normals_positively_span(problem);
+  if (!pre.initially_feasible && restitution != 0.0)
+    pre.positively_spanning = normals_positively_span(problem);
   return pre;
 }
 

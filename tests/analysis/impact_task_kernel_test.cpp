@@ -38,7 +38,9 @@ bool is_sentinel(double x) {
   std::memcpy(&bits, &x, sizeof x);
   return bits == 0x7ff4dead0000beefULL;
 }
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+bool same_bits(double a, double b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
 
 struct Case {
   std::string what;
@@ -138,14 +140,15 @@ TEST(ImpactTaskKernel, EveryExtractorWritesExactlyItsLength) {
         std::vector<double> buffer(static_cast<std::size_t>(c.column.length + 2 * kGuard), sentinel());
         c.extract(scratch.values, buffer.data() + kGuard);
         for (int i = 0; i < kGuard; ++i) {
-          EXPECT_TRUE(is_sentinel(buffer[static_cast<std::size_t>(i)])) << k.what << ": " << c.column.name
-                                                                        << " wrote before its slot";
+          EXPECT_TRUE(is_sentinel(buffer[static_cast<std::size_t>(i)]))
+              << k.what << ": " << c.column.name << " wrote before its slot";
           EXPECT_TRUE(is_sentinel(buffer[buffer.size() - 1 - static_cast<std::size_t>(i)]))
               << k.what << ": " << c.column.name << " wrote past its length " << c.column.length;
         }
         for (std::int64_t i = 0; i < c.column.length; ++i)
           EXPECT_FALSE(is_sentinel(buffer[static_cast<std::size_t>(kGuard + i)]))
-              << k.what << ": " << c.column.name << " left value " << i << " of " << c.column.length << " unwritten";
+              << k.what << ": " << c.column.name << " left value " << i << " of " << c.column.length
+              << " unwritten";
       }
     }
   }
@@ -159,7 +162,8 @@ TEST(ImpactTaskKernel, EvaluateWritesEverySlotAndNothingBeyond) {
       std::vector<double> row(static_cast<std::size_t>(n + 8), sentinel());
       k.kernel->evaluate(static_cast<std::int64_t>(t), k.params[t], *scratch, row.data());
       for (std::int64_t i = 0; i < n; ++i)
-        EXPECT_FALSE(is_sentinel(row[static_cast<std::size_t>(i)])) << k.what << " task " << t << " slot " << i;
+        EXPECT_FALSE(is_sentinel(row[static_cast<std::size_t>(i)]))
+            << k.what << " task " << t << " slot " << i;
       for (std::size_t i = static_cast<std::size_t>(n); i < row.size(); ++i)
         EXPECT_TRUE(is_sentinel(row[i])) << k.what << " task " << t << " wrote past values_per_task";
     }
@@ -167,8 +171,9 @@ TEST(ImpactTaskKernel, EvaluateWritesEverySlotAndNothingBeyond) {
 }
 
 // The values of one task by column name (arrays: every element).
-std::map<std::string, std::vector<double>> evaluate(const ImpactTaskKernel& kernel, const ParameterSet& params,
-                                                    TaskStatus* status = nullptr, std::int64_t task = 0) {
+std::map<std::string, std::vector<double>> evaluate(const ImpactTaskKernel& kernel,
+                                                    const ParameterSet& params, TaskStatus* status = nullptr,
+                                                    std::int64_t task = 0) {
   auto scratch = kernel.make_scratch();
   std::vector<double> row(static_cast<std::size_t>(values_per_task(kernel)));
   const TaskStatus s = kernel.evaluate(task, params, *scratch, row.data());
@@ -213,7 +218,8 @@ TEST(ImpactTaskKernel, BilliardsAtRightAngleIsUniqueWithClosedFormEnergies) {
   const double expected[6] = {m / 2, m / 2, m / 2, -m / 2, 0.0, 0.0};
   for (const char* o : {"momentum_after_argmin", "momentum_after_argmax"}) {
     ASSERT_EQ(v[o].size(), 6u);
-    for (int i = 0; i < 6; ++i) EXPECT_NEAR(v[o][static_cast<std::size_t>(i)], expected[i], 1e-14 * m) << o << i;
+    for (int i = 0; i < 6; ++i)
+      EXPECT_NEAR(v[o][static_cast<std::size_t>(i)], expected[i], 1e-14 * m) << o << i;
   }
 }
 
@@ -290,10 +296,12 @@ TEST(ImpactTaskKernel, CappedTaskPublishesNaNForWhatItDidNotCompute) {
   tight.max_steps = 1;
   tight.max_depth = 1;
   TaskStatus status;
-  auto v = evaluate(*cradle_kernel({P::kAll, P::kArgmin, P::kArgmax}, true, tight), cradle(3, {1, 1, 1}), &status);
+  auto v =
+      evaluate(*cradle_kernel({P::kAll, P::kArgmin, P::kArgmax}, true, tight), cradle(3, {1, 1, 1}), &status);
   EXPECT_EQ(status, TaskStatus::kCapHit);
-  for (const char* c : {"outcome_set", "count", "unique", "argmin_vs_argmax", "after_all", "relative_loss_all",
-                        "after_argmin", "relative_loss_argmin", "after_argmax", "steps_argmin", "steps_argmax"})
+  for (const char* c :
+       {"outcome_set", "count", "unique", "argmin_vs_argmax", "after_all", "relative_loss_all",
+        "after_argmin", "relative_loss_argmin", "after_argmax", "steps_argmin", "steps_argmax"})
     EXPECT_TRUE(std::isnan(v[c][0])) << c << " = " << v[c][0];
   for (double x : v["momentum_after_argmin"]) EXPECT_TRUE(std::isnan(x));
   // What does not depend on the cap is still published.
@@ -311,8 +319,9 @@ TEST(ImpactTaskKernel, SharedPlasticGivesTheBitsOfSeparateResolutions) {
     const std::vector<P> singles = k.kernel->single_orderings();
     for (std::size_t t = 0; t < k.params.size(); ++t) {
       auto v = evaluate(*k.kernel, k.params[t], nullptr, static_cast<std::int64_t>(t));
-      const ImpactProblem problem = k.what.rfind("billiards", 0) == 0 ? BilliardsModel().make_problem(k.params[t])
-                                                                      : CradleModel().make_problem(k.params[t]);
+      const ImpactProblem problem = k.what.rfind("billiards", 0) == 0
+                                        ? BilliardsModel().make_problem(k.params[t])
+                                        : CradleModel().make_problem(k.params[t]);
       for (P o : singles) {
         ImpactWorkspace ws;
         ResolveOptions options;

@@ -13,7 +13,9 @@
 namespace simpact {
 namespace {
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+bool same_bits(double a, double b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
 
 void expect_same(const ImpactResolution& a, const ImpactResolution& b, const ImpactWorkspace& wa,
                  const ImpactWorkspace& wb, const char* what) {

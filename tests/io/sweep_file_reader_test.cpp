@@ -52,7 +52,8 @@ const Written& written() {
     Written w;
     w.path = ::testing::TempDir() + "simpact_sweep_file_reader.h5";
     SweepFileLayout layout;
-    layout.axes = {{"theta", "rad", "impact angle", {0.5, 1.5}}, {"phi", "1", "mass ratio", {0.25, 0.5, 1.0}}};
+    layout.axes = {{"theta", "rad", "impact angle", {0.5, 1.5}},
+                   {"phi", "1", "mass ratio", {0.25, 0.5, 1.0}}};
     layout.maps = {{"", "xi", "1", "indeterminacy"}, {"energy", "after_mean", "J", "energy after, mean"}};
     layout.samples = {{"x", "m", "sampled x", false},
                       {"status", "1", "status code", true},
@@ -101,7 +102,8 @@ TEST(SweepFileReader, AttributesConfigAndShapes) {
   EXPECT_EQ(r.string_attribute("config_hash"), "feedc0de");
   EXPECT_EQ(r.integer_attribute("replicas"), 3);
   EXPECT_EQ(r.integer_attribute("complete"), 1);
-  EXPECT_EQ(r.string_array_attribute("map_datasets"), (std::vector<std::string>{"/xi", "/energy/after_mean"}));
+  EXPECT_EQ(r.string_array_attribute("map_datasets"),
+            (std::vector<std::string>{"/xi", "/energy/after_mean"}));
   EXPECT_EQ(r.object_string_attribute("energy/after_mean", "units"), "J");
   EXPECT_EQ(r.object_string_attribute("samples/x", "long_name"), "sampled x");
   EXPECT_EQ(r.object_string_attribute("samples/x", "no_such_attribute"), "");

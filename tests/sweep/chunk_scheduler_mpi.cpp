@@ -41,7 +41,8 @@ void run(MPI_Comm comm, std::int64_t total) {
   if (size == 1) {
     std::vector<std::int64_t> expected(static_cast<std::size_t>(total));
     std::iota(expected.begin(), expected.end(), 0);
-    check(mine == expected, "one rank claims 0..total-1 in order", static_cast<long long>(mine.size()), total);
+    check(mine == expected, "one rank claims 0..total-1 in order", static_cast<long long>(mine.size()),
+          total);
   }
   const int count = static_cast<int>(mine.size());
   std::vector<int> counts(static_cast<std::size_t>(size)), offsets(static_cast<std::size_t>(size));
@@ -51,7 +52,8 @@ void run(MPI_Comm comm, std::int64_t total) {
     std::partial_sum(counts.begin(), counts.end() - 1, offsets.begin() + 1);
     all.resize(static_cast<std::size_t>(offsets.back() + counts.back()));
   }
-  MPI_Gatherv(mine.data(), count, MPI_INT64_T, all.data(), counts.data(), offsets.data(), MPI_INT64_T, 0, comm);
+  MPI_Gatherv(mine.data(), count, MPI_INT64_T, all.data(), counts.data(), offsets.data(), MPI_INT64_T, 0,
+              comm);
   if (rank == 0) {
     check(static_cast<std::int64_t>(all.size()) == total, "claims over all ranks = total",
           static_cast<long long>(all.size()), total);

@@ -35,8 +35,8 @@ struct ImpactStudyOptions {
 // Everything one task's columns are computed from, filled by ImpactTaskKernel::compute. NaN marks
 // what the task did not compute (a capped or failed resolution publishes nothing).
 struct ImpactTaskValues {
-  double energy_before = 0.0;  // ½||p⁻||²_g [J]
-  bool impact = false;         // some closed contact was approaching
+  double energy_before = 0.0;      // ½||p⁻||²_g [J]
+  bool impact = false;             // some closed contact was approaching
   double normalized_cosine = 0.0;  // G_12 (NaN with fewer than two contacts)
   int dihedral_m = 0;
   bool plastic_known = false;   // p_p was computed and passed its KKT check
@@ -45,9 +45,9 @@ struct ImpactTaskValues {
   double xi_all = 0.0, outcome_count = 0.0, unique = 0.0, all_after = 0.0;
   // One entry per single ordering (ImpactTaskKernel::single_orderings()), sized by make_scratch.
   int dof = 0;
-  std::vector<char> ok;                 // the ordering reached an outcome (no cap hit)
-  std::vector<double> after, steps;     // its energy [J] and reflections (NaN unless ok)
-  std::vector<DofVector> momenta;       // its p⁺ (valid where ok)
+  std::vector<char> ok;              // the ordering reached an outcome (no cap hit)
+  std::vector<double> after, steps;  // its energy [J] and reflections (NaN unless ok)
+  std::vector<DofVector> momenta;    // its p⁺ (valid where ok)
   // ξ between single orderings a < b, in the order (0,1), (0,2), …, (1,2), …
   std::vector<double> pair_xi;
 };

@@ -46,10 +46,10 @@ struct ResolveOptions {
 };
 
 enum class ResolveStatus {
-  kOk,                // outcome(s) found
-  kNoImpact,          // p⁻ already feasible: p⁺ = p⁻
-  kNoElasticOutcome,  // the closed normals positively span their span: only p_p exists
-  kCapHit,            // a step/depth/node/outcome/Definition 1 cap was hit: ξ is NaN
+  kOk,                 // outcome(s) found
+  kNoImpact,           // p⁻ already feasible: p⁺ = p⁻
+  kNoElasticOutcome,   // the closed normals positively span their span: only p_p exists
+  kCapHit,             // a step/depth/node/outcome/Definition 1 cap was hit: ξ is NaN
   kPlasticUnverified,  // the plastic solve failed its KKT check: p_p and every blend are NaN
 };
 const char* resolve_status_name(ResolveStatus status);
