@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "simpact/core/impact_diagnostics.hpp"
 
@@ -12,16 +14,6 @@ namespace simpact {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-class ImpactScratch final : public TaskScratch {
- public:
-  explicit ImpactScratch(const ResolveLimits& limits) : workspace(limits) {}
-  ImpactWorkspace workspace;
-  // One entry per single ordering, sized once: evaluating a task allocates nothing here.
-  std::vector<DofVector> final_momenta;
-  std::vector<double> after, steps;
-  std::vector<char> ok;
-};
 
 TaskStatus status_of(ResolveStatus s) {
   switch (s) {
@@ -39,6 +31,26 @@ TaskStatus status_of(ResolveStatus s) {
   return TaskStatus::kFailed;
 }
 
+// (E_before − E_after) / E_before, 0 without kinetic energy.
+double loss(const ImpactTaskValues& v, double after) {
+  const double e0 = v.energy_before;
+  return e0 > 0.0 ? (e0 - after) / e0 : 0.0;
+}
+// The same, NaN for an outcome not computed (NaN energy).
+double relative_loss(const ImpactTaskValues& v, double after) {
+  return std::isfinite(after) ? loss(v, after) : kNaN;
+}
+
+// A scalar column: `value` returns its one value.
+template <typename F>
+ImpactColumn scalar(ResultColumn column, F value) {
+  return {std::move(column), [value](const ImpactTaskValues& v, double* out) { out[0] = value(v); }};
+}
+
+std::string name(OrderingPolicy o) {
+  return std::string(ordering_policy_name(o));
+}
+
 }  // namespace
 
 ImpactTaskKernel::ImpactTaskKernel(std::unique_ptr<ImpactModel> model, ImpactStudyOptions options)
@@ -50,66 +62,104 @@ ImpactTaskKernel::ImpactTaskKernel(std::unique_ptr<ImpactModel> model, ImpactStu
       single_.push_back(o);
     }
   }
-  auto name = [](OrderingPolicy o) { return std::string(ordering_policy_name(o)); };
+  auto& t = table_;
   if (has_all_) {
-    headline_ = static_cast<int>(columns_.size());
-    columns_.push_back({"outcome_set", "xi_maps", "1",
+    headline_ = static_cast<int>(t.size());
+    t.push_back(scalar({"outcome_set", "xi_maps", "1",
                         "indeterminacy xi: diameter of the set of outcomes divided by the norm of the "
-                        "pre-impact momentum (kinetic metric)"});
-    columns_.push_back({"count", "outcomes", "1", "number of distinct propagative outcomes"});
-    columns_.push_back({"unique", "outcomes", "1", "1 when the outcome is unique (no cap hit)"});
+                        "pre-impact momentum (kinetic metric)"},
+                       [](const ImpactTaskValues& v) { return v.xi_all; }));
+    t.push_back(scalar({"count", "outcomes", "1", "number of distinct propagative outcomes"},
+                       [](const ImpactTaskValues& v) { return v.outcome_count; }));
+    t.push_back(scalar({"unique", "outcomes", "1", "1 when the outcome is unique (no cap hit)"},
+                       [](const ImpactTaskValues& v) { return v.unique; }));
   }
+  std::size_t pair = 0;
   for (std::size_t a = 0; a < single_.size(); ++a)
-    for (std::size_t b = a + 1; b < single_.size(); ++b) {
-      if (headline_ < 0) headline_ = static_cast<int>(columns_.size());
-      columns_.push_back({name(single_[a]) + "_vs_" + name(single_[b]), "xi_maps", "1",
-                          "indeterminacy between the " + name(single_[a]) + " and " + name(single_[b]) +
+    for (std::size_t b = a + 1; b < single_.size(); ++b, ++pair) {
+      if (headline_ < 0) headline_ = static_cast<int>(t.size());
+      const std::string na = name(single_[a]), nb = name(single_[b]);
+      t.push_back(scalar({na + "_vs_" + nb, "xi_maps", "1",
+                          "indeterminacy between the " + na + " and " + nb +
                               " orderings: norm of the difference of their outcomes divided by the norm of "
-                              "the pre-impact momentum "
-                              "(kinetic metric)"});
+                              "the pre-impact momentum (kinetic metric)"},
+                         [pair](const ImpactTaskValues& v) { return v.pair_xi[pair]; }));
     }
-  columns_.push_back({"before", "energy", "J", "kinetic energy before the impact"});
-  std::vector<OrderingPolicy> all_orderings = single_;
-  if (has_all_) all_orderings.insert(all_orderings.begin(), OrderingPolicy::kAll);
-  for (OrderingPolicy o : all_orderings) {
-    const std::string what = o == OrderingPolicy::kAll ? "mean over the outcome set" : "ordering " + name(o);
-    columns_.push_back({"after_" + name(o), "energy", "J", "kinetic energy after the impact, " + what});
-    columns_.push_back({"relative_loss_" + name(o), "energy", "1",
-                        "relative kinetic energy loss (E_before - E_after) / E_before, " + what});
+  t.push_back(scalar({"before", "energy", "J", "kinetic energy before the impact"},
+                     [](const ImpactTaskValues& v) { return v.energy_before; }));
+  if (has_all_) {
+    const std::string what = "mean over the outcome set";
+    t.push_back(scalar({"after_all", "energy", "J", "kinetic energy after the impact, " + what},
+                       [](const ImpactTaskValues& v) { return v.all_after; }));
+    t.push_back(scalar({"relative_loss_all", "energy", "1",
+                        "relative kinetic energy loss (E_before - E_after) / E_before, " + what},
+                       [](const ImpactTaskValues& v) { return relative_loss(v, v.all_after); }));
   }
-  columns_.push_back({"after_plastic", "energy", "J", "kinetic energy after a perfectly plastic impact"});
-  columns_.push_back({"relative_loss_plastic", "energy", "1", "relative energy loss of a plastic impact"});
-  columns_.push_back({"impact", "outcomes", "1",
+  for (std::size_t s = 0; s < single_.size(); ++s) {
+    const std::string what = "ordering " + name(single_[s]);
+    t.push_back(
+        scalar({"after_" + name(single_[s]), "energy", "J", "kinetic energy after the impact, " + what},
+               [s](const ImpactTaskValues& v) { return v.after[s]; }));
+    t.push_back(scalar({"relative_loss_" + name(single_[s]), "energy", "1",
+                        "relative kinetic energy loss (E_before - E_after) / E_before, " + what},
+                       [s](const ImpactTaskValues& v) { return relative_loss(v, v.after[s]); }));
+  }
+  t.push_back(scalar({"after_plastic", "energy", "J", "kinetic energy after a perfectly plastic impact"},
+                     [](const ImpactTaskValues& v) { return v.plastic_known ? v.plastic_energy : kNaN; }));
+  t.push_back(
+      scalar({"relative_loss_plastic", "energy", "1", "relative energy loss of a plastic impact"},
+             [](const ImpactTaskValues& v) { return v.plastic_known ? loss(v, v.plastic_energy) : kNaN; }));
+  t.push_back(scalar({"impact", "outcomes", "1",
                       "1 when some closed contact was approaching (an impact happened), 0 when the "
-                      "pre-impact momentum was feasible"});
-  columns_.push_back(
+                      "pre-impact momentum was feasible"},
+                     [](const ImpactTaskValues& v) { return v.impact ? 1.0 : 0.0; }));
+  t.push_back(scalar(
       {"normalized_cosine", "outcomes", "1",
-       "cosine between the first two contact normals in the kinetic metric (normalized Gram entry G_12)"});
-  columns_.push_back({"dihedral_m", "outcomes", "1",
-                      "integer m with G_12 = -cos(pi/m), a dihedral configuration (0: none)"});
-  for (OrderingPolicy o : single_)
-    columns_.push_back({"steps_" + name(o), "outcomes", "1", "reflections applied by ordering " + name(o)});
-  if (options_.momenta)
-    for (OrderingPolicy o : single_)
-      columns_.push_back({"momentum_after_" + name(o), "outcomes", "kg m s-1",
-                          "post-impact momentum p+ under ordering " + name(o) + " (NaN beyond the task's d)",
-                          model_->max_dof()});
+       "cosine between the first two contact normals in the kinetic metric (normalized Gram entry G_12)"},
+      [](const ImpactTaskValues& v) { return v.normalized_cosine; }));
+  t.push_back(scalar(
+      {"dihedral_m", "outcomes", "1", "integer m with G_12 = -cos(pi/m), a dihedral configuration (0: none)"},
+      [](const ImpactTaskValues& v) { return static_cast<double>(v.dihedral_m); }));
+  for (std::size_t s = 0; s < single_.size(); ++s)
+    t.push_back(scalar(
+        {"steps_" + name(single_[s]), "outcomes", "1", "reflections applied by ordering " + name(single_[s])},
+        [s](const ImpactTaskValues& v) { return v.steps[s]; }));
+  if (options_.momenta) {
+    const int max_dof = model_->max_dof();
+    for (std::size_t s = 0; s < single_.size(); ++s)
+      t.push_back(
+          {{"momentum_after_" + name(single_[s]), "outcomes", "kg m s-1",
+            "post-impact momentum p+ under ordering " + name(single_[s]) + " (NaN beyond the task's d)",
+            max_dof},
+           [s, max_dof](const ImpactTaskValues& v, double* out) {
+             std::fill(out, out + max_dof, kNaN);
+             if (!v.ok[s]) return;
+             const int d = std::min(v.dof, max_dof);
+             for (int i = 0; i < d; ++i) out[i] = v.momenta[s][i];
+           }});
+  }
+  columns_.reserve(table_.size());
+  for (const ImpactColumn& c : table_) columns_.push_back(c.column);
 }
 
 std::unique_ptr<TaskScratch> ImpactTaskKernel::make_scratch() const {
-  auto scratch = std::make_unique<ImpactScratch>(options_.limits);
-  scratch->final_momenta.resize(single_.size());
-  scratch->after.resize(single_.size());
-  scratch->steps.resize(single_.size());
-  scratch->ok.resize(single_.size());
+  auto scratch = std::make_unique<ImpactTaskScratch>(options_.limits);
+  ImpactTaskValues& v = scratch->values;
+  const std::size_t n = single_.size();
+  v.ok.resize(n);
+  v.after.resize(n);
+  v.steps.resize(n);
+  v.momenta.resize(n);
+  v.pair_xi.resize(n < 2 ? 0 : n * (n - 1) / 2);
   return scratch;
 }
 
-TaskStatus ImpactTaskKernel::evaluate(std::int64_t task, const ParameterSet& params,
-                                      TaskScratch& scratch_base, double* results) const {
-  auto& scratch = static_cast<ImpactScratch&>(scratch_base);
+TaskStatus ImpactTaskKernel::compute(std::int64_t task, const ParameterSet& params,
+                                     ImpactTaskScratch& scratch) const {
+  ImpactTaskValues& v = scratch.values;
+  if (v.ok.size() != single_.size())
+    throw std::logic_error("ImpactTaskKernel: scratch not from make_scratch");
   const ImpactProblem problem = model_->make_problem(params);
-  const ImpactDiagnostics diagnostics = diagnose(problem);
   TaskStatus status = TaskStatus::kOk;
   auto worse = [&](TaskStatus s) {
     if (static_cast<std::int64_t>(s) > static_cast<std::int64_t>(status)) status = s;
@@ -120,86 +170,69 @@ TaskStatus ImpactTaskKernel::evaluate(std::int64_t task, const ParameterSet& par
   options.compare_argmin_argmax = false;
   options.seed = options_.seed;
   options.task = static_cast<std::uint64_t>(task);
-  const double e0 = problem.energy_before();
-  const double norm = problem.momentum_norm();
-  auto loss = [&](double after) { return e0 > 0.0 ? (e0 - after) / e0 : 0.0; };
+  // p_p, the positive-span test and feasibility do not depend on the ordering: once per task.
+  const PrecomputedImpact shared = precompute_impact(problem, options);
+  options.precomputed = &shared;
+  const PlasticOutcome& plastic = shared.plastic;
+  const bool plastic_known = shared.plastic_computed && plastic.converged;
 
-  int col = 0;
-  double all_after = kNaN;
-  PlasticOutcome plastic;
-  bool plastic_known = false;
+  const double norm = problem.momentum_norm();
+  v.energy_before = problem.energy_before();
+  v.impact = !shared.initially_feasible;
+  const ImpactDiagnostics diagnostics = diagnose(problem);
+  v.normalized_cosine = problem.contacts() >= 2 ? diagnostics.normalized_gram(0, 1) : kNaN;
+  v.dihedral_m = diagnostics.dihedral_m;
+  v.plastic_known = plastic_known;
+  v.plastic_energy = plastic.energy;
+  v.dof = problem.dof();
+
+  v.xi_all = v.outcome_count = v.unique = v.all_after = kNaN;
   if (has_all_) {
     options.policy = OrderingPolicy::kAll;
     const ImpactResolution r = resolve_impact(problem, options, scratch.workspace);
     worse(status_of(r.status));
-    plastic = r.plastic;
-    plastic_known = r.plastic_computed && r.plastic.converged;
     // A capped or failed resolution publishes nothing it did not compute: NaN, counted by status.
     const bool exact = r.status != ResolveStatus::kCapHit && r.status != ResolveStatus::kPlasticUnverified;
-    results[col++] = r.xi;
-    results[col++] = !exact ? kNaN : (r.status == ResolveStatus::kNoElasticOutcome ? 0.0 : r.outcome_count);
-    results[col++] = !exact ? kNaN : (r.unique ? 1.0 : 0.0);
+    v.xi_all = r.xi;
+    v.outcome_count = !exact ? kNaN : (r.status == ResolveStatus::kNoElasticOutcome ? 0.0 : r.outcome_count);
+    v.unique = !exact ? kNaN : (r.unique ? 1.0 : 0.0);
     if (exact && r.outcome_count > 0) {
       double sum = 0.0;
       for (int j = 0; j < r.outcome_count; ++j)
         sum += scratch.workspace.outcomes.items[static_cast<std::size_t>(j)].energy;
-      all_after = sum / r.outcome_count;
+      v.all_after = sum / r.outcome_count;
     }
   }
-  std::vector<double>& single_after = scratch.after;
-  std::vector<double>& single_steps = scratch.steps;
-  std::vector<char>& single_ok = scratch.ok;
-  std::fill(single_after.begin(), single_after.end(), kNaN);
-  std::fill(single_steps.begin(), single_steps.end(), kNaN);
-  std::fill(single_ok.begin(), single_ok.end(), 0);
   for (std::size_t s = 0; s < single_.size(); ++s) {
     options.policy = single_[s];
     const ImpactResolution r = resolve_impact(problem, options, scratch.workspace);
     worse(status_of(r.status));
-    if (!plastic_known) {
-      plastic = r.plastic;
-      plastic_known = r.plastic_computed && r.plastic.converged;
-    }
+    v.ok[s] = 0;
+    v.after[s] = v.steps[s] = kNaN;
     if (r.outcome_count > 0 && r.status != ResolveStatus::kCapHit) {
       const Outcome& o = scratch.workspace.outcomes.items[0];
-      scratch.final_momenta[s] = o.momentum;
-      single_after[s] = o.energy;
-      single_steps[s] = o.shortest;
-      single_ok[s] = 1;
+      v.momenta[s] = o.momentum;
+      v.after[s] = o.energy;
+      v.steps[s] = o.shortest;
+      v.ok[s] = 1;
     }
   }
+  std::size_t pair = 0;
   for (std::size_t a = 0; a < single_.size(); ++a)
-    for (std::size_t b = a + 1; b < single_.size(); ++b)
-      results[col++] =
-          (single_ok[a] && single_ok[b] && norm > 0.0)
-              ? problem.distance(scratch.final_momenta[a], scratch.final_momenta[b]) / norm
-              : (norm > 0.0 ? kNaN : 0.0);
-  results[col++] = e0;
-  if (has_all_) {
-    results[col++] = all_after;
-    results[col++] = std::isfinite(all_after) ? loss(all_after) : kNaN;
-  }
-  for (std::size_t s = 0; s < single_.size(); ++s) {
-    results[col++] = single_after[s];
-    results[col++] = std::isfinite(single_after[s]) ? loss(single_after[s]) : kNaN;
-  }
-  results[col++] = plastic_known ? plastic.energy : kNaN;
-  results[col++] = plastic_known ? loss(plastic.energy) : kNaN;
-  results[col++] = problem.feasible(problem.initial_rates()) ? 0.0 : 1.0;
-  results[col++] = problem.contacts() >= 2 ? diagnostics.normalized_gram(0, 1) : kNaN;
-  results[col++] = diagnostics.dihedral_m;
-  for (std::size_t s = 0; s < single_.size(); ++s) results[col++] = single_steps[s];
-  if (options_.momenta) {
-    const int d = problem.dof();
-    for (std::size_t s = 0; s < single_.size(); ++s) {
-      double* out = results + col;
-      std::fill(out, out + model_->max_dof(), kNaN);
-      if (single_ok[s]) {
-        const DofVector& p = scratch.final_momenta[s];
-        for (int i = 0; i < d; ++i) out[i] = p[i];
-      }
-      col += model_->max_dof();
-    }
+    for (std::size_t b = a + 1; b < single_.size(); ++b, ++pair)
+      v.pair_xi[pair] = (v.ok[a] && v.ok[b] && norm > 0.0)
+                            ? problem.distance(v.momenta[a], v.momenta[b]) / norm
+                            : (norm > 0.0 ? kNaN : 0.0);
+  return status;
+}
+
+TaskStatus ImpactTaskKernel::evaluate(std::int64_t task, const ParameterSet& params,
+                                      TaskScratch& scratch_base, double* results) const {
+  auto& scratch = static_cast<ImpactTaskScratch&>(scratch_base);
+  const TaskStatus status = compute(task, params, scratch);
+  for (const ImpactColumn& c : table_) {
+    c.extract(scratch.values, results);
+    results += c.column.length;
   }
   return status;
 }

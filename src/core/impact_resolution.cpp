@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "simpact/core/minimality.hpp"
 #include "simpact/core/restitution.hpp"
@@ -91,8 +92,30 @@ void plastic_only_outcome(const PlasticOutcome& plastic, OutcomeSet& set) {
 
 }  // namespace
 
+PrecomputedImpact precompute_impact(const ImpactProblem& problem, const ResolveOptions& options) {
+  PrecomputedImpact pre;
+  pre.initially_feasible = problem.feasible(problem.initial_rates());
+  const double restitution = problem.restitution();
+  if (options.compute_plastic || restitution < 1.0) {
+    pre.plastic = plastic_outcome(problem);
+    pre.plastic_computed = true;
+  }
+  // resolve_impact asks only for an infeasible p⁻ that is not resolved by p_p alone (R = 0).
+  if (!pre.initially_feasible && restitution != 0.0)
+    pre.positively_spanning = normals_positively_span(problem);
+  return pre;
+}
+
 ImpactResolution resolve_impact(const ImpactProblem& problem, const ResolveOptions& options,
                                 ImpactWorkspace& workspace) {
+  PrecomputedImpact own;
+  const PrecomputedImpact* pre = options.precomputed;
+  if (pre == nullptr) {
+    own = precompute_impact(problem, options);
+    pre = &own;
+  } else if (!pre->plastic_computed && (options.compute_plastic || problem.restitution() < 1.0)) {
+    throw std::invalid_argument("resolve_impact: the precomputed impact lacks the plastic outcome");
+  }
   ImpactResolution res;
   OutcomeSet& set = workspace.outcomes;
   set.clear();
@@ -102,11 +125,11 @@ ImpactResolution resolve_impact(const ImpactProblem& problem, const ResolveOptio
   set.definition1.budget = options.limits.max_definition1_checks;
   res.energy_before = problem.energy_before();
   const double norm = problem.momentum_norm();
-  const bool initially_feasible = problem.feasible(problem.initial_rates());
+  const bool initially_feasible = pre->initially_feasible;
   const double restitution = problem.restitution();
   const bool need_plastic = options.compute_plastic || restitution < 1.0;
   if (need_plastic) {
-    res.plastic = plastic_outcome(problem);
+    res.plastic = pre->plastic;
     res.plastic_computed = true;
     if (!res.plastic.converged && restitution < 1.0) {
       res.status = ResolveStatus::kPlasticUnverified;
@@ -117,7 +140,7 @@ ImpactResolution resolve_impact(const ImpactProblem& problem, const ResolveOptio
   const bool plastic_only = restitution == 0.0 && !initially_feasible;
   if (plastic_only) {
     plastic_only_outcome(res.plastic, set);
-  } else if (!initially_feasible && normals_positively_span(problem)) {
+  } else if (!initially_feasible && pre->positively_spanning) {
     res.status = ResolveStatus::kNoElasticOutcome;
     return res;
   } else if (options.policy == OrderingPolicy::kAll) {

@@ -66,7 +66,9 @@ def job_processes(out):
 
 def kill_at(simpact, config, out, fraction, whole_job):
     """SIGKILL one rank (mpirun must then end the others) or the whole job once the journal
-    holds `fraction` of the results; returns False if the run finished first."""
+    holds `fraction` of the results. Returns True only when the kill landed: a rank was alive
+    and was killed by the signal, and mpirun then failed; False when the run ended first (or
+    its ranks were already gone), so the caller can try again or fail — never pass."""
     p = subprocess.Popen(sc.command(simpact, config, out, ranks=2), env=sc.env(1),
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.time() + 240
@@ -77,8 +79,13 @@ def kill_at(simpact, config, out, fraction, whole_job):
     if p.poll() is not None:
         return False
     ranks = job_processes(out)
+    killed = 0
     for pid in (ranks if whole_job else ranks[-1:]):
-        os.kill(pid, signal.SIGKILL)
+        try:
+            os.kill(pid, signal.SIGKILL)
+            killed += 1
+        except ProcessLookupError:  # exited between the scan and the kill
+            pass
     if whole_job:
         os.killpg(p.pid, signal.SIGKILL)
     p.wait(timeout=60)
@@ -87,7 +94,18 @@ def kill_at(simpact, config, out, fraction, whole_job):
         if time.time() - t0 > 20:
             sys.exit(f"FAIL: ranks {job_processes(out)} still running 20 s after the kill")
         time.sleep(0.05)
-    return True
+    return killed > 0 and p.returncode != 0
+
+
+def kill_landed(simpact, config, out, fraction, whole_job, label, attempts=3):
+    """kill_at until a kill lands (a fast machine may finish a phase between two polls); a
+    kill that never lands FAILS the test."""
+    for _ in range(attempts):
+        for leftover in glob.glob(out + "*"):
+            subprocess.run(["rm", "-rf", leftover], check=True)
+        if kill_at(simpact, config, out, fraction, whole_job):
+            return
+    sys.exit(f"FAIL: killed {label}: the kill never landed in {attempts} attempts (the run ended first)")
 
 
 def is_complete(path):
@@ -108,17 +126,18 @@ def main():
     for label, fraction, whole_job in (("early, one rank", 0.05, False), ("middle, whole job", 0.5, True),
                                        ("finalize, whole job", 1.0, True)):
         out = f"{d}/{label.split(',')[0]}.h5"
-        killed = kill_at(simpact, config, out, fraction, whole_job)
-        if killed:
-            if is_complete(out):
-                sys.exit(f"FAIL: killed {label}: file is marked complete")
-            left = journal_fraction(out)
-            info = subprocess.run([simpact, "info", out], capture_output=True, text=True)
-            if info.returncode != 3 or "INCOMPLETE" not in info.stdout + info.stderr:
-                sys.exit(f"FAIL: simpact info on a killed file: rc={info.returncode} {info.stdout}{info.stderr}")
-            print(f"killed {label}: journal held {left:.0%} of the results; simpact info: INCOMPLETE")
-        else:
-            print(f"note: the {label} run finished before the kill point")
+        kill_landed(simpact, config, out, fraction, whole_job, label)
+        if not os.path.exists(out) and not os.path.exists(out + ".journal"):
+            sys.exit(f"FAIL: killed {label}: neither the file nor its journal exists")
+        if is_complete(out):
+            sys.exit(f"FAIL: killed {label}: file is marked complete")
+        left = journal_fraction(out)
+        if fraction < 1.0 and left >= 1.0:
+            sys.exit(f"FAIL: killed {label}: the journal already held every result ({left:.0%})")
+        info = subprocess.run([simpact, "info", out], capture_output=True, text=True)
+        if info.returncode != 3 or "INCOMPLETE" not in info.stdout + info.stderr:
+            sys.exit(f"FAIL: simpact info on a killed file: rc={info.returncode} {info.stdout}{info.stderr}")
+        print(f"killed {label}: journal held {left:.0%} of the results; simpact info: INCOMPLETE")
         p = sc.run(simpact, config, out, ranks=2, threads=1, extra=("--resume",))
         if os.path.exists(out + ".journal"):
             sys.exit(f"FAIL: {label}: journal left behind after a complete resume")
@@ -132,7 +151,7 @@ def main():
         sys.exit(f"FAIL: rerun over an existing file: rc={p.returncode} {p.stderr}")
     # --resume refuses a changed config (its hash is in the journal and the file).
     out = f"{d}/changed.h5"
-    kill_at(simpact, config, out, 0.2, True)
+    kill_landed(simpact, config, out, 0.2, True, "for the changed-config resume")
     changed = sc.write_config(CONFIG.replace("seed: 3", "seed: 4"), d, "changed.yaml")
     p = sc.run(simpact, changed, out, ranks=0, extra=("--resume",), check=False)
     if p.returncode == 0 or "config changed" not in p.stderr or len(p.stderr.strip().splitlines()) != 1:

@@ -1,8 +1,16 @@
 // The sweep task for impact models: parameters → model → ImpactProblem → resolution under each
 // configured ordering policy → named results (ξ per ordering pair and over the outcome set,
 // energies before/after and relative loss per policy, outcome counts, diagnostics).
+//
+// A task is evaluated in two steps: `compute` resolves the impact once per ordering (the plastic
+// outcome and the positive-span test once per task, shared by every ordering) into an
+// `ImpactTaskValues`; then every column's extractor writes its `length` values from it. Each
+// column is declared together with its extractor (`ImpactColumn`), so the list of columns and the
+// values written cannot drift apart.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,18 +32,61 @@ struct ImpactStudyOptions {
   bool momenta = false;
 };
 
+// Everything one task's columns are computed from, filled by ImpactTaskKernel::compute. NaN marks
+// what the task did not compute (a capped or failed resolution publishes nothing).
+struct ImpactTaskValues {
+  double energy_before = 0.0;      // ½||p⁻||²_g [J]
+  bool impact = false;             // some closed contact was approaching
+  double normalized_cosine = 0.0;  // G_12 (NaN with fewer than two contacts)
+  int dihedral_m = 0;
+  bool plastic_known = false;   // p_p was computed and passed its KKT check
+  double plastic_energy = 0.0;  // ½||p_p||²_g [J] (meaningful when plastic_known)
+  // Policy `all` (when configured): ξ over the outcome set, outcome count, uniqueness, mean energy.
+  double xi_all = 0.0, outcome_count = 0.0, unique = 0.0, all_after = 0.0;
+  // One entry per single ordering (ImpactTaskKernel::single_orderings()), sized by make_scratch.
+  int dof = 0;
+  std::vector<char> ok;              // the ordering reached an outcome (no cap hit)
+  std::vector<double> after, steps;  // its energy [J] and reflections (NaN unless ok)
+  std::vector<DofVector> momenta;    // its p⁺ (valid where ok)
+  // ξ between single orderings a < b, in the order (0,1), (0,2), …, (1,2), …
+  std::vector<double> pair_xi;
+};
+
+// A result column and the code that computes it: `extract` writes exactly column.length values.
+struct ImpactColumn {
+  ResultColumn column;
+  std::function<void(const ImpactTaskValues&, double* out)> extract;
+};
+
+// The per-thread state of the kernel: the core workspace and the task's values.
+class ImpactTaskScratch final : public TaskScratch {
+ public:
+  explicit ImpactTaskScratch(const ResolveLimits& limits) : workspace(limits) {}
+  ImpactWorkspace workspace;
+  ImpactTaskValues values;
+};
+
 class ImpactTaskKernel final : public TaskKernel {
  public:
   ImpactTaskKernel(std::unique_ptr<ImpactModel> model, ImpactStudyOptions options);
   const std::vector<ResultColumn>& columns() const override { return columns_; }
   std::unique_ptr<TaskScratch> make_scratch() const override;
+  // compute, then every column's extractor in column order.
   TaskStatus evaluate(std::int64_t task, const ParameterSet& params, TaskScratch& scratch,
                       double* results) const override;
   int headline_column() const override { return headline_; }
 
+  // Resolves task `task` into `scratch.values` (a scratch from make_scratch) and returns its status.
+  TaskStatus compute(std::int64_t task, const ParameterSet& params, ImpactTaskScratch& scratch) const;
+  // The columns with their extractors; columns()[i] is table()[i].column.
+  const std::vector<ImpactColumn>& table() const { return table_; }
+  // The configured orderings other than `all`, in the order of the per-ordering columns.
+  const std::vector<OrderingPolicy>& single_orderings() const { return single_; }
+
  private:
   std::unique_ptr<ImpactModel> model_;
   ImpactStudyOptions options_;
+  std::vector<ImpactColumn> table_;
   std::vector<ResultColumn> columns_;
   std::vector<OrderingPolicy> single_;  // the orderings other than `all`
   bool has_all_ = false;

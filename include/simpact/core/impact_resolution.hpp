@@ -14,6 +14,23 @@
 
 namespace simpact {
 
+struct ResolveOptions;
+
+// What every ordering of one impact shares, computed once when several orderings resolve the
+// same problem (a sweep task): the plastic outcome p_p (eq. 10–11), the positive-span test and
+// whether p⁻ is already feasible. Fill it with `precompute_impact` for the same problem and the
+// options it will be resolved with (only the ones that matter: compute_plastic, and R from the
+// problem); resolve_impact then reads it instead of solving again, bit for bit the same.
+struct PrecomputedImpact {
+  bool initially_feasible = false;  // every closed contact has <p⁻,u_i>_g ≥ −tol_i
+  bool plastic_computed = false;    // `plastic` holds p_p
+  PlasticOutcome plastic;
+  // The closed normals positively span their span (normals_positively_span); evaluated only
+  // where resolve_impact consults it (p⁻ infeasible and R > 0), false elsewhere.
+  bool positively_spanning = false;
+};
+PrecomputedImpact precompute_impact(const ImpactProblem& problem, const ResolveOptions& options);
+
 struct ResolveOptions {
   OrderingPolicy policy = OrderingPolicy::kAll;
   Minimality minimality = Minimality::kPropagation;
@@ -23,13 +40,16 @@ struct ResolveOptions {
   bool check_definition1 = false;     // forced on when minimality = definition1
   std::uint64_t seed = 0;             // for the random policy: draws keyed by (seed, task)
   std::uint64_t task = 0;
+  // Optional: the shared work of this problem, from precompute_impact(problem, options with the
+  // same compute_plastic); not owned. Null: resolve_impact computes it itself.
+  const PrecomputedImpact* precomputed = nullptr;
 };
 
 enum class ResolveStatus {
-  kOk,                // outcome(s) found
-  kNoImpact,          // p⁻ already feasible: p⁺ = p⁻
-  kNoElasticOutcome,  // the closed normals positively span their span: only p_p exists
-  kCapHit,            // a step/depth/node/outcome/Definition 1 cap was hit: ξ is NaN
+  kOk,                 // outcome(s) found
+  kNoImpact,           // p⁻ already feasible: p⁺ = p⁻
+  kNoElasticOutcome,   // the closed normals positively span their span: only p_p exists
+  kCapHit,             // a step/depth/node/outcome/Definition 1 cap was hit: ξ is NaN
   kPlasticUnverified,  // the plastic solve failed its KKT check: p_p and every blend are NaN
 };
 const char* resolve_status_name(ResolveStatus status);
