@@ -39,12 +39,7 @@ std::optional<GridAxis> ConfigParser::parse_axis(const std::string& name, const 
     return std::nullopt;
   }
   const MapView view = keys(node, path, kAxisKeys);
-  if (const auto* units = view.get("units")) {
-    if (auto s = text(*units, child(path, "units"))) axis.units = *s;
-  }
-  if (const auto* long_name = view.get("long_name")) {
-    if (auto s = text(*long_name, child(path, "long_name"))) axis.long_name = *s;
-  }
+  read_labels(view, path, axis.units, axis.long_name);
   const YAML::Node* start = view.get("start");
   const YAML::Node* stop = view.get("stop");
   const YAML::Node* num = view.get("num");

@@ -74,12 +74,7 @@ std::optional<RandomParameter> ConfigParser::parse_random(const std::string& nam
     parameter.long_name = info->long_name;
   }
   const MapView view = keys(node, path, kRandomKeys);
-  if (const auto* units = view.get("units")) {
-    if (auto s = text(*units, child(path, "units"))) parameter.units = *s;
-  }
-  if (const auto* long_name = view.get("long_name")) {
-    if (auto s = text(*long_name, child(path, "long_name"))) parameter.long_name = *s;
-  }
+  read_labels(view, path, parameter.units, parameter.long_name);
   const YAML::Node* dist_node = view.get("dist");
   if (dist_node == nullptr) {
     error(child(path, "dist"), fmt::format("missing (allowed: {})", join(dist_names)));

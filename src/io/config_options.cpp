@@ -71,30 +71,27 @@ void ConfigParser::parse_options(const MapView& top) {
       node != nullptr && is_section(*node, "output", "(samples, momenta, chunk_size, compression)") &&
       node->IsMap()) {
     const MapView view = keys(*node, "output", kOutputKeys);
-    if (const auto* field = view.get("samples")) {
+    auto read_flag = [&](const char* key, bool& out) {
+      const auto* field = view.get(key);
+      if (field == nullptr) return;
       bool flag = false;
       if (field->IsScalar() && YAML::convert<bool>::decode(*field, flag)) {
-        config_.output.samples = flag;
+        out = flag;
       } else {
-        error("output.samples", "must be true or false");
+        error(child("output", key), "must be true or false");
       }
-    }
-    if (const auto* field = view.get("momenta")) {
-      bool flag = false;
-      if (field->IsScalar() && YAML::convert<bool>::decode(*field, flag)) {
-        config_.output.momenta = flag;
-      } else {
-        error("output.momenta", "must be true or false");
-      }
-    }
+    };
+    read_flag("samples", config_.output.samples);
+    read_flag("momenta", config_.output.momenta);
     if (const auto* field = view.get("chunk_size")) {
       config_.output.chunk_size = integer(*field, "output.chunk_size", 0, kMaxTasks,
                                           "must be a non-negative integer (tasks per chunk, 0 = auto)")
-                                      .value_or(0);
+                                      .value_or(config_.output.chunk_size);
     }
     if (const auto* field = view.get("compression")) {
       config_.output.compression = static_cast<int>(
-          integer(*field, "output.compression", 0, 9, "must be an integer in 0..9").value_or(4));
+          integer(*field, "output.compression", 0, 9, "must be an integer in 0..9")
+                                       .value_or(config_.output.compression));
     }
   }
 }

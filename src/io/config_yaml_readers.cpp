@@ -178,4 +178,14 @@ std::optional<std::vector<double>> ConfigParser::number_list(const YAML::Node& n
   return values;
 }
 
+void ConfigParser::read_labels(const MapView& view, const std::string& path, std::string& units,
+                               std::string& long_name) {
+  if (const auto* node = view.get("units")) {
+    if (auto s = text(*node, child(path, "units"))) units = *s;
+  }
+  if (const auto* node = view.get("long_name")) {
+    if (auto s = text(*node, child(path, "long_name"))) long_name = *s;
+  }
+}
+
 }  // namespace simpact::detail

@@ -134,6 +134,9 @@ class ConfigParser {
   std::optional<std::size_t> keyword(const YAML::Node& node, const std::string& path, const Names& allowed,
                                      const std::string& what);
 
+  // The optional `units` and `long_name` of an axis or a random parameter (overriding the model's).
+  void read_labels(const MapView& view, const std::string& path, std::string& units, std::string& long_name);
+
   // A non-empty list of numbers; element errors name path[i].
   std::optional<std::vector<double>> number_list(const YAML::Node& node, const std::string& path);
 

@@ -14,6 +14,22 @@
 
 namespace simpact {
 
+namespace {
+
+// Writes all of `text` to `fd` (retrying interrupted and short writes): 0, or the errno.
+int write_all(int fd, const std::string& text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t w = ::write(fd, text.data() + done, text.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) return errno;
+    done += static_cast<std::size_t>(w);
+  }
+  return 0;
+}
+
+}  // namespace
+
 std::string read_text_input(const std::string& path) {
   return read_capped_input(path, kMaxJsonBytes, "input", true);
 }
@@ -36,16 +52,9 @@ void write_text_output(const std::string& path, const std::string& text) {
     // A device or FIFO is written through (a stream), never replaced.
     const int fd = ::open(target.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
     if (fd < 0) throw IoError(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
-    std::size_t done = 0;
-    while (done < text.size()) {
-      const ssize_t w = ::write(fd, text.data() + done, text.size() - done);
-      if (w < 0 && errno == EINTR) continue;
-      if (w < 0) {
-        const int err = errno;
-        ::close(fd);
-        throw IoError(fmt::format("cannot write '{}': {}", path, std::strerror(err)));
-      }
-      done += static_cast<std::size_t>(w);
+    if (const int err = write_all(fd, text); err != 0) {
+      ::close(fd);
+      throw IoError(fmt::format("cannot write '{}': {}", path, std::strerror(err)));
     }
     if (::close(fd) != 0) throw IoError(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
     return;
@@ -63,17 +72,10 @@ void write_text_output(const std::string& path, const std::string& text) {
   } catch (const IoError& e) {
     throw IoError(fmt::format("cannot write '{}': {}", path, e.what()));
   }
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t w = ::write(fd, text.data() + done, text.size() - done);
-    if (w < 0 && errno == EINTR) continue;
-    if (w < 0) {
-      const int err = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      throw IoError(fmt::format("cannot write '{}': {}", path, std::strerror(err)));
-    }
-    done += static_cast<std::size_t>(w);
+  if (const int err = write_all(fd, text); err != 0) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw IoError(fmt::format("cannot write '{}': {}", path, std::strerror(err)));
   }
   if (::close(fd) != 0) {
     const int err = errno;
