@@ -56,7 +56,7 @@ struct ImpactModelCatalog {
 
 ResolveRequest parse_resolve_request(const std::string& json_text, const ImpactModelCatalog& catalog);
 
-// The `simpact resolve` output document (keys in docs and in impact_json.cpp). indent < 0
+// The `simpact resolve` output document (keys in docs and in impact_json_format.cpp). indent < 0
 // gives one line, otherwise pretty-printed with that indent. Non-finite numbers become null.
 std::string resolution_to_json(const ResolveRequest& request, const ImpactResolution& resolution,
                                const ImpactWorkspace& workspace, const ImpactDiagnostics& diagnostics,
