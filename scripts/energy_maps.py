@@ -23,6 +23,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 import simpact_h5 as sh
+import simpact_plot as sp
 
 
 def parse_args():
@@ -74,7 +75,7 @@ def draw_energy_curves(container, maps, log=False):
     ax, diff_ax = container.subplots(2, 1, sharex=True, height_ratios=[3, 2]) if others and not same else (
         container.subplots(1, 1), None)
     for m in maps:
-        sh.draw_curve(ax, m, log=log, label=words(m), spread_legend=False,
+        sp.draw_curve(ax, m, log=log, label=words(m), spread_legend=False,
                       linestyle="--" if "plastic" in m.name else "-")
     handles, labels = ax.get_legend_handles_labels()
     if any(m.spread for m in maps):  # one grey legend entry for all bands, one for min/max
@@ -90,7 +91,7 @@ def draw_energy_curves(container, maps, log=False):
     if diff_ax is not None:
         ax.set_xlabel("")
         for m in others:
-            sh.draw_curve(diff_ax, difference(m, reference), label=f"{words(m)} − {words(reference)}",
+            sp.draw_curve(diff_ax, difference(m, reference), label=f"{words(m)} − {words(reference)}",
                           spread=False)
         diff_ax.axhline(0.0, color="0.3", lw=0.6)
         diff_ax.set_ylabel("difference [1]")
@@ -105,7 +106,7 @@ def energy_size(maps):
         same = all(np.nanmax(np.abs(difference(m, reference).values), initial=0.0) <= sh.ROUNDOFF for m in others)
         return (8.5, 4.8 if same else 6.4)
     reference, others, plastic = split_maps(maps)
-    columns = min(sh.panel_count(reference), sh.PANEL_COLUMNS)
+    columns = min(sp.panel_count(reference), sp.PANEL_COLUMNS)
     diffs = [np.asarray(m.values, float) - np.asarray(reference.values, float) for m in others]
     same = all(np.nanmax(np.abs(d), initial=0.0) <= sh.ROUNDOFF for d in diffs)
     rows = 1 + (0.12 if same else len(others)) + (1 if plastic is not None else 0)
@@ -124,7 +125,7 @@ def panels_of(m, title, once=False):
     if once:
         return [(f"{title}\n(any {m.axes[0].name})", m.values[0], m.axes[1:])]
     return [(f"{title}\n{slice_title}" if slice_title else title, values, axes)
-            for slice_title, values, axes in sh.panel_slices(m)]
+            for slice_title, values, axes in sp.panel_slices(m)]
 
 
 def draw_block(block, rows, scale, bar_label, columns):
@@ -138,14 +139,14 @@ def draw_block(block, rows, scale, bar_label, columns):
                 ax.set_visible(False)
                 continue
             title, values, axes = panels[c]
-            mesh = sh.draw_heatmap(ax, values, axes, scale)
+            mesh = sp.draw_heatmap(ax, values, axes, scale)
             ax.set_title(title, fontsize=9)
-            sh._note_in_panel(ax, values)
+            sp._note_in_panel(ax, values)
             if c > 0:
                 ax.set_ylabel("")
             if r < len(rows) - 1:
                 ax.set_xlabel("")
-    sh.colour_bar(block, mesh, [a for a in axs.flat if a.get_visible()], scale, bar_label)
+    sp.colour_bar(block, mesh, [a for a in axs.flat if a.get_visible()], scale, bar_label)
 
 
 def diverging_scale(values):
@@ -153,8 +154,8 @@ def diverging_scale(values):
     finite = v[np.isfinite(v)]
     bound = float(np.abs(finite).max()) if finite.size else 0.0
     if bound <= sh.ROUNDOFF:
-        return sh._with_colours(sh.colors.Normalize(-1.0, 1.0), "RdBu_r", "differences ≈ 0 everywhere")
-    return sh._with_colours(sh.colors.Normalize(-bound, bound), "RdBu_r")
+        return sp._with_colours(sp.colors.Normalize(-1.0, 1.0), "RdBu_r", "differences ≈ 0 everywhere")
+    return sp._with_colours(sp.colors.Normalize(-bound, bound), "RdBu_r")
 
 
 def draw_energy(container, maps, log=False, title=None):
@@ -170,7 +171,7 @@ def draw_energy(container, maps, log=False, title=None):
     reference, others, plastic = split_maps(maps)
     units = {m.units for m in maps}
     unit = units.pop() if len(units) == 1 else ""
-    columns = min(sh.panel_count(reference), sh.PANEL_COLUMNS)
+    columns = min(sp.panel_count(reference), sp.PANEL_COLUMNS)
     diffs = [difference(m, reference) for m in others]
     dscale = diverging_scale(np.concatenate([d.values.ravel() for d in diffs])) if diffs else None
     same = dscale is not None and bool(dscale.note)  # all differences vanish: one line of text
@@ -178,7 +179,7 @@ def draw_energy(container, maps, log=False, title=None):
         [1.0] if plastic is not None else [])
     blocks = container.subfigures(len(heights), 1, height_ratios=heights, squeeze=False)[:, 0]
     absolute = [reference] + ([plastic] if plastic is not None else [])
-    scale = sh.colour_scale(np.concatenate([m.values.ravel() for m in absolute]), log=log,
+    scale = sp.colour_scale(np.concatenate([m.values.ravel() for m in absolute]), log=log,
                             name=", ".join(m.path for m in absolute))
     draw_block(blocks[0], [panels_of(reference, words(reference))], scale,
                sh.label_of("relative energy loss", unit), columns)
@@ -200,21 +201,21 @@ def draw_energy(container, maps, log=False, title=None):
 
 
 def energy_figure(maps, log=False, title=None):
-    fig = sh.plt.figure(figsize=energy_size(maps), layout="constrained")
+    fig = sp.plt.figure(figsize=energy_size(maps), layout="constrained")
     draw_energy(fig, maps, log=log, title=title)
     return fig
 
 
 def main():
     args = parse_args()
-    out = args.out or sh.default_output(args.file, "energy")
-    sh.check_output(out)
+    out = args.out or sp.default_output(args.file, "energy")
+    sp.check_output(out)
     with sh.open_sweep(args.file) as sweep:
         maps = read_energy_maps(sweep)
         title = (f"Relative kinetic energy loss of the {sweep.model} impacts, by ordering "
                  f"({os.path.basename(args.file)})" + ("" if sweep.complete else "  [INCOMPLETE]"))
     fig = energy_figure(maps, log=args.log, title=title)
-    sh.save_figure(fig, out)
+    sp.save_figure(fig, out)
     for m in maps:
         low, mean, high, _ = m.statistics()
         print(f"{m.path}: min {sh.format_number(low)}, mean {sh.format_number(mean)}, "

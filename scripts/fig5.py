@@ -24,6 +24,7 @@ import math
 import numpy as np
 
 import simpact_h5 as sh
+import simpact_plot as sp
 
 ZERO = 1e-12  # ξ at or below this is zero (the paper's exact zeros, up to round-off)
 
@@ -116,7 +117,7 @@ def sequence_kinks(theta, steps):
 
 def main():
     args = parse_args()
-    sh.check_output(args.out)
+    sp.check_output(args.out)
     with sh.open_sweep(args.file) as sweep:
         xi = sweep.read_map("/xi")
         if xi.values.ndim != 1:
@@ -134,11 +135,11 @@ def main():
         steps = optional_map(sweep, "/outcomes/steps_argmin")
         model, complete, replicas = sweep.model, sweep.complete, sweep.replicas
 
-    fig = sh.plt.figure(figsize=(8.5, 4.8), layout="constrained")
+    fig = sp.plt.figure(figsize=(8.5, 4.8), layout="constrained")
     ax = fig.add_subplot()
     theta = xi.axes[0].values
     xi_pct = percent(xi)
-    sh.draw_curve(ax, xi_pct, label="ξ over the outcome set (all orderings)", colour="tab:blue")
+    sp.draw_curve(ax, xi_pct, label="ξ over the outcome set (all orderings)", colour="tab:blue")
     if pair is not None:
         # The two orderings' ξ coincides with the outcome-set ξ for two contacts: drawn as
         # markers on a sparser set of angles so that both stay visible.
@@ -165,7 +166,7 @@ def main():
     what = f"{len(theta)} angles" + (f" × {replicas} replicas" if replicas > 1 else "")
     fig.suptitle(f"Indeterminacy of a {model} break versus the angle θ ({what})"
                  + ("" if complete else "  [INCOMPLETE FILE]"), fontsize=11)
-    sh.save_figure(fig, args.out)
+    sp.save_figure(fig, args.out)
     zeros = [theta_text(theta[(a + b) // 2]) for a, b in zero_runs(xi.values)]
     kinks = [f"θ ≈ {w / math.pi:.3f}π" for w, _, _ in sequence_kinks(theta, steps)]
     print(f"wrote {args.out}; ξ = 0 at: {', '.join(zeros) or 'no grid point'}; "

@@ -21,6 +21,7 @@ import argparse
 import os
 
 import simpact_h5 as sh
+import simpact_plot as sp
 
 
 def parse_args():
@@ -71,15 +72,15 @@ def config_title(config_text):
 
 def main():
     args = parse_args()
-    out = args.out or sh.default_output(args.file, "xi")
-    sh.check_output(out)
+    out = args.out or sp.default_output(args.file, "xi")
+    sp.check_output(out)
     with sh.open_sweep(args.file) as sweep:
         maps = [sweep.read_map(p) for p in selected_paths(sweep, args)]
         described = config_title(sweep.config_text())
         title = (sh.wrap(f"{described or sweep.model} ({os.path.basename(args.file)})", 60)
                  + ("" if sweep.complete else "  [INCOMPLETE]"))
-    fig = sh.figure_of_maps(maps, log=args.log, suptitle=title)
-    sh.save_figure(fig, out)
+    fig = sp.figure_of_maps(maps, log=args.log, suptitle=title)
+    sp.save_figure(fig, out)
     print(f"wrote {out} ({', '.join(m.path for m in maps)})")
 
 

@@ -20,6 +20,7 @@ import numpy as np
 
 import energy_maps
 import simpact_h5 as sh
+import simpact_plot as sp
 
 CSS = """
 body { font-family: sans-serif; max-width: 1200px; margin: 1em auto; color: #222; }
@@ -63,13 +64,13 @@ def read_content(sweep):
 
 # -- figures -----------------------------------------------------------------------------------
 def xi_figure(content):
-    return sh.figure_of_maps([content["xi"]], suptitle=f"headline map: {content['xi'].label}")
+    return sp.figure_of_maps([content["xi"]], suptitle=f"headline map: {content['xi'].label}")
 
 
 def png_base64(fig):
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=110)
-    sh.plt.close(fig)
+    sp.plt.close(fig)
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
@@ -164,17 +165,17 @@ def summary_figure(content):
     """Facts, the ξ map and the energy-loss maps stacked in one figure."""
     xi, energy = content["xi"], content["energy"]
     text_height = 0.15 * facts_text(content).count("\n") + 0.35
-    heights = [text_height, sh.block_height(xi)]
-    widths = [sh.block_width(xi), 8.0]
+    heights = [text_height, sp.block_height(xi)]
+    widths = [sp.block_width(xi), 8.0]
     if energy:
         width, height = energy_maps.energy_size(energy)
         heights.append(height)
         widths.append(width)
-    fig = sh.plt.figure(figsize=(max(widths), sum(heights)), layout="constrained")
+    fig = sp.plt.figure(figsize=(max(widths), sum(heights)), layout="constrained")
     blocks = fig.subfigures(len(heights), 1, height_ratios=heights)
     blocks[0].text(0.01, 0.98, facts_text(content), va="top", ha="left", family="monospace",
                    fontsize=8.5, color="black" if content["complete"] else "darkred")
-    sh.draw_map_block(blocks[1], xi, title=f"headline map {xi.path}")
+    sp.draw_map_block(blocks[1], xi, title=f"headline map {xi.path}")
     if energy:
         energy_maps.draw_energy(blocks[2], energy, title="relative energy loss per ordering")
     return fig
@@ -183,11 +184,11 @@ def summary_figure(content):
 def main():
     args = parse_args()
     out = args.out or ("report.png" if args.png else "report.html")
-    sh.check_output(out, (".png", ".pdf") if args.png else (".html", ".htm"))
+    sp.check_output(out, (".png", ".pdf") if args.png else (".html", ".htm"))
     with sh.open_sweep(args.file) as sweep:
         content = read_content(sweep)
     if args.png:
-        sh.save_figure(summary_figure(content), out)
+        sp.save_figure(summary_figure(content), out)
     else:
         page = render_html(content, args.file)
         try:

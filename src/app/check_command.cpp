@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "simpact/study/impact_service.hpp"
 #include "simpact/io/io_error.hpp"
+#include "simpact/io/text_io.hpp"
 
 namespace simpact::app {
 

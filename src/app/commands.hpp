@@ -6,7 +6,7 @@
 #include <string>
 
 #include "simpact/core/input_error.hpp"
-#include "simpact/io/impact_json.hpp"
+#include "simpact/io/text_io.hpp"
 #include "simpact/io/io_error.hpp"
 
 namespace simpact::app {

@@ -19,6 +19,7 @@
 #include "simpact/sweep/parameter_space.hpp"
 #include "simpact/study/sweep_runner.hpp"
 #include "analyze.hpp"
+#include "simpact/study/sweep_size_estimate.hpp"
 #include "sweep_setup.hpp"
 #include "thread_setup.hpp"
 
@@ -92,22 +93,6 @@ std::string resume_command(const RunArgs& args, const std::string& output) {
 
 int run_agreed(const RunArgs& args, MpiSession& mpi);
 
-// Upper bounds before compression, the same arithmetic as the runner's free-space check.
-struct SizeEstimate {
-  double output = 0.0, journal = 0.0;
-};
-SizeEstimate estimate_sizes(const SweepConfig& config, const TaskKernel& kernel) {
-  const double columns = static_cast<double>(values_per_task(kernel));
-  const double tasks = static_cast<double>(config.task_count());
-  SizeEstimate e;
-  e.journal = tasks * (16.0 + 8.0 * columns);
-  e.output = static_cast<double>(config.grid_points()) * 8.0 *
-             (static_cast<double>(kernel.columns().size()) * (config.replicas() > 1 ? 5 : 1) + 1);
-  if (config.output.samples || config.output.momenta)
-    e.output += tasks * 8.0 * (columns + 4 + static_cast<double>(config.grid.size()));
-  return e;
-}
-
 std::string mib(double bytes) {
   return fmt::format("{:.1f} MiB", bytes / (1024.0 * 1024.0));
 }
@@ -126,9 +111,9 @@ int dry_run(const SweepConfig& config, const TaskKernel& kernel, const std::stri
   if (inadmissible > 0)
     fmt::print("inadmissible grid points: {} (recorded as failed tasks, on_task_error: record)\n",
                inadmissible);
-  const SizeEstimate size = estimate_sizes(config, kernel);
+  const SweepSizeEstimate size = estimate_sweep_sizes(config, kernel);
   fmt::print("output: {} (at most {} before compression)   journal while running: at most {}\n", output,
-             mib(size.output), mib(size.journal));
+             mib(size.file_bytes), mib(size.journal_bytes));
   auto scratch = kernel.make_scratch();
   std::vector<double> values(static_cast<std::size_t>(values_per_task(kernel)));
   ParameterSet params;
@@ -248,12 +233,12 @@ int run_agreed(const RunArgs& args, MpiSession& mpi) {
     agree_or_throw(MPI_COMM_WORLD, error, true);
   }
   if (root) {
-    const SizeEstimate size = estimate_sizes(config, kernel);
+    const SweepSizeEstimate size = estimate_sweep_sizes(config, kernel);
     spdlog::info(
         "{}: model '{}', {} tasks ({} grid points x {} replicas), output {} (at most {} before "
         "compression; journal at most {} while running)",
         args.config, config.model, config.task_count(), config.grid_points(), config.replicas(), output,
-        mib(size.output), mib(size.journal));
+        mib(size.file_bytes), mib(size.journal_bytes));
     if (inadmissible > 0)
       spdlog::warn("{} of {} grid points are inadmissible: recorded as failed tasks (status 4, NaN)",
                    inadmissible, config.grid_points());

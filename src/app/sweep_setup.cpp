@@ -49,11 +49,7 @@ ImpactStudyOptions study_options(const SweepConfig& config) {
   ImpactStudyOptions o;
   o.orderings = config.orderings;
   o.minimality = config.minimality;
-  o.limits.max_steps = static_cast<int>(config.limits.max_steps);
-  o.limits.max_depth = static_cast<int>(config.limits.max_depth);
-  o.limits.max_nodes = config.limits.max_nodes;
-  o.limits.max_outcomes = static_cast<int>(config.limits.max_outcomes);
-  o.limits.max_definition1_checks = config.limits.max_definition1_checks;
+  o.limits = config.limits;
   o.seed = config.seed;
   o.momenta = config.output.momenta;
   return o;

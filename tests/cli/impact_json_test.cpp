@@ -3,6 +3,7 @@
 // the output carries the paper's reference results (Newton's cradle, eq. 15 reversal, billiards
 // at θ = π/2), and the check report measures what it claims (energy, feasibility, impulses).
 #include "simpact/study/impact_service.hpp"
+#include "simpact/io/text_io.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

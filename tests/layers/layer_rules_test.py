@@ -32,7 +32,7 @@ cases = [
     ("src/core/plastic_impact.cpp", '#include "simpact/io/sweep_file.hpp"'),
     ("src/models/cradle_model.cpp", '#include "simpact/sweep/parameter_space.hpp"'),
     ("src/models/billiards_model.cpp", '#include "simpact/io/impact_json.hpp"'),
-    ("src/io/impact_json.cpp", '#include "simpact/models/model_catalog.hpp"'),
+    ("src/io/impact_json_request.cpp", '#include "simpact/models/model_catalog.hpp"'),
     ("src/io/sweep_file.cpp", '#include "simpact/analysis/impact_task_kernel.hpp"'),
     ("src/sweep/parameter_space.cpp", '#include "simpact/io/sweep_config_yaml.hpp"'),
     ("src/core/propagation.cpp", "#include <mpi.h>"),

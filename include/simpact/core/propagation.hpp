@@ -3,6 +3,7 @@
 // `enumerate_outcomes` follows every choice and collects the distinct end momenta.
 #pragma once
 
+#include <climits>
 #include <cstdint>
 #include <vector>
 
@@ -24,6 +25,29 @@ struct ResolveLimits {
   // Subsequences tested for Definition 1 per resolution (every sequence of every outcome is
   // tested until the outcome is known minimal; what the budget leaves unchecked is a cap hit).
   long max_definition1_checks = 1L << 22;
+};
+
+// Each cap a user may set (YAML `limits:`, JSON "limits"): its key, the largest value accepted,
+// and its member. The one list both readers and the JSON output use. Storage grows with what a
+// resolution reaches, never with a limit, so any value up to `max` costs nothing until used.
+struct ResolveLimitField {
+  const char* name;
+  long long max;  // the core counts steps, depth and outcomes in int
+  long long (*get)(const ResolveLimits&);
+  void (*set)(ResolveLimits&, long long);
+};
+inline constexpr ResolveLimitField kResolveLimitFields[] = {
+    {"max_steps", INT_MAX, [](const ResolveLimits& l) -> long long { return l.max_steps; },
+     [](ResolveLimits& l, long long v) { l.max_steps = static_cast<int>(v); }},
+    {"max_depth", INT_MAX, [](const ResolveLimits& l) -> long long { return l.max_depth; },
+     [](ResolveLimits& l, long long v) { l.max_depth = static_cast<int>(v); }},
+    {"max_nodes", 1000000000000LL, [](const ResolveLimits& l) -> long long { return l.max_nodes; },
+     [](ResolveLimits& l, long long v) { l.max_nodes = static_cast<long>(v); }},
+    {"max_outcomes", 1LL << 24, [](const ResolveLimits& l) -> long long { return l.max_outcomes; },
+     [](ResolveLimits& l, long long v) { l.max_outcomes = static_cast<int>(v); }},
+    {"max_definition1_checks", 1LL << 40,
+     [](const ResolveLimits& l) -> long long { return l.max_definition1_checks; },
+     [](ResolveLimits& l, long long v) { l.max_definition1_checks = static_cast<long>(v); }},
 };
 
 // The violated contact a single policy reflects next, or −1 when p is feasible.

@@ -1,6 +1,6 @@
 // JSON front end of `simpact resolve` and `simpact check` (DESIGN §4): one impact problem in,
 // its resolution (or a check of another simulator's post-impact state) out. The JSON library
-// stays inside impact_json.cpp: requests come in and documents go out as text.
+// stays inside io/: requests come in and documents go out as text.
 //
 // Request (resolve): either a raw problem
 //   {"mass_matrix": [[..]], "normals": [[..]], "momentum": [..] | "velocity": [..],
@@ -56,7 +56,7 @@ struct ImpactModelCatalog {
 
 ResolveRequest parse_resolve_request(const std::string& json_text, const ImpactModelCatalog& catalog);
 
-// The `simpact resolve` output document (keys in docs and in impact_json.cpp). indent < 0
+// The `simpact resolve` output document (keys in docs and in impact_json_format.cpp). indent < 0
 // gives one line, otherwise pretty-printed with that indent. Non-finite numbers become null.
 std::string resolution_to_json(const ResolveRequest& request, const ImpactResolution& resolution,
                                const ImpactWorkspace& workspace, const ImpactDiagnostics& diagnostics,
@@ -81,14 +81,5 @@ CheckRequest parse_check_request(const std::string& json_text, const ImpactModel
 std::string check_to_json(const CheckRequest& request, const PostImpactCheck& check,
                           const ImpactResolution& resolution, const ImpactWorkspace& workspace,
                           int indent = -1);
-
-
-// ---- text in and out, shared by the JSON commands --------------------------------------------
-
-// The whole file at `path`, or standard input for "-" or "". Throws IoError naming the file.
-std::string read_text_input(const std::string& path);
-// Writes `text` to `path` via a temporary file renamed into place, so an error never leaves a
-// partial file; "-" or "" writes to standard output. Throws IoError naming the file.
-void write_text_output(const std::string& path, const std::string& text);
 
 }  // namespace simpact

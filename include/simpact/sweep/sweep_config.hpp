@@ -21,16 +21,6 @@ struct GridAxis {
   std::vector<double> values;  // the axis coordinates, in the order the tasks visit them
 };
 
-// Caps on one impact resolution (positive; a task that hits one reports it). The defaults are
-// the core's (ResolveLimits): one source of truth.
-struct ResolveLimitsConfig {
-  std::int64_t max_steps = ResolveLimits{}.max_steps;
-  std::int64_t max_depth = ResolveLimits{}.max_depth;
-  std::int64_t max_nodes = ResolveLimits{}.max_nodes;
-  std::int64_t max_outcomes = ResolveLimits{}.max_outcomes;
-  std::int64_t max_definition1_checks = ResolveLimits{}.max_definition1_checks;
-};
-
 // What a task that throws does to the sweep: stop it, or record the error and go on.
 enum class TaskErrorMode { kAbort, kRecord };
 
@@ -49,11 +39,11 @@ struct SweepConfig {
   std::optional<MonteCarloSpec> monte_carlo;  // absent: one replica per grid point, no draws
   std::optional<DesignSpec> design;           // design: its rows are the replicas of every grid point
   SensitivitySpec sensitivity;                // sensitivity: what `simpact analyze` computes
-  std::vector<OrderingPolicy> orderings;      // default {all, argmin, argmax}
+  std::vector<OrderingPolicy> orderings;      // default kDefaultSweepOrderings
   Minimality minimality = Minimality::kPropagation;
   std::uint64_t seed = 0;  // seeds the `random` ordering; default monte_carlo.seed, else 0
   TaskErrorMode on_task_error = TaskErrorMode::kAbort;
-  ResolveLimitsConfig limits;
+  ResolveLimits limits;  // caps of each resolution (core defaults; YAML `limits:`)
   OutputOptions output;
   std::string source_text;  // the YAML exactly as given
   std::string source_hash;  // sha256 hex of source_text

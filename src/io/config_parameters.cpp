@@ -1,0 +1,123 @@
+#include "sweep_config_parser.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "simpact/core/input_error.hpp"
+#include "simpact/io/config_expression.hpp"
+#include "simpact/sweep/sensitivity_design.hpp"
+
+namespace simpact::detail {
+
+const ParameterInfo* ConfigParser::lookup(const std::string& name, const std::string& path) {
+  if (!have_catalog_) return nullptr;
+  for (const auto& info : parameters_)
+    if (info.name == name) return &info;
+  Names names;
+  for (const auto& info : parameters_) names.push_back(info.name);
+  const std::string near = nearest_name(name, names);
+  if (!near.empty()) suggested_.insert(near);
+  error(path, fmt::format("unknown parameter of model '{}' ({})", config_.model,
+                          near.empty() ? "parameters: " + join(names) : "did you mean '" + near + "'?"));
+  return nullptr;
+}
+
+void ConfigParser::claim(const std::string& name, const std::string& path, const std::string& section) {
+  const auto [it, inserted] = section_of_.emplace(name, section);
+  if (!inserted) {
+    error(path, fmt::format("'{}' is already given in {} (a parameter is fixed, a grid axis or "
+                            "random, only one of these)",
+                            name, it->second));
+  }
+}
+
+bool ConfigParser::in_range(double v, const ParameterInfo* info, const std::string& path) {
+  if (info == nullptr) return true;
+  if (v < info->min || v > info->max) {
+    error(path, fmt::format("{} is outside the allowed range {}", number_text(v), range_text(*info)));
+    return false;
+  }
+  if (info->integer && v != std::round(v)) {
+    error(path,
+          fmt::format("{} is not an integer ('{}' takes integer values)", number_text(v), info->name));
+    return false;
+  }
+  return true;
+}
+
+void ConfigParser::parse_model(const YAML::Node* node) {
+  if (node == nullptr) {
+    error("model", known_models_.empty() ? std::string("required")
+                                         : fmt::format("required (allowed: {})", join(known_models_)));
+    return;
+  }
+  if (!node->IsScalar()) {
+    error("model", fmt::format("must be a model name (allowed: {})", join(known_models_)));
+    return;
+  }
+  const auto name = text(*node, "model");
+  if (!name) return;
+  config_.model = *name;
+  const bool listed = contains(known_models_, *name) || known_models_.empty();
+  std::vector<ParameterInfo> parameters;
+  if (listed && catalog_ && catalog_(*name, parameters)) {
+    parameters_ = std::move(parameters);
+    have_catalog_ = true;
+    if (std::none_of(parameters_.begin(), parameters_.end(),
+                     [](const ParameterInfo& p) { return p.name == "restitution"; })) {
+      parameters_.push_back({"restitution", "1", "coefficient of restitution", 1.0, 0.0, 1.0});
+    }
+    return;
+  }
+  if (listed && !catalog_) return;  // no catalog: names are checked, parameters are not
+  const std::string near = nearest_name(*name, known_models_);
+  error("model", fmt::format("unknown model '{}' ({}allowed: {})", *name,
+                             near.empty() ? "" : "did you mean '" + near + "'?; ", join(known_models_)));
+}
+
+void ConfigParser::parse_params(const YAML::Node* node) {
+  if (node == nullptr || !is_section(*node, "params", "of parameter name to value")) return;
+  if (node->IsNull()) return;
+  for (const auto& [name, value] : entries(*node, "params").entries) {
+    const std::string path = child("params", name);
+    const ParameterInfo* info = lookup(name, path);
+    claim(name, path, "params");
+    const auto v = number(value, path);
+    if (v && in_range(*v, info, path)) {
+      config_.fixed.set(name, *v);
+      config_.fixed_described.push_back(
+          {name, info != nullptr ? info->units : "", info != nullptr ? info->long_name : "", {*v}});
+    }
+  }
+}
+
+void ConfigParser::check_required() {
+  if (have_catalog_) {
+    for (const auto& info : parameters_) {
+      // A misspelled name already got "did you mean" for this parameter: one line is enough.
+      if (std::isnan(info.default_value) && section_of_.count(info.name) == 0 &&
+          suggested_.count(info.name) == 0) {
+        error("params", fmt::format("missing required parameter '{}' of model '{}' (give it in "
+                                    "params, grid or monte_carlo.params)",
+                                    info.name, config_.model));
+      }
+    }
+  }
+  // Sizes: the task index g * R + r must fit comfortably in int64.
+  double points = 1;
+  for (const auto& axis : config_.grid) points *= static_cast<double>(axis.values.size());
+  const double replicas = config_.design        ? static_cast<double>(design_size(*config_.design))
+                           : config_.monte_carlo ? static_cast<double>(config_.monte_carlo->samples_per_point)
+                                                 : 1.0;
+  if (points * replicas > static_cast<double>(kMaxTasks)) {
+    error(config_.monte_carlo ? "monte_carlo" : "grid",
+          fmt::format("{:g} grid points x {:g} samples per point is too many tasks (at most "
+                      "2^62)",
+                      points, replicas));
+  }
+}
+
+}  // namespace simpact::detail

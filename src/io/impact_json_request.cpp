@@ -1,0 +1,330 @@
+// Reading `simpact resolve` and `simpact check` requests (declared in impact_json.hpp).
+#include <fmt/format.h>
+
+#include <Eigen/QR>
+#include <algorithm>
+#include <cmath>
+
+#include "json_reading.hpp"
+#include "simpact/io/impact_json.hpp"
+#include "simpact/io/sweep_config_yaml.hpp"  // nearest_name: the same "did you mean" as the YAML configs
+
+namespace simpact {
+
+namespace {
+std::string joined_after_first_field(const std::vector<InputError>& errors) {
+  std::string text = std::string(errors.at(0).what()).substr(errors.at(0).field().size() + 2);
+  for (std::size_t i = 1; i < errors.size(); ++i) text += std::string("\n") + errors[i].what();
+  return text;
+}
+}  // namespace
+
+InputErrors::InputErrors(std::vector<InputError> errors)
+    : InputError(errors.at(0).field(), joined_after_first_field(errors)), errors_(std::move(errors)) {}
+
+namespace {
+
+using namespace detail;
+
+const Names kProblemKeys = {"mass_matrix", "normals", "momentum", "velocity", "gaps", "gap_tolerance"};
+const Names kResolveKeys = {"_comment", "mass_matrix", "normals",  "momentum",   "velocity",
+                            "gaps",     "gap_tolerance", "restitution", "ordering", "minimality", "seed",
+                            "limits",   "model",       "params"};
+const Names kCheckOnlyKeys = {"momentum_after", "velocity_after", "tolerance", "consistency_tolerance"};
+// The keys of "limits", from the core's list of user-settable caps.
+Names limit_keys() {
+  Names names;
+  for (const auto& field : kResolveLimitFields) names.emplace_back(field.name);
+  return names;
+}
+const Names kLimitKeys = limit_keys();
+
+void check_keys(const Json& doc, const Names& allowed, bool check_command) {
+  Names suggestions;  // "_comment" is accepted, never suggested
+  for (const auto& name : allowed)
+    if (name != "_comment") suggestions.push_back(name);
+  ErrorList errors;
+  for (auto it = doc.begin(); it != doc.end(); ++it) {
+    const std::string& key = it.key();
+    if (contains(allowed, key)) continue;
+    errors.attempt([&] {
+      if (!check_command && contains(kCheckOnlyKeys, key))
+        throw InputError(printable(key), "unknown key for 'simpact resolve' (it belongs to 'simpact check')");
+      const std::string near = nearest_name(key, suggestions);
+      throw InputError(printable(key), near.empty()
+                                           ? fmt::format("unknown key (allowed: {})", join(suggestions))
+                                           : fmt::format("unknown key (did you mean '{}'?)", near));
+    });
+  }
+  errors.raise();
+}
+
+// ---- the request --------------------------------------------------------------------------------
+
+ResolveOptions read_options(const Json& doc) {
+  ResolveOptions options;
+  options.check_definition1 = true;  // resolve and check report definition1_minimal per outcome
+  ErrorList errors;
+  if (doc.contains("ordering"))
+    errors.attempt([&] {
+      const std::string name = read_string(doc["ordering"], "ordering");
+      if (!parse_ordering_policy(name, options.policy)) {
+        Names allowed(kOrderingPolicyNames.begin(), kOrderingPolicyNames.end());
+        const std::string near = nearest_name(name, allowed);
+        throw InputError("ordering",
+                         fmt::format("unknown ordering {} ({}allowed: {})", in_quotes(name),
+                                     near.empty() ? "" : "did you mean '" + near + "'?; ", join(allowed)));
+      }
+    });
+  if (doc.contains("minimality"))
+    errors.attempt([&] {
+      const std::string name = read_string(doc["minimality"], "minimality");
+      if (name == "propagation")
+        options.minimality = Minimality::kPropagation;
+      else if (name == "definition1")
+        options.minimality = Minimality::kDefinition1;
+      else
+        throw InputError(
+            "minimality",
+            fmt::format("unknown minimality {} (allowed: propagation, definition1)", in_quotes(name)));
+    });
+  if (doc.contains("seed"))
+    errors.attempt([&] {
+      const Json& seed = doc["seed"];
+      if (seed.is_number_unsigned()) {
+        options.seed = seed.get<std::uint64_t>();
+      } else {
+        const double v = read_number(seed, "seed");                    // errors for strings, booleans, ...
+        if (v < 0.0 || v != std::floor(v) || v >= 9007199254740992.0)  // 2^53: exact in a double
+          throw InputError("seed", fmt::format("must be a non-negative integer (got {})", v));
+        options.seed = static_cast<std::uint64_t>(v);
+      }
+    });
+  if (doc.contains("limits"))
+    errors.attempt([&] {
+      const Json& limits = doc["limits"];
+      if (!limits.is_object())
+        throw InputError("limits",
+                         fmt::format("must be an object with keys from {} (got {})", join(kLimitKeys),
+                                     limits.type_name()));
+      ErrorList limit_errors;
+      for (auto it = limits.begin(); it != limits.end(); ++it)
+        limit_errors.attempt([&] {
+          const std::string field = "limits." + printable(it.key());
+          for (const auto& limit : kResolveLimitFields)
+            if (it.key() == limit.name) return limit.set(options.limits, read_integer(*it, field, 1, limit.max));
+          const std::string near = nearest_name(it.key(), kLimitKeys);
+          throw InputError(field, near.empty() ? fmt::format("unknown key (allowed: {})", join(kLimitKeys))
+                                               : fmt::format("unknown key (did you mean '{}'?)", near));
+        });
+      limit_errors.raise();
+    });
+  errors.raise();
+  return options;
+}
+
+// A raw request: M, the normals and p⁻ (or q̇⁻, turned into p⁻ = M q̇⁻) given directly.
+struct RawProblemInput {
+  Eigen::MatrixXd mass_matrix, normals;
+  Eigen::VectorXd momentum, velocity, gaps;
+  double gap_tolerance = kGapTolerance;
+  double restitution = 1.0;
+};
+
+ImpactProblem make_raw_problem(const RawProblemInput& input) {
+  KineticMetric metric(input.mass_matrix);
+  Eigen::VectorXd momentum = input.momentum;
+  if (input.velocity.size() > 0) {
+    if (!input.velocity.allFinite()) throw InputError("velocity", "must be finite (found NaN or Inf)");
+    momentum = input.mass_matrix * input.velocity;
+  }
+  return ImpactProblem(std::move(metric), input.normals, momentum, input.restitution, input.gaps,
+                       input.gap_tolerance);
+}
+
+void read_raw_problem(const Json& doc, ResolveRequest& request) {
+  if (doc.contains("params"))
+    throw InputError("params",
+                     "only allowed with 'model' (a raw request gives mass_matrix, normals, momentum)");
+  if (!doc.contains("mass_matrix"))
+    throw InputError("mass_matrix", "required field is missing (or give 'model')");
+  RawProblemInput input;
+  ErrorList errors;
+  // M's own errors first: the normals and momentum are then measured against a valid d (or
+  // only against each other when M is invalid).
+  int d = -1;
+  errors.attempt([&] {
+    input.mass_matrix = read_matrix(doc["mass_matrix"], "mass_matrix", -1);
+    d = KineticMetric(input.mass_matrix).dof();
+  });
+  errors.attempt([&] {
+    if (!doc.contains("normals")) throw InputError("normals", "required field is missing");
+    input.normals = read_matrix(doc["normals"], "normals", d);
+  });
+  errors.attempt([&] {
+    const bool has_p = doc.contains("momentum"), has_v = doc.contains("velocity");
+    if (has_p && has_v)
+      throw InputError("momentum", "give exactly one of 'momentum' and 'velocity' (got both)");
+    if (!has_p && !has_v) throw InputError("momentum", "required field is missing (or give 'velocity')");
+    const char* name = has_p ? "momentum" : "velocity";
+    const Eigen::VectorXd v = read_vector(doc[name], name);
+    // make_generic_problem tells momentum from velocity by a non-zero length.
+    if (d >= 0 && v.size() != d)
+      throw InputError(name, fmt::format("must have length d = {} (got {})", d, v.size()));
+    (has_p ? input.momentum : input.velocity) = v;
+  });
+  if (doc.contains("gaps")) errors.attempt([&] { input.gaps = read_vector(doc["gaps"], "gaps"); });
+  if (doc.contains("gap_tolerance"))
+    errors.attempt([&] { input.gap_tolerance = read_number(doc["gap_tolerance"], "gap_tolerance"); });
+  if (doc.contains("restitution"))
+    errors.attempt([&] { input.restitution = read_number(doc["restitution"], "restitution"); });
+  errors.raise();
+  request.problem = make_raw_problem(input);
+}
+
+void read_model_problem(const Json& doc, const ImpactModelCatalog& catalog, ResolveRequest& request) {
+  request.model = read_string(doc["model"], "model");
+  const Names& models = catalog.names;
+  if (!contains(models, request.model)) {
+    const std::string near = nearest_name(request.model, models);
+    throw InputError("model",
+                     fmt::format("unknown model {} ({}allowed: {})", in_quotes(request.model),
+                                 near.empty() ? "" : "did you mean '" + near + "'?; ", join(models)));
+  }
+  for (const auto& key : kProblemKeys)
+    if (doc.contains(key))
+      throw InputError(key, fmt::format("not allowed with 'model' (model '{}' builds M, the normals and p⁻ "
+                                        "from 'params')",
+                                        request.model));
+  Names known;
+  for (const auto& info : catalog.parameters(request.model)) known.push_back(info.name);
+  auto check_known = [&](const std::string& name, const std::string& field) {
+    if (contains(known, name)) return;
+    const std::string near = nearest_name(name, known);
+    throw InputError(
+        field, fmt::format("unknown parameter {} of model '{}' ({})", in_quotes(name), request.model,
+                           near.empty() ? "parameters: " + join(known) : "did you mean '" + near + "'?"));
+  };
+
+  if (doc.contains("params")) {
+    const Json& params = doc["params"];
+    if (!params.is_object())
+      throw InputError("params", fmt::format("must be an object of parameter name to number (got {})",
+                                             params.type_name()));
+    ErrorList param_errors;
+    for (auto it = params.begin(); it != params.end(); ++it)
+      param_errors.attempt([&] {
+        const std::string field = "params." + printable(it.key());
+        if (it->is_array()) {  // "m": [1, 3, 1] sets m1, m2, m3
+          if (it->empty()) throw InputError(field, "must not be an empty array");
+          for (std::size_t i = 0; i < it->size(); ++i) {
+            const std::string name = it.key() + std::to_string(i + 1);
+            check_known(name, index_field(field, i));
+            if (request.params.has(name))
+              throw InputError(index_field(field, i),
+                               fmt::format("sets '{}', which is also given alone", name));
+            request.params.set(name, read_number((*it)[i], index_field(field, i)));
+          }
+        } else {
+          check_known(it.key(), field);
+          if (request.params.has(it.key())) throw InputError(field, "is also set by an array parameter");
+          request.params.set(it.key(), read_number(*it, field));
+        }
+      });
+    param_errors.raise();
+  }
+  bool top_level_restitution = false;
+  if (doc.contains("restitution")) {
+    const double r = read_number(doc["restitution"], "restitution");
+    if (request.params.has("restitution"))
+      throw InputError("restitution", "given both at the top level and in 'params'");
+    request.params.set("restitution", r);
+    top_level_restitution = true;
+  }
+  try {
+    request.problem = catalog.make_problem(request.model, request.params);
+  } catch (const InputError& e) {
+    // Models name the bare parameter ("theta"); in JSON it lives under "params".
+    const bool parameter = contains(known, e.field()) || request.params.has(e.field());
+    if (!parameter || (e.field() == "restitution" && top_level_restitution)) throw;
+    throw InputError("params." + e.field(), message_of(e));
+  }
+}
+
+// The document (a JSON object); unknown keys go to `errors`, so the known fields are still read.
+Json parse_object(const std::string& text, bool check_command, ErrorList& errors) {
+  Json doc = parse_document(text);
+  if (!doc.is_object())
+    throw InputError("input", fmt::format("must be a JSON object (got {})", doc.type_name()));
+  Names allowed = kResolveKeys;
+  if (check_command) allowed.insert(allowed.end(), kCheckOnlyKeys.begin(), kCheckOnlyKeys.end());
+  errors.attempt([&] { check_keys(doc, allowed, check_command); });
+  return doc;
+}
+
+ResolveRequest read_request(const Json& doc, const ImpactModelCatalog& catalog, ErrorList& errors) {
+  ResolveRequest request;
+  errors.attempt([&] { request.options = read_options(doc); });
+  errors.attempt([&] {
+    if (doc.contains("model"))
+      read_model_problem(doc, catalog, request);
+    else
+      read_raw_problem(doc, request);
+  });
+  return request;
+}
+
+}  // namespace
+
+ResolveRequest parse_resolve_request(const std::string& json_text, const ImpactModelCatalog& catalog) {
+  ErrorList errors;
+  const Json doc = parse_object(json_text, false, errors);
+  ResolveRequest request = read_request(doc, catalog, errors);
+  errors.raise();
+  return request;
+}
+
+CheckRequest parse_check_request(const std::string& json_text, const ImpactModelCatalog& catalog) {
+  ErrorList errors;
+  const Json doc = parse_object(json_text, true, errors);
+  CheckRequest request;
+  request.impact = read_request(doc, catalog, errors);
+  const bool problem_ok = errors.empty();  // the length check below needs a valid problem
+  errors.attempt([&] {
+    const bool has_p = doc.contains("momentum_after"), has_v = doc.contains("velocity_after");
+    if (has_p && has_v)
+      throw InputError("momentum_after",
+                       "give exactly one of 'momentum_after' and 'velocity_after' (got both)");
+    if (!has_p && !has_v)
+      throw InputError("momentum_after", "required field is missing (or give 'velocity_after')");
+    const char* name = has_p ? "momentum_after" : "velocity_after";
+    const Eigen::VectorXd v = read_vector(doc[name], name);
+    if (!problem_ok) return;
+    const ImpactProblem& problem = request.impact.problem;
+    const int d = problem.dof();
+    if (v.size() != d) throw InputError(name, fmt::format("must have length d = {} (got {})", d, v.size()));
+    request.momentum_after = has_p ? DofVector(v) : DofVector(problem.metric().mass_matrix() * v);
+    request.precision = printed_precision(problem, v, !has_p);
+  });
+  auto read_tolerance = [&](const char* name, double& value, bool& given) {
+    if (!doc.contains(name)) return;
+    errors.attempt([&] {
+      value = read_number(doc[name], name);
+      if (!(value > 0.0 && value < 1.0))
+        throw InputError(name, fmt::format("must be a number in (0, 1) (got {})", value));
+      given = true;
+    });
+  };
+  read_tolerance("tolerance", request.tolerance, request.tolerance_given);
+  read_tolerance("consistency_tolerance", request.consistency_tolerance, request.consistency_tolerance_given);
+  errors.raise();
+  // Defaults follow the printed precision: an exact answer printed to D digits is off by up to
+  // precision.relative_rounding (and a normalized rate by no more, by Cauchy–Schwarz).
+  if (!request.consistency_tolerance_given)
+    request.consistency_tolerance = request.precision.consistency_tolerance;
+  if (!request.tolerance_given)
+    request.tolerance = std::max(kDefaultCheckTolerance, request.precision.consistency_tolerance);
+  return request;
+}
+
+}  // namespace simpact

@@ -1,0 +1,35 @@
+// The communicator of a collective study step, with its rank and size, and the agreement helpers
+// every step uses before a collective (study/ only; not installed).
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+
+#include "simpact/study/sweep_runner.hpp"
+
+namespace simpact::detail {
+
+struct Mpi {
+  MPI_Comm comm;
+  int rank = 0, size = 1;
+  explicit Mpi(MPI_Comm c) : comm(c) {
+    MPI_Comm_rank(c, &rank);
+    MPI_Comm_size(c, &size);
+  }
+};
+
+// Rank 0 decides; every rank throws the same one-line error, so all exit non-zero together.
+inline void agree_or_throw(const Mpi& mpi, const std::string& error, bool input_error = true) {
+  simpact::agree_or_throw(mpi.comm, error, input_error);
+}
+
+// Rank 0's `text` on every rank.
+inline void broadcast_string(MPI_Comm comm, std::string& text) {
+  int length = static_cast<int>(text.size());
+  MPI_Bcast(&length, 1, MPI_INT, 0, comm);
+  text.resize(static_cast<std::size_t>(length));
+  MPI_Bcast(text.data(), length, MPI_CHAR, 0, comm);
+}
+
+}  // namespace simpact::detail

@@ -1,0 +1,138 @@
+#include "resume_decision.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "output_staging.hpp"
+#include "simpact/io/safe_file.hpp"
+#include "simpact/io/sweep_file.hpp"
+#include "simpact/study/sweep_size_estimate.hpp"
+
+namespace simpact::detail {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// What an existing output file is, as far as --resume is concerned.
+struct OutputIdentity {
+  bool ours = false;      // a simpact file of this very config
+  bool complete = false;
+  std::string what;       // otherwise: what it is, for the refusal
+};
+
+OutputIdentity identify_output(const std::string& path, const std::string& config_hash) {
+  OutputIdentity id;
+  std::error_code ec;
+  const auto bytes = fs::file_size(path, ec);
+  char signature[8] = {};
+  {
+    std::ifstream in(path, std::ios::binary);
+    in.read(signature, sizeof signature);
+  }
+  if (std::memcmp(signature, "\x89HDF\r\n\x1a\n", 8) != 0) {
+    id.what = fmt::format("is not an HDF5 file ({} bytes)", ec ? 0 : bytes);
+    return id;
+  }
+  std::string hash;
+  try {
+    hash = sweep_file_config_hash(path);
+  } catch (const std::exception&) {
+    id.what = "is an HDF5 file that simpact did not write (it has no config_hash attribute)";
+    return id;
+  }
+  if (hash != config_hash) {
+    id.what = fmt::format("is a simpact result of another config (sha256 {} vs this config's {})",
+                          hash.substr(0, 12), config_hash.substr(0, 12));
+    return id;
+  }
+  id.ours = true;
+  id.complete = sweep_file_is_complete(path);
+  return id;
+}
+
+// The journal and the final file both live beside the output: refuse to start a sweep whose
+// results cannot fit (the estimate is an upper bound before compression).
+std::string check_free_space(const fs::path& dir, std::uintmax_t journal_bytes, const SweepConfig& config,
+                             const TaskKernel& kernel) {
+  const SweepSizeEstimate size = estimate_sweep_sizes(config, kernel);
+  double needed = size.journal_bytes + size.file_bytes + 1024.0 * 1024.0;  // + metadata
+  std::error_code ec;
+  // On --resume the finished part of the journal is already on disk.
+  needed -= static_cast<double>(journal_bytes);
+  const fs::space_info info = fs::space(dir, ec);
+  if (ec) return "";
+  if (static_cast<double>(info.available) < needed)
+    return fmt::format(
+        "not enough free space in '{}': the sweep needs about {:.1f} MiB, {:.1f} MiB available", dir.string(),
+        needed / 1048576.0, static_cast<double>(info.available) / 1048576.0);
+  return "";
+}
+
+}  // namespace
+
+std::string decide_mode(const std::string& path, const std::string& journal, const SweepConfig& config,
+                        const TaskKernel& kernel, const JournalManifest& manifest,
+                        const SweepRunOptions& options, OutputLock& lock, int& mode) {
+  mode = 0;
+  if (std::string bad = check_result_output(path); !bad.empty()) return bad;
+  const fs::path parent = fs::absolute(path).parent_path();
+  if (!fs::is_directory(parent)) return fmt::format("directory '{}' does not exist", parent.string());
+  if (::access(parent.c_str(), W_OK) != 0) return fmt::format("directory '{}' is not writable", parent.string());
+  const PathKind journal_kind = path_kind(journal);
+  if (journal_kind != PathKind::kAbsent && journal_kind != PathKind::kDirectory)
+    return fmt::format("'{}' is {}, not a simpact journal directory: refusing to touch it", journal,
+                       path_kind_name(journal_kind));
+  lock = OutputLock(journal);  // throws, naming the holder, when another job has it
+  remove_stale_staging(journal);
+  const JournalContents contents = journal_contents(journal);
+  JournalManifest previous;
+  std::string why;
+  const ManifestStatus status = read_journal_manifest(journal, previous, &why);
+  const bool has_journal = status != ManifestStatus::kMissing || contents.record_files > 0;
+  const bool out_exists = path_kind(path) == PathKind::kRegular;
+  const std::string work = fmt::format("{} record file(s), {:.1f} MiB", contents.record_files,
+                                       static_cast<double>(contents.record_bytes) / 1048576.0);
+
+  if (options.overwrite) {
+    mode = 0;
+  } else if (options.resume) {
+    if (status == ManifestStatus::kOldVersion)
+      return fmt::format("--resume refused: journal '{}' ({}): {}; finish it with that simpact version, or pass "
+                         "--overwrite to recompute",
+                         journal, work, why);
+    if (has_journal && status != ManifestStatus::kOk)
+      return fmt::format("--resume refused: journal '{}' holds finished work ({}) but {}: not deleting it; "
+                         "move it away, or pass --overwrite to discard it",
+                         journal, work, why);
+    OutputIdentity id;
+    if (out_exists) id = identify_output(path, manifest.config_hash);
+    if (status == ManifestStatus::kOk) {
+      if (previous.config_hash != manifest.config_hash)
+        return fmt::format("--resume refused: the config changed since '{}' was started (sha256 {} vs {})", path,
+                           previous.config_hash.substr(0, 12), manifest.config_hash.substr(0, 12));
+      if (!(previous == manifest))
+        return fmt::format("--resume refused: '{}' was started with a different chunk size or results", path);
+      if (out_exists && !id.ours)
+        return fmt::format("--resume refused: '{}' {}: not replacing it (its journal is of this config; move "
+                           "the file away to finish the run)",
+                           path, id.what);
+      mode = 1;
+    } else if (out_exists) {
+      if (!id.ours)
+        return fmt::format("--resume refused: '{}' {}: refusing to replace it", path, id.what);
+      mode = id.complete ? 2 : 0;  // ours but incomplete without a journal: recompute
+    }
+  } else if (out_exists || has_journal) {
+    return fmt::format("'{}' already exists: pass --resume to continue it or --overwrite to replace it",
+                       out_exists ? path : journal);
+  }
+  if (mode == 2) return "";  // a complete file needs no space
+  return check_free_space(parent, contents.record_bytes, config, kernel);
+}
+
+}  // namespace simpact::detail

@@ -1,0 +1,38 @@
+// The journal manifest of a sweep and its default chunk size (declared in sweep_runner.hpp).
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "simpact/study/sweep_runner.hpp"
+
+namespace simpact {
+
+namespace {
+
+std::string column_list(const TaskKernel& kernel) {
+  std::string out;
+  for (const auto& c : kernel.columns())
+    out += (out.empty() ? "" : ",") + c.group + "/" + c.name +
+           (c.length > 1 ? fmt::format("[{}]", c.length) : "");
+  return out;
+}
+
+}  // namespace
+
+JournalManifest sweep_manifest(const SweepConfig& config, const TaskKernel& kernel) {
+  JournalManifest manifest;
+  manifest.config_hash = config.source_hash;
+  manifest.task_count = config.task_count();
+  manifest.chunk_size =
+      config.output.chunk_size > 0 ? config.output.chunk_size : default_chunk_size(config.task_count());
+  manifest.values_per_task = values_per_task(kernel);
+  manifest.columns = column_list(kernel);
+  return manifest;
+}
+
+std::int64_t default_chunk_size(std::int64_t task_count) {
+  // ~512 chunks: enough to balance 16+ ranks, few enough that journal syncs cost nothing.
+  return std::clamp<std::int64_t>((task_count + 511) / 512, 16, 4096);
+}
+
+}  // namespace simpact

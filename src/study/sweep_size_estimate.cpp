@@ -1,0 +1,29 @@
+#include "simpact/study/sweep_size_estimate.hpp"
+
+#include <cstddef>
+
+namespace simpact {
+
+SweepSizeEstimate estimate_sweep_sizes(const SweepConfig& config, const TaskKernel& kernel) {
+  double scalars = 0.0, array_values = 0.0;
+  for (const auto& c : kernel.columns()) (c.length == 1 ? scalars : array_values) += static_cast<double>(c.length);
+  const double tasks = static_cast<double>(config.task_count());
+  const double values = scalars + array_values;
+  SweepSizeEstimate e;
+  e.journal_bytes = tasks * (16.0 + 8.0 * values);  // status and counter, then the values
+  // Per grid point: one map per scalar (five over replicas), a count per status, and /xi.
+  const double maps = scalars * (config.replicas() > 1 ? 5.0 : 1.0) + kTaskStatusCount + 1.0;
+  e.file_bytes = static_cast<double>(config.grid_points()) * 8.0 * maps;
+  // Per task: arrays always; with output.samples the inputs, status, counter, grid point,
+  // replica and scalars too.
+  double per_task = array_values;
+  if (config.output.samples) {
+    const double inputs = static_cast<double>(config.grid.size()) +
+                          (config.monte_carlo ? static_cast<double>(config.monte_carlo->parameters.size()) : 0.0);
+    per_task += inputs + 4.0 + scalars;  // + status, counter, grid_point, replica
+  }
+  e.file_bytes += tasks * 8.0 * per_task;
+  return e;
+}
+
+}  // namespace simpact
