@@ -12,6 +12,15 @@ void DynamicModel::force(const DofVector& /*q*/, const DofVector& /*v*/, double 
   if (f_v) f_v->setZero(n, n);
 }
 
+void DynamicModel::momentum_terms(const DofVector& q, const DofVector& v, DofVector& t_q, DofVector& t_v,
+                                  DofVector& v_q) const {
+  KineticDerivatives k;
+  kinetic(q, v, false, k);
+  t_q = k.t_q;
+  t_v = k.t_v;
+  potential(q, v_q, nullptr);
+}
+
 void DynamicModel::gaps(const DofVector& /*q*/, ContactVector& phi) const { phi.resize(0); }
 
 void DynamicModel::gap_jacobian(const DofVector& /*q*/, NormalMatrix& jacobian) const { jacobian.resize(0, dof()); }

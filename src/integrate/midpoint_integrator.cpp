@@ -16,6 +16,10 @@ using AugmentedMatrix =
 
 constexpr double kRoundingFactor = 16.0;
 double max_abs(const DofVector& x) { return x.size() ? x.cwiseAbs().maxCoeff() : 0.0; }
+// The residual's rounding floor: Δq is known to a few ulps, and T_v = MΔq/h carries that error.
+double rounding_floor(double mass_norm, const DofVector& dq, double h) {
+  return kRoundingFactor * std::numeric_limits<double>::epsilon() * mass_norm * max_abs(dq) / h;
+}
 }  // namespace
 
 NewtonError::NewtonError(long step, double time, int iterations, double residual, double tolerance)
@@ -27,7 +31,7 @@ NewtonError::NewtonError(long step, double time, int iterations, double residual
 
 double MidpointIntegrator::evaluate(const DofVector& q1, const DofVector& p1, double t1, double h,
                                     const DofVector& dq, DofVector& r, DofVector& p2, DofMatrix* jacobian,
-                                    double* floor) const {
+                                    double* mass_norm) const {
   const DynamicModel& model = *model_;
   // q₂ = q₁ + Δq with Δq the unknown (see step()): v = Δq/h without cancellation.
   const DofVector qm = q1 + 0.5 * dq;
@@ -47,10 +51,7 @@ double MidpointIntegrator::evaluate(const DofVector& q1, const DofVector& p1, do
     generalized += f;
     scale += 0.5 * h * max_abs(f);
   }
-  // The residual's rounding floor: Δq is known to a few ulps, and T_v = MΔq/h carries that error.
-  if (floor)
-    *floor = kRoundingFactor * std::numeric_limits<double>::epsilon() * k.mass.cwiseAbs().rowwise().sum().maxCoeff() *
-             max_abs(dq) / h;
+  if (mass_norm) *mass_norm = k.mass.cwiseAbs().rowwise().sum().maxCoeff();
   r = p1 + 0.5 * h * generalized - k.t_v;
   // p₂ = D₂L_d + h/2·F = p₁ + h(T_q − V_q + F) − R: written in the second form, every momentum
   // component the system conserves (a cyclic coordinate) is conserved exactly, whatever R is.
@@ -68,8 +69,88 @@ void MidpointIntegrator::residual(const DofVector& q1, const DofVector& p1, doub
   evaluate(q1, p1, t1, h, DofVector(q2 - q1), r, p2, jacobian, nullptr);
 }
 
+double MidpointIntegrator::evaluate_residual(const DofVector& q1, const DofVector& p1, double t1, double h,
+                                             const DofVector& dq, DofVector& r, DofVector& p2) const {
+  const DynamicModel& model = *model_;
+  const DofVector qm = q1 + 0.5 * dq;
+  const DofVector v = dq / h;
+  DofVector t_q, t_v, v_q;
+  model.momentum_terms(qm, v, t_q, t_v, v_q);
+  double scale = max_abs(p1) + max_abs(t_v) + 0.5 * h * (max_abs(t_q) + max_abs(v_q));
+  DofVector generalized = t_q - v_q;
+  if (model.has_forces()) {
+    DofVector f;
+    model.force(qm, v, t1 + 0.5 * h, f, nullptr, nullptr);
+    generalized += f;
+    scale += 0.5 * h * max_abs(f);
+  }
+  r = p1 + 0.5 * h * generalized - t_v;
+  p2 = p1 + h * generalized;
+  return scale;
+}
+
 MidpointStep MidpointIntegrator::step(const DofVector& q1, const DofVector& p1, double t1, double h, DofVector& q2,
                                       DofVector& p2, long step_index, const ActiveContacts& active) const {
+  MidpointWorkspace workspace;
+  return step(q1, p1, t1, h, q2, p2, step_index, active, workspace);
+}
+
+MidpointStep MidpointIntegrator::step(const DofVector& q1, const DofVector& p1, double t1, double h, DofVector& q2,
+                                      DofVector& p2, long step_index, const ActiveContacts& active,
+                                      MidpointWorkspace& ws) const {
+  if (active.count > 0) return step_with_contacts(q1, p1, t1, h, q2, p2, step_index, active);
+  const int n = model_->dof();
+  // A factorization formed for another step length (a sub-step near an impact) is not reused:
+  // J = −M/h + O(h) scales with 1/h.
+  if (!options_.reuse_jacobian || !ws.valid || ws.n != n || !(std::abs(h - ws.h) <= 1e-3 * h)) ws.valid = false;
+  MidpointStep result;
+  DofVector r, correction;
+  DofMatrix jac;
+  DofVector dq = q2 - q1;  // Newton on Δq = q₂ − q₁ (see step_with_contacts)
+  bool fresh = false;                        // factorized at an iterate of this step
+  bool exact = !options_.reuse_jacobian;     // refactor at every iterate (exact Newton)
+  double previous = INFINITY;
+  for (int it = 0;; ++it) {
+    const double scale = evaluate_residual(q1, p1, t1, h, dq, r, p2);
+    const double rn = max_abs(r);
+    const double relative = rn == 0.0 ? 0.0 : (scale > 0.0 ? rn / scale : INFINITY);
+    bool done = relative <= options_.tolerance || (ws.valid && rn <= rounding_floor(ws.mass_norm, dq, h));
+    if (!done) {
+      if (it >= options_.max_iterations || !std::isfinite(relative))
+        throw NewtonError(step_index, t1, it, relative, options_.tolerance);
+      // Simplified Newton: keep the factorization while it contracts R well enough.
+      bool refactor = exact || !ws.valid;
+      if (!refactor && it > 0 && rn > options_.refresh_ratio * previous) {
+        refactor = true;
+        if (fresh) exact = true;  // even this step's Jacobian contracts poorly: exact Newton
+      }
+      if (refactor) {
+        evaluate(q1, p1, t1, h, dq, r, p2, &jac, &ws.mass_norm);
+        ws.lu.compute(jac);
+        ws.valid = true;
+        ws.n = n;
+        ws.h = h;
+        ++ws.factorizations;
+        fresh = true;
+        done = rn <= rounding_floor(ws.mass_norm, dq, h);
+      }
+    }
+    if (done) {
+      q2 = q1 + dq;
+      result.iterations = it;
+      result.residual = relative;
+      result.impulses.resize(0);
+      return result;
+    }
+    correction.noalias() = ws.lu.solve(r);
+    dq -= correction;
+    previous = rn;
+  }
+}
+
+MidpointStep MidpointIntegrator::step_with_contacts(const DofVector& q1, const DofVector& p1, double t1, double h,
+                                                    DofVector& q2, DofVector& p2, long step_index,
+                                                    const ActiveContacts& active) const {
   const int n = model_->dof();
   const int k = active.count;
   MidpointStep result;
@@ -90,8 +171,9 @@ MidpointStep MidpointIntegrator::step(const DofVector& q1, const DofVector& p1, 
   double last_residual = INFINITY;
   for (int it = 0;; ++it) {
     q2 = q1 + dq;
-    double floor = 0.0;
-    double scale = evaluate(q1, p1, t1, h, dq, r, p2, nullptr, &floor);
+    double mass_norm = 0.0;
+    double scale = evaluate(q1, p1, t1, h, dq, r, p2, nullptr, &mass_norm);
+    const double floor = rounding_floor(mass_norm, dq, h);
     double phi_error = 0.0, phi_scale = 1.0;
     if (k > 0) {
       r.noalias() += g1.transpose() * lambda;

@@ -20,7 +20,13 @@ PlanarLinkage::PlanarLinkage(std::string name, int dof, double gravity)
 int PlanarLinkage::add_term(const DofVector& angle_coefficients, double angle_offset, const Vec2& link_vector) {
   if (angle_coefficients.size() != dof_ || static_cast<int>(terms_.size()) >= kMaxTerms)
     throw std::invalid_argument("PlanarLinkage: bad term");
-  terms_.push_back(Term{angle_coefficients, angle_offset, link_vector, {}, 0.0});
+  Term term{angle_coefficients, angle_offset, link_vector, {}, 0.0};
+  for (int i = 0; i < dof_; ++i)
+    if (angle_coefficients[i] != 0.0) {
+      term.index[term.nnz] = i;
+      term.value[term.nnz++] = angle_coefficients[i];
+    }
+  terms_.push_back(term);
   return static_cast<int>(terms_.size()) - 1;
 }
 
@@ -32,7 +38,15 @@ int PlanarLinkage::add_mass(double mass, const Rows2& linear, const std::vector<
     terms_.at(static_cast<std::size_t>(t)).masses.push_back(index);
     terms_[static_cast<std::size_t>(t)].carried_mass += mass;
   }
-  masses_.push_back(Mass{mass, linear, terms, radius});
+  Mass m{mass, linear, terms, radius};
+  for (int c = 0; c < dof_; ++c)
+    for (int r = 0; r < 2; ++r)
+      if (linear(r, c) != 0.0) {
+        m.row[m.nnz] = r;
+        m.col[m.nnz] = c;
+        m.value[m.nnz++] = linear(r, c);
+      }
+  masses_.push_back(std::move(m));
   return index;
 }
 
@@ -131,6 +145,56 @@ void PlanarLinkage::kinetic(const DofVector& q, const DofVector& v, bool second,
     const DofVector sk = k_sum[t].transpose() * s[t];
     out.t_qv.noalias() -= a * (sw * a + omega[t] * sj).transpose();
     out.t_qq.noalias() -= omega[t] * a * (wps * a + sk).transpose();
+  }
+}
+
+void PlanarLinkage::momentum_terms(const DofVector& q, const DofVector& v, DofVector& t_q, DofVector& t_v,
+                                   DofVector& v_q) const {
+  const int n = dof_;
+  const int nt = static_cast<int>(terms_.size());
+  Vec2 s[kMaxTerms], big_w[kMaxTerms];
+  double omega[kMaxTerms];
+  for (int t = 0; t < nt; ++t) {
+    const Term& term = terms_[static_cast<std::size_t>(t)];
+    double phi = term.offset, om = 0.0;
+    for (int e = 0; e < term.nnz; ++e) {
+      phi += term.value[e] * q[term.index[e]];
+      om += term.value[e] * v[term.index[e]];
+    }
+    const double c = std::cos(phi), sn = std::sin(phi);
+    s[t] = Vec2(c * term.d.x() - sn * term.d.y(), sn * term.d.x() + c * term.d.y());
+    omega[t] = om;
+    big_w[t].setZero();
+  }
+  if (has_inertia_)
+    t_v.noalias() = inertia_ * v;
+  else
+    t_v.setZero(n);
+  t_q.setZero(n);
+  v_q.setZero(n);
+  for (const Mass& mass : masses_) {
+    Vec2 w = Vec2::Zero();
+    for (int e = 0; e < mass.nnz; ++e) w[mass.row[e]] += mass.value[e] * v[mass.col[e]];
+    for (int t : mass.terms) w += omega[t] * perp(s[t]);
+    const Vec2 mw = mass.m * w;
+    for (int e = 0; e < mass.nnz; ++e) {
+      t_v[mass.col[e]] += mass.value[e] * mw[mass.row[e]];
+      if (mass.row[e] == 1) v_q[mass.col[e]] += gravity_ * mass.m * mass.value[e];
+    }
+    for (int t : mass.terms) big_w[t] += mw;
+  }
+  for (int t = 0; t < nt; ++t) {
+    const Term& term = terms_[static_cast<std::size_t>(t)];
+    const double tv = perp(s[t]).dot(big_w[t]);
+    const double tq = -omega[t] * s[t].dot(big_w[t]);
+    const double vq = gravity_ * term.carried_mass * s[t].x();
+    for (int e = 0; e < term.nnz; ++e) {
+      const int i = term.index[e];
+      const double a = term.value[e];
+      t_v[i] += a * tv;
+      t_q[i] += a * tq;
+      v_q[i] += a * vq;
+    }
   }
 }
 

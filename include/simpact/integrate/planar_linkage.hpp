@@ -37,7 +37,10 @@ class PlanarLinkage final : public DynamicModel {
   int add_term(const DofVector& angle_coefficients, double angle_offset, const Vec2& link_vector);
   // A point mass [kg] at B q + Σ terms, with a contact radius [m]; returns its index.
   int add_mass(double mass, const Rows2& linear, const std::vector<int>& terms, double radius = 0.0);
-  void set_rotational_inertia(const DofMatrix& inertia) { inertia_ = inertia; }
+  void set_rotational_inertia(const DofMatrix& inertia) {
+    inertia_ = inertia;
+    has_inertia_ = (inertia_.array() != 0.0).any();
+  }
   void set_damping(const DofVector& damping) { damping_ = damping; }
   // Contacts (return their index): between two masses' spheres, or a mass's sphere and the floor
   // y = height.
@@ -54,6 +57,11 @@ class PlanarLinkage final : public DynamicModel {
   Vec2 position(const DofVector& q, int mass) const;
 
   void kinetic(const DofVector& q, const DofVector& v, bool second, KineticDerivatives& out) const override;
+  // O(Σ_t nnz(a_t) + Σ_j |terms(j)| + nnz(B)), no mass matrix: w_j = J_j v = B_j v + Σ_{t∈j} ω_t P s_t,
+  // W_t = Σ_{j∋t} m_j w_j, T_v = M₀v + Σ_j B_jᵀ m_j w_j + Σ_t (P s_t·W_t) a_t, T_q as above,
+  // V_q = g Σ_j m_j B_jᵀe_y + g Σ_t (Σ_{j∋t} m_j)(s_t)_x a_t.
+  void momentum_terms(const DofVector& q, const DofVector& v, DofVector& t_q, DofVector& t_v,
+                      DofVector& v_q) const override;
   double potential(const DofVector& q, DofVector& gradient, DofMatrix* hessian) const override;
   bool has_forces() const override { return damping_.size() > 0 && (damping_.array() != 0.0).any(); }
   void force(const DofVector& q, const DofVector& v, double t, DofVector& f, DofMatrix* f_q,
@@ -68,12 +76,20 @@ class PlanarLinkage final : public DynamicModel {
     Vec2 d;
     std::vector<int> masses;  // the point masses this link carries
     double carried_mass = 0.0;
+    // a's nonzeros (the hot loops read these, not the dense a)
+    int nnz = 0;
+    int index[kMaxDof] = {};
+    double value[kMaxDof] = {};
   };
   struct Mass {
     double m = 0.0;
     Rows2 linear;
     std::vector<int> terms;
     double radius = 0.0;
+    // B's nonzeros: (row, column, value)
+    int nnz = 0;
+    int row[2 * kMaxDof] = {}, col[2 * kMaxDof] = {};
+    double value[2 * kMaxDof] = {};
   };
   struct Contact {
     int a = 0, b = -1;  // b = −1: the floor
@@ -90,6 +106,7 @@ class PlanarLinkage final : public DynamicModel {
   std::vector<Mass> masses_;
   std::vector<Contact> contacts_;
   DofMatrix inertia_;
+  bool has_inertia_ = false;
   DofVector damping_;
   std::vector<std::string> coordinate_names_;
 };

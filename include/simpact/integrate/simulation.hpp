@@ -99,8 +99,12 @@ class Simulator {
   const DynamicModel* model_;
   SimulationOptions options_;
   MidpointIntegrator integrator_;
+  MidpointWorkspace newton_;  // the Jacobian factorization reused between steps
   ImpactWorkspace workspace_;
-  DofVector q_, p_, v_guess_;
+  // Newton's initial guess: q + h·(2v − v_prev) from the mean velocities of the last two clean
+  // steps (cubic extrapolation, error O(h³)), q + h·v after a reset or an impact.
+  DofVector q_, p_, v_guess_, v_prev_;
+  bool have_prev_ = false;
   double t0_ = 0.0, t_ = 0.0;
   long step_ = 0;
   ActiveContacts resting_;
