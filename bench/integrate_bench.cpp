@@ -27,6 +27,8 @@ void run_steps(benchmark::State& state, const DynamicSystem& s, const DofVector&
     if (steps % 100000 == 0) sim.reset(q0, s.model->mass_matrix(q0) * v0);  // stay in the same regime
   }
   state.counters["newton_per_step"] = static_cast<double>(iterations) / static_cast<double>(steps);
+  state.counters["lu_per_step"] =
+      static_cast<double>(sim.jacobian_factorizations()) / static_cast<double>(steps);
   state.counters["us_per_step"] = benchmark::Counter(static_cast<double>(steps) * 1e-6,
                                                      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }

@@ -21,6 +21,17 @@ void DynamicModel::momentum_terms(const DofVector& q, const DofVector& v, DofVec
   potential(q, v_q, nullptr);
 }
 
+void DynamicModel::del_matrix(const DofVector& q, const DofVector& v, double c_m, double c_s, double c_h,
+                              DofMatrix& out, double& mass_norm) const {
+  KineticDerivatives k;
+  kinetic(q, v, true, k);
+  DofVector gradient;
+  DofMatrix hessian;
+  potential(q, gradient, &hessian);
+  out = c_m * k.mass + c_s * (k.t_qv - k.t_qv.transpose()) + c_h * (k.t_qq - hessian);
+  mass_norm = k.mass.cwiseAbs().rowwise().sum().maxCoeff();
+}
+
 void DynamicModel::gaps(const DofVector& /*q*/, ContactVector& phi) const { phi.resize(0); }
 
 void DynamicModel::gap_jacobian(const DofVector& /*q*/, NormalMatrix& jacobian) const { jacobian.resize(0, dof()); }

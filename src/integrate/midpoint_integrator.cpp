@@ -5,6 +5,8 @@
 #include <Eigen/LU>
 #include <cmath>
 #include <limits>
+#include <cstdio>
+#include <cstdlib>
 
 namespace simpact {
 
@@ -89,6 +91,19 @@ double MidpointIntegrator::evaluate_residual(const DofVector& q1, const DofVecto
   return scale;
 }
 
+void MidpointIntegrator::del_jacobian(const DofVector& q1, double t1, double h, const DofVector& dq, DofMatrix& jac,
+                                      double& mass_norm) const {
+  const DofVector qm = q1 + 0.5 * dq;
+  const DofVector v = dq / h;
+  model_->del_matrix(qm, v, -1.0 / h, 0.5, 0.25 * h, jac, mass_norm);
+  if (model_->has_forces()) {
+    DofVector f;
+    DofMatrix fq, fv;
+    model_->force(qm, v, t1 + 0.5 * h, f, &fq, &fv);
+    jac += (0.25 * h) * fq + 0.5 * fv;
+  }
+}
+
 MidpointStep MidpointIntegrator::step(const DofVector& q1, const DofVector& p1, double t1, double h, DofVector& q2,
                                       DofVector& p2, long step_index, const ActiveContacts& active) const {
   MidpointWorkspace workspace;
@@ -114,6 +129,8 @@ MidpointStep MidpointIntegrator::step(const DofVector& q1, const DofVector& p1, 
     const double scale = evaluate_residual(q1, p1, t1, h, dq, r, p2);
     const double rn = max_abs(r);
     const double relative = rn == 0.0 ? 0.0 : (scale > 0.0 ? rn / scale : INFINITY);
+    static const bool trace = std::getenv("SIMPACT_NEWTON_TRACE") != nullptr;
+    if (trace) fprintf(stderr, "step %ld it %d rel %.3e fresh %d exact %d fact %ld\n", step_index, it, relative, (int)fresh, (int)exact, ws.factorizations);
     bool done = relative <= options_.tolerance || (ws.valid && rn <= rounding_floor(ws.mass_norm, dq, h));
     if (!done) {
       if (it >= options_.max_iterations || !std::isfinite(relative))
@@ -125,7 +142,7 @@ MidpointStep MidpointIntegrator::step(const DofVector& q1, const DofVector& p1, 
         if (fresh) exact = true;  // even this step's Jacobian contracts poorly: exact Newton
       }
       if (refactor) {
-        evaluate(q1, p1, t1, h, dq, r, p2, &jac, &ws.mass_norm);
+        del_jacobian(q1, t1, h, dq, jac, ws.mass_norm);
         ws.lu.compute(jac);
         ws.valid = true;
         ws.n = n;

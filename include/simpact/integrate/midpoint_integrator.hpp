@@ -34,7 +34,7 @@ struct NewtonOptions {
   // at least 1/`refresh_ratio` per iteration; otherwise refactor at the current iterate (and from
   // then on in this step: exact Newton). The converged solution is the same (the test is on R).
   bool reuse_jacobian = true;
-  double refresh_ratio = 1e-3;
+  double refresh_ratio = 1e-2;
 };
 
 class NewtonError : public std::runtime_error {
@@ -99,6 +99,9 @@ class MidpointIntegrator {
   // R and p₂ only (DynamicModel::momentum_terms: no mass matrix); returns s.
   double evaluate_residual(const DofVector& q1, const DofVector& p1, double t1, double h, const DofVector& dq,
                            DofVector& r, DofVector& p2) const;
+  // ∂R/∂q₂ at q₂ = q₁ + dq (DynamicModel::del_matrix plus the forces' derivatives) and |M|∞.
+  void del_jacobian(const DofVector& q1, double t1, double h, const DofVector& dq, DofMatrix& jac,
+                    double& mass_norm) const;
   MidpointStep step_with_contacts(const DofVector& q1, const DofVector& p1, double t1, double h, DofVector& q2,
                                   DofVector& p2, long step, const ActiveContacts& active) const;
 

@@ -62,6 +62,11 @@ class PlanarLinkage final : public DynamicModel {
   // V_q = g Σ_j m_j B_jᵀe_y + g Σ_t (Σ_{j∋t} m_j)(s_t)_x a_t.
   void momentum_terms(const DofVector& q, const DofVector& v, DofVector& t_q, DofVector& t_v,
                       DofVector& v_q) const override;
+  // In term space: with G_tu = C_tu s_t·s_u, H_tu = C_tu s_t·P s_u (C_tu = Σ_{j∋t,u} m_j),
+  // E_t = Σ_{j∋t} m_j B_j, out = A X Aᵀ + (B couplings), A = [a_t],
+  //   X = c_m G + c_s (H ᵀdiag ω − diag ω H) + c_h (ωωᵀ∘G − diag(ω_t W_t·P s_t) + g diag(C_tt (s_t)_y)).
+  void del_matrix(const DofVector& q, const DofVector& v, double c_m, double c_s, double c_h, DofMatrix& out,
+                  double& mass_norm) const override;
   double potential(const DofVector& q, DofVector& gradient, DofMatrix* hessian) const override;
   bool has_forces() const override { return damping_.size() > 0 && (damping_.array() != 0.0).any(); }
   void force(const DofVector& q, const DofVector& v, double t, DofVector& f, DofMatrix* f_q,
@@ -80,6 +85,7 @@ class PlanarLinkage final : public DynamicModel {
     int nnz = 0;
     int index[kMaxDof] = {};
     double value[kMaxDof] = {};
+    Rows2 carried_linear;  // E_t = Σ_{j∋t} m_j B_j
   };
   struct Mass {
     double m = 0.0;
@@ -107,6 +113,9 @@ class PlanarLinkage final : public DynamicModel {
   std::vector<Contact> contacts_;
   DofMatrix inertia_;
   bool has_inertia_ = false;
+  double pair_mass_[kMaxTerms][kMaxTerms] = {};  // C_tu
+  DofMatrix linear_mass_;                          // Σ_j m_j B_jᵀB_j (constant)
+  bool has_coupling_ = false;                      // some mass has both B_j ≠ 0 and terms
   DofVector damping_;
   std::vector<std::string> coordinate_names_;
 };

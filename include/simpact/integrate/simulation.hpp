@@ -87,6 +87,7 @@ class Simulator {
   double energy() const { return model_->energy(q_, p_); }
   const std::vector<ImpactRecord>& impacts() const { return impacts_; }
   int last_step_iterations() const { return last_iterations_; }
+  long jacobian_factorizations() const { return newton_.factorizations; }  // since construction
   double max_energy_drift() const { return max_drift_; }  // [J], over steps without impacts
   const ActiveContacts& resting() const { return resting_; }
 
