@@ -30,7 +30,7 @@ void Simulator::reset(const DofVector& q0, const DofVector& p0, double t0) {
   impacts_.clear();
   const Eigen::LLT<DofMatrix> factor(model_->mass_matrix(q0));
   v_guess_ = factor.solve(p0);
-  have_prev_ = false;
+  history_ = 0;
   newton_.reset();
   reference_energy_ = options_.monitor_energy ? energy() : 0.0;
   max_drift_ = 0.0;
@@ -54,7 +54,9 @@ void Simulator::advance() {
   while (true) {
     const double h = t_end - t_;
     if (h <= 0.0) break;
-    if (clean && have_prev_)
+    if (clean && history_ >= 2)
+      q2 = q_ + h * (3.0 * (v_guess_ - v_prev_) + v_prev2_);
+    else if (clean && history_ == 1)
       q2 = q_ + h * (2.0 * v_guess_ - v_prev_);
     else
       q2 = q_ + h * v_guess_;
@@ -82,8 +84,13 @@ void Simulator::advance() {
       }
     }
     if (crossing_count == 0) {
-      if (clean) v_prev_ = v_guess_;
-      have_prev_ = clean;
+      if (clean) {
+        v_prev2_ = v_prev_;
+        v_prev_ = v_guess_;
+        history_ = std::min(history_ + 1, 2);
+      } else {
+        history_ = 0;
+      }
       v_guess_ = (q2 - q_) / h;
       q_ = q2;
       p_ = p2;

@@ -102,10 +102,10 @@ class Simulator {
   MidpointIntegrator integrator_;
   MidpointWorkspace newton_;  // the Jacobian factorization reused between steps
   ImpactWorkspace workspace_;
-  // Newton's initial guess: q + h·(2v − v_prev) from the mean velocities of the last two clean
-  // steps (cubic extrapolation, error O(h³)), q + h·v after a reset or an impact.
-  DofVector q_, p_, v_guess_, v_prev_;
-  bool have_prev_ = false;
+  // Newton's initial guess: q + h·(3v − 3v₋₁ + v₋₂) from the mean velocities of the last three
+  // clean steps (quartic extrapolation of q, error O(h⁴)); fewer after a reset or an impact.
+  DofVector q_, p_, v_guess_, v_prev_, v_prev2_;
+  int history_ = 0;  // clean mean velocities behind v_guess_ (0..2)
   double t0_ = 0.0, t_ = 0.0;
   long step_ = 0;
   ActiveContacts resting_;
