@@ -5,8 +5,6 @@
 #include <Eigen/LU>
 #include <cmath>
 #include <limits>
-#include <cstdio>
-#include <cstdlib>
 
 namespace simpact {
 
@@ -17,10 +15,34 @@ using AugmentedMatrix =
     Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor, kMaxAugmented, kMaxAugmented>;
 
 constexpr double kRoundingFactor = 16.0;
-double max_abs(const DofVector& x) { return x.size() ? x.cwiseAbs().maxCoeff() : 0.0; }
+inline double max_abs(const DofVector& x) {
+  double m = 0.0;
+  for (Eigen::Index i = 0; i < x.size(); ++i) m = std::max(m, std::abs(x[i]));
+  return m;
+}
 // The residual's rounding floor: Δq is known to a few ulps, and T_v = MΔq/h carries that error.
 double rounding_floor(double mass_norm, const DofVector& dq, double h) {
   return kRoundingFactor * std::numeric_limits<double>::epsilon() * mass_norm * max_abs(dq) / h;
+}
+// x −= LU⁻¹ r with PA = LU: forward and back substitution in plain loops (Eigen's generic
+// triangular solver costs more than the arithmetic at these sizes).
+inline void lu_solve_subtract(const Eigen::PartialPivLU<DofMatrix>& lu, const DofVector& r, DofVector& x) {
+  const DofMatrix& m = lu.matrixLU();
+  const auto& perm = lu.permutationP().indices();
+  const Eigen::Index n = r.size();
+  double y[kMaxDof];
+  for (Eigen::Index i = 0; i < n; ++i) y[perm[i]] = r[i];
+  for (Eigen::Index i = 0; i < n; ++i) {
+    double sum = y[i];
+    for (Eigen::Index k = 0; k < i; ++k) sum -= m(i, k) * y[k];
+    y[i] = sum;
+  }
+  for (Eigen::Index i = n - 1; i >= 0; --i) {
+    double sum = y[i];
+    for (Eigen::Index k = i + 1; k < n; ++k) sum -= m(i, k) * y[k];
+    y[i] = sum / m(i, i);
+  }
+  for (Eigen::Index i = 0; i < n; ++i) x[i] -= y[i];
 }
 }  // namespace
 
@@ -78,7 +100,15 @@ double MidpointIntegrator::evaluate_residual(const DofVector& q1, const DofVecto
   const DofVector v = dq / h;
   DofVector t_q, t_v, v_q;
   model.momentum_terms(qm, v, t_q, t_v, v_q);
-  double scale = max_abs(p1) + max_abs(t_v) + 0.5 * h * (max_abs(t_q) + max_abs(v_q));
+  const Eigen::Index n = q1.size();
+  double p_max = 0.0, tv_max = 0.0, tq_max = 0.0, vq_max = 0.0;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    p_max = std::max(p_max, std::abs(p1[i]));
+    tv_max = std::max(tv_max, std::abs(t_v[i]));
+    tq_max = std::max(tq_max, std::abs(t_q[i]));
+    vq_max = std::max(vq_max, std::abs(v_q[i]));
+  }
+  double scale = p_max + tv_max + 0.5 * h * (tq_max + vq_max);
   DofVector generalized = t_q - v_q;
   if (model.has_forces()) {
     DofVector f;
@@ -119,7 +149,7 @@ MidpointStep MidpointIntegrator::step(const DofVector& q1, const DofVector& p1, 
   // J = −M/h + O(h) scales with 1/h.
   if (!options_.reuse_jacobian || !ws.valid || ws.n != n || !(std::abs(h - ws.h) <= 1e-3 * h)) ws.valid = false;
   MidpointStep result;
-  DofVector r, correction;
+  DofVector r;
   DofMatrix jac;
   DofVector dq = q2 - q1;  // Newton on Δq = q₂ − q₁ (see step_with_contacts)
   bool fresh = false;                        // factorized at an iterate of this step
@@ -129,8 +159,6 @@ MidpointStep MidpointIntegrator::step(const DofVector& q1, const DofVector& p1, 
     const double scale = evaluate_residual(q1, p1, t1, h, dq, r, p2);
     const double rn = max_abs(r);
     const double relative = rn == 0.0 ? 0.0 : (scale > 0.0 ? rn / scale : INFINITY);
-    static const bool trace = std::getenv("SIMPACT_NEWTON_TRACE") != nullptr;
-    if (trace) fprintf(stderr, "step %ld it %d rel %.3e fresh %d exact %d fact %ld\n", step_index, it, relative, (int)fresh, (int)exact, ws.factorizations);
     bool done = relative <= options_.tolerance || (ws.valid && rn <= rounding_floor(ws.mass_norm, dq, h));
     if (!done) {
       if (it >= options_.max_iterations || !std::isfinite(relative))
@@ -159,8 +187,7 @@ MidpointStep MidpointIntegrator::step(const DofVector& q1, const DofVector& p1, 
       result.impulses.resize(0);
       return result;
     }
-    correction.noalias() = ws.lu.solve(r);
-    dq -= correction;
+    lu_solve_subtract(ws.lu, r, dq);
     previous = rn;
   }
 }

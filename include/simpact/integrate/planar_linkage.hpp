@@ -41,7 +41,10 @@ class PlanarLinkage final : public DynamicModel {
     inertia_ = inertia;
     has_inertia_ = (inertia_.array() != 0.0).any();
   }
-  void set_damping(const DofVector& damping) { damping_ = damping; }
+  void set_damping(const DofVector& damping) {
+    damping_ = damping;
+    has_damping_ = damping_.size() > 0 && (damping_.array() != 0.0).any();
+  }
   // Contacts (return their index): between two masses' spheres, or a mass's sphere and the floor
   // y = height.
   int add_sphere_contact(int mass_a, int mass_b);
@@ -68,7 +71,7 @@ class PlanarLinkage final : public DynamicModel {
   void del_matrix(const DofVector& q, const DofVector& v, double c_m, double c_s, double c_h, DofMatrix& out,
                   double& mass_norm) const override;
   double potential(const DofVector& q, DofVector& gradient, DofMatrix* hessian) const override;
-  bool has_forces() const override { return damping_.size() > 0 && (damping_.array() != 0.0).any(); }
+  bool has_forces() const override { return has_damping_; }
   void force(const DofVector& q, const DofVector& v, double t, DofVector& f, DofMatrix* f_q,
              DofMatrix* f_v) const override;
   void gaps(const DofVector& q, ContactVector& phi) const override;
@@ -117,6 +120,7 @@ class PlanarLinkage final : public DynamicModel {
   DofMatrix linear_mass_;                          // Σ_j m_j B_jᵀB_j (constant)
   bool has_coupling_ = false;                      // some mass has both B_j ≠ 0 and terms
   DofVector damping_;
+  bool has_damping_ = false;
   std::vector<std::string> coordinate_names_;
 };
 
