@@ -34,7 +34,7 @@ struct NewtonOptions {
   // at least 1/`refresh_ratio` per iteration; otherwise refactor at the current iterate (and from
   // then on in this step: exact Newton). The converged solution is the same (the test is on R).
   bool reuse_jacobian = true;
-  double refresh_ratio = 1e-3;
+  double refresh_ratio = 3e-3;
 };
 
 class NewtonError : public std::runtime_error {
