@@ -12,6 +12,26 @@ void DynamicModel::force(const DofVector& /*q*/, const DofVector& /*v*/, double 
   if (f_v) f_v->setZero(n, n);
 }
 
+void DynamicModel::momentum_terms(const DofVector& q, const DofVector& v, DofVector& t_q, DofVector& t_v,
+                                  DofVector& v_q) const {
+  KineticDerivatives k;
+  kinetic(q, v, false, k);
+  t_q = k.t_q;
+  t_v = k.t_v;
+  potential(q, v_q, nullptr);
+}
+
+void DynamicModel::del_matrix(const DofVector& q, const DofVector& v, double c_m, double c_s, double c_h,
+                              DofMatrix& out, double& mass_norm) const {
+  KineticDerivatives k;
+  kinetic(q, v, true, k);
+  DofVector gradient;
+  DofMatrix hessian;
+  potential(q, gradient, &hessian);
+  out = c_m * k.mass + c_s * (k.t_qv - k.t_qv.transpose()) + c_h * (k.t_qq - hessian);
+  mass_norm = k.mass.cwiseAbs().rowwise().sum().maxCoeff();
+}
+
 void DynamicModel::gaps(const DofVector& /*q*/, ContactVector& phi) const { phi.resize(0); }
 
 void DynamicModel::gap_jacobian(const DofVector& /*q*/, NormalMatrix& jacobian) const { jacobian.resize(0, dof()); }

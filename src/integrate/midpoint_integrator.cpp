@@ -15,7 +15,35 @@ using AugmentedMatrix =
     Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor, kMaxAugmented, kMaxAugmented>;
 
 constexpr double kRoundingFactor = 16.0;
-double max_abs(const DofVector& x) { return x.size() ? x.cwiseAbs().maxCoeff() : 0.0; }
+inline double max_abs(const DofVector& x) {
+  double m = 0.0;
+  for (Eigen::Index i = 0; i < x.size(); ++i) m = std::max(m, std::abs(x[i]));
+  return m;
+}
+// The residual's rounding floor: Δq is known to a few ulps, and T_v = MΔq/h carries that error.
+double rounding_floor(double mass_norm, const DofVector& dq, double h) {
+  return kRoundingFactor * std::numeric_limits<double>::epsilon() * mass_norm * max_abs(dq) / h;
+}
+// x −= LU⁻¹ r with PA = LU: forward and back substitution in plain loops (Eigen's generic
+// triangular solver costs more than the arithmetic at these sizes).
+inline void lu_solve_subtract(const Eigen::PartialPivLU<DofMatrix>& lu, const DofVector& r, DofVector& x) {
+  const DofMatrix& m = lu.matrixLU();
+  const auto& perm = lu.permutationP().indices();
+  const Eigen::Index n = r.size();
+  double y[kMaxDof];
+  for (Eigen::Index i = 0; i < n; ++i) y[perm[i]] = r[i];
+  for (Eigen::Index i = 0; i < n; ++i) {
+    double sum = y[i];
+    for (Eigen::Index k = 0; k < i; ++k) sum -= m(i, k) * y[k];
+    y[i] = sum;
+  }
+  for (Eigen::Index i = n - 1; i >= 0; --i) {
+    double sum = y[i];
+    for (Eigen::Index k = i + 1; k < n; ++k) sum -= m(i, k) * y[k];
+    y[i] = sum / m(i, i);
+  }
+  for (Eigen::Index i = 0; i < n; ++i) x[i] -= y[i];
+}
 }  // namespace
 
 NewtonError::NewtonError(long step, double time, int iterations, double residual, double tolerance)
@@ -27,7 +55,7 @@ NewtonError::NewtonError(long step, double time, int iterations, double residual
 
 double MidpointIntegrator::evaluate(const DofVector& q1, const DofVector& p1, double t1, double h,
                                     const DofVector& dq, DofVector& r, DofVector& p2, DofMatrix* jacobian,
-                                    double* floor) const {
+                                    double* mass_norm) const {
   const DynamicModel& model = *model_;
   // q₂ = q₁ + Δq with Δq the unknown (see step()): v = Δq/h without cancellation.
   const DofVector qm = q1 + 0.5 * dq;
@@ -47,10 +75,7 @@ double MidpointIntegrator::evaluate(const DofVector& q1, const DofVector& p1, do
     generalized += f;
     scale += 0.5 * h * max_abs(f);
   }
-  // The residual's rounding floor: Δq is known to a few ulps, and T_v = MΔq/h carries that error.
-  if (floor)
-    *floor = kRoundingFactor * std::numeric_limits<double>::epsilon() * k.mass.cwiseAbs().rowwise().sum().maxCoeff() *
-             max_abs(dq) / h;
+  if (mass_norm) *mass_norm = k.mass.cwiseAbs().rowwise().sum().maxCoeff();
   r = p1 + 0.5 * h * generalized - k.t_v;
   // p₂ = D₂L_d + h/2·F = p₁ + h(T_q − V_q + F) − R: written in the second form, every momentum
   // component the system conserves (a cyclic coordinate) is conserved exactly, whatever R is.
@@ -68,8 +93,108 @@ void MidpointIntegrator::residual(const DofVector& q1, const DofVector& p1, doub
   evaluate(q1, p1, t1, h, DofVector(q2 - q1), r, p2, jacobian, nullptr);
 }
 
+double MidpointIntegrator::evaluate_residual(const DofVector& q1, const DofVector& p1, double t1, double h,
+                                             const DofVector& dq, DofVector& r, DofVector& p2) const {
+  const DynamicModel& model = *model_;
+  const DofVector qm = q1 + 0.5 * dq;
+  const DofVector v = dq / h;
+  DofVector t_q, t_v, v_q;
+  model.momentum_terms(qm, v, t_q, t_v, v_q);
+  const Eigen::Index n = q1.size();
+  double p_max = 0.0, tv_max = 0.0, tq_max = 0.0, vq_max = 0.0;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    p_max = std::max(p_max, std::abs(p1[i]));
+    tv_max = std::max(tv_max, std::abs(t_v[i]));
+    tq_max = std::max(tq_max, std::abs(t_q[i]));
+    vq_max = std::max(vq_max, std::abs(v_q[i]));
+  }
+  double scale = p_max + tv_max + 0.5 * h * (tq_max + vq_max);
+  DofVector generalized = t_q - v_q;
+  if (model.has_forces()) {
+    DofVector f;
+    model.force(qm, v, t1 + 0.5 * h, f, nullptr, nullptr);
+    generalized += f;
+    scale += 0.5 * h * max_abs(f);
+  }
+  r = p1 + 0.5 * h * generalized - t_v;
+  p2 = p1 + h * generalized;
+  return scale;
+}
+
+void MidpointIntegrator::del_jacobian(const DofVector& q1, double t1, double h, const DofVector& dq, DofMatrix& jac,
+                                      double& mass_norm) const {
+  const DofVector qm = q1 + 0.5 * dq;
+  const DofVector v = dq / h;
+  model_->del_matrix(qm, v, -1.0 / h, 0.5, 0.25 * h, jac, mass_norm);
+  if (model_->has_forces()) {
+    DofVector f;
+    DofMatrix fq, fv;
+    model_->force(qm, v, t1 + 0.5 * h, f, &fq, &fv);
+    jac += (0.25 * h) * fq + 0.5 * fv;
+  }
+}
+
 MidpointStep MidpointIntegrator::step(const DofVector& q1, const DofVector& p1, double t1, double h, DofVector& q2,
                                       DofVector& p2, long step_index, const ActiveContacts& active) const {
+  MidpointWorkspace workspace;
+  return step(q1, p1, t1, h, q2, p2, step_index, active, workspace);
+}
+
+MidpointStep MidpointIntegrator::step(const DofVector& q1, const DofVector& p1, double t1, double h, DofVector& q2,
+                                      DofVector& p2, long step_index, const ActiveContacts& active,
+                                      MidpointWorkspace& ws) const {
+  if (active.count > 0) return step_with_contacts(q1, p1, t1, h, q2, p2, step_index, active);
+  const int n = model_->dof();
+  // A factorization formed for another step length (a sub-step near an impact) is not reused:
+  // J = −M/h + O(h) scales with 1/h.
+  if (!options_.reuse_jacobian || !ws.valid || ws.n != n || !(std::abs(h - ws.h) <= 1e-3 * h)) ws.valid = false;
+  MidpointStep result;
+  DofVector r;
+  DofMatrix jac;
+  DofVector dq = q2 - q1;  // Newton on Δq = q₂ − q₁ (see step_with_contacts)
+  bool fresh = false;                        // factorized at an iterate of this step
+  bool exact = !options_.reuse_jacobian;     // refactor at every iterate (exact Newton)
+  double previous = INFINITY;
+  for (int it = 0;; ++it) {
+    const double scale = evaluate_residual(q1, p1, t1, h, dq, r, p2);
+    const double rn = max_abs(r);
+    const double relative = rn == 0.0 ? 0.0 : (scale > 0.0 ? rn / scale : INFINITY);
+    bool done = relative <= options_.tolerance || (ws.valid && rn <= rounding_floor(ws.mass_norm, dq, h));
+    if (!done) {
+      if (it >= options_.max_iterations || !std::isfinite(relative))
+        throw NewtonError(step_index, t1, it, relative, options_.tolerance);
+      // Simplified Newton: keep the factorization while it contracts R well enough.
+      bool refactor = exact || !ws.valid;
+      if (!refactor && it > 0 && rn > options_.refresh_ratio * previous) {
+        refactor = true;
+        if (fresh) exact = true;  // even this step's Jacobian contracts poorly: exact Newton
+      }
+      if (refactor) {
+        del_jacobian(q1, t1, h, dq, jac, ws.mass_norm);
+        ws.lu.compute(jac);
+        ws.valid = true;
+        ws.n = n;
+        ws.h = h;
+        ++ws.factorizations;
+        fresh = true;
+        done = rn <= rounding_floor(ws.mass_norm, dq, h);
+      }
+    }
+    if (done) {
+      q2 = q1 + dq;
+      result.iterations = it;
+      result.residual = relative;
+      result.impulses.resize(0);
+      return result;
+    }
+    lu_solve_subtract(ws.lu, r, dq);
+    previous = rn;
+  }
+}
+
+MidpointStep MidpointIntegrator::step_with_contacts(const DofVector& q1, const DofVector& p1, double t1, double h,
+                                                    DofVector& q2, DofVector& p2, long step_index,
+                                                    const ActiveContacts& active) const {
   const int n = model_->dof();
   const int k = active.count;
   MidpointStep result;
@@ -90,8 +215,9 @@ MidpointStep MidpointIntegrator::step(const DofVector& q1, const DofVector& p1, 
   double last_residual = INFINITY;
   for (int it = 0;; ++it) {
     q2 = q1 + dq;
-    double floor = 0.0;
-    double scale = evaluate(q1, p1, t1, h, dq, r, p2, nullptr, &floor);
+    double mass_norm = 0.0;
+    double scale = evaluate(q1, p1, t1, h, dq, r, p2, nullptr, &mass_norm);
+    const double floor = rounding_floor(mass_norm, dq, h);
     double phi_error = 0.0, phi_scale = 1.0;
     if (k > 0) {
       r.noalias() += g1.transpose() * lambda;

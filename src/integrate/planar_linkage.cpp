@@ -15,12 +15,23 @@ PlanarLinkage::PlanarLinkage(std::string name, int dof, double gravity)
     : name_(std::move(name)), dof_(dof), gravity_(gravity) {
   if (dof < 1 || dof > kMaxDof) throw std::invalid_argument("PlanarLinkage: dof out of range");
   inertia_ = DofMatrix::Zero(dof, dof);
+  linear_mass_ = DofMatrix::Zero(dof, dof);
 }
 
 int PlanarLinkage::add_term(const DofVector& angle_coefficients, double angle_offset, const Vec2& link_vector) {
   if (angle_coefficients.size() != dof_ || static_cast<int>(terms_.size()) >= kMaxTerms)
     throw std::invalid_argument("PlanarLinkage: bad term");
-  terms_.push_back(Term{angle_coefficients, angle_offset, link_vector, {}, 0.0});
+  Term term;
+  term.a = angle_coefficients;
+  term.offset = angle_offset;
+  term.d = link_vector;
+  term.carried_linear = Rows2::Zero(2, dof_);
+  for (int i = 0; i < dof_; ++i)
+    if (angle_coefficients[i] != 0.0) {
+      term.index[term.nnz] = i;
+      term.value[term.nnz++] = angle_coefficients[i];
+    }
+  terms_.push_back(term);
   return static_cast<int>(terms_.size()) - 1;
 }
 
@@ -31,8 +42,24 @@ int PlanarLinkage::add_mass(double mass, const Rows2& linear, const std::vector<
   for (int t : terms) {
     terms_.at(static_cast<std::size_t>(t)).masses.push_back(index);
     terms_[static_cast<std::size_t>(t)].carried_mass += mass;
+    terms_[static_cast<std::size_t>(t)].carried_linear += mass * linear;
+    for (int u : terms) pair_mass_[t][u] += mass;
   }
-  masses_.push_back(Mass{mass, linear, terms, radius});
+  linear_mass_.noalias() += mass * linear.transpose() * linear;
+  if (!terms.empty() && (linear.array() != 0.0).any()) has_coupling_ = true;
+  Mass m;
+  m.m = mass;
+  m.linear = linear;
+  m.terms = terms;
+  m.radius = radius;
+  for (int c = 0; c < dof_; ++c)
+    for (int r = 0; r < 2; ++r)
+      if (linear(r, c) != 0.0) {
+        m.row[m.nnz] = r;
+        m.col[m.nnz] = c;
+        m.value[m.nnz++] = linear(r, c);
+      }
+  masses_.push_back(std::move(m));
   return index;
 }
 
@@ -132,6 +159,126 @@ void PlanarLinkage::kinetic(const DofVector& q, const DofVector& v, bool second,
     out.t_qv.noalias() -= a * (sw * a + omega[t] * sj).transpose();
     out.t_qq.noalias() -= omega[t] * a * (wps * a + sk).transpose();
   }
+}
+
+void PlanarLinkage::momentum_terms(const DofVector& q, const DofVector& v, DofVector& t_q, DofVector& t_v,
+                                   DofVector& v_q) const {
+  const int n = dof_;
+  const int nt = static_cast<int>(terms_.size());
+  Vec2 s[kMaxTerms], big_w[kMaxTerms];
+  double omega[kMaxTerms];
+  for (int t = 0; t < nt; ++t) {
+    const Term& term = terms_[static_cast<std::size_t>(t)];
+    double phi = term.offset, om = 0.0;
+    for (int e = 0; e < term.nnz; ++e) {
+      phi += term.value[e] * q[term.index[e]];
+      om += term.value[e] * v[term.index[e]];
+    }
+    const double c = std::cos(phi), sn = std::sin(phi);
+    s[t] = Vec2(c * term.d.x() - sn * term.d.y(), sn * term.d.x() + c * term.d.y());
+    omega[t] = om;
+    big_w[t].setZero();
+  }
+  if (has_inertia_)
+    t_v.noalias() = inertia_ * v;
+  else
+    t_v.setZero(n);
+  t_q.setZero(n);
+  v_q.setZero(n);
+  for (const Mass& mass : masses_) {
+    Vec2 w = Vec2::Zero();
+    for (int e = 0; e < mass.nnz; ++e) w[mass.row[e]] += mass.value[e] * v[mass.col[e]];
+    for (int t : mass.terms) w += omega[t] * perp(s[t]);
+    const Vec2 mw = mass.m * w;
+    for (int e = 0; e < mass.nnz; ++e) {
+      t_v[mass.col[e]] += mass.value[e] * mw[mass.row[e]];
+      if (mass.row[e] == 1) v_q[mass.col[e]] += gravity_ * mass.m * mass.value[e];
+    }
+    for (int t : mass.terms) big_w[t] += mw;
+  }
+  for (int t = 0; t < nt; ++t) {
+    const Term& term = terms_[static_cast<std::size_t>(t)];
+    const double tv = perp(s[t]).dot(big_w[t]);
+    const double tq = -omega[t] * s[t].dot(big_w[t]);
+    const double vq = gravity_ * term.carried_mass * s[t].x();
+    for (int e = 0; e < term.nnz; ++e) {
+      const int i = term.index[e];
+      const double a = term.value[e];
+      t_v[i] += a * tv;
+      t_q[i] += a * tq;
+      v_q[i] += a * vq;
+    }
+  }
+}
+
+void PlanarLinkage::del_matrix(const DofVector& q, const DofVector& v, double c_m, double c_s, double c_h,
+                               DofMatrix& out, double& mass_norm) const {
+  using TermMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor, kMaxTerms, kMaxTerms>;
+  using TermByDof = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor, kMaxTerms, kMaxDof>;
+  const int n = dof_;
+  const int nt = static_cast<int>(terms_.size());
+  Vec2 s[kMaxTerms], u[kMaxTerms], big_w[kMaxTerms];
+  double omega[kMaxTerms];
+  for (int t = 0; t < nt; ++t) {
+    const Term& term = terms_[static_cast<std::size_t>(t)];
+    double phi = term.offset, om = 0.0;
+    for (int e = 0; e < term.nnz; ++e) {
+      phi += term.value[e] * q[term.index[e]];
+      om += term.value[e] * v[term.index[e]];
+    }
+    const double c = std::cos(phi), sn = std::sin(phi);
+    s[t] = Vec2(c * term.d.x() - sn * term.d.y(), sn * term.d.x() + c * term.d.y());
+    u[t] = perp(s[t]);
+    omega[t] = om;
+    big_w[t].setZero();
+  }
+  if (c_h != 0.0)
+    for (const Mass& mass : masses_) {
+      Vec2 w = Vec2::Zero();
+      for (int e = 0; e < mass.nnz; ++e) w[mass.row[e]] += mass.value[e] * v[mass.col[e]];
+      for (int t : mass.terms) w += omega[t] * u[t];
+      for (int t : mass.terms) big_w[t] += mass.m * w;
+    }
+  // X in term space
+  TermMatrix x(nt, nt);
+  for (int t = 0; t < nt; ++t)
+    for (int k = 0; k < nt; ++k) {
+      const double c = pair_mass_[t][k];
+      if (c == 0.0) {
+        x(t, k) = 0.0;
+        continue;
+      }
+      const double g = c * s[t].dot(s[k]);
+      const double h_tk = c * s[t].dot(u[k]), h_kt = c * s[k].dot(u[t]);
+      x(t, k) = c_m * g + c_s * (omega[k] * h_kt - omega[t] * h_tk) + c_h * omega[t] * omega[k] * g;
+    }
+  for (int t = 0; t < nt; ++t) {
+    const Term& term = terms_[static_cast<std::size_t>(t)];
+    x(t, t) += c_h * (gravity_ * term.carried_mass * s[t].y() - omega[t] * big_w[t].dot(u[t]));
+  }
+  // out = A X Aᵀ with A's sparse columns a_t
+  TermByDof y = TermByDof::Zero(nt, n);  // X Aᵀ
+  for (int k = 0; k < nt; ++k) {
+    const Term& term = terms_[static_cast<std::size_t>(k)];
+    for (int e = 0; e < term.nnz; ++e) y.col(term.index[e]) += term.value[e] * x.col(k);
+  }
+  out = c_m * (inertia_ + linear_mass_);
+  for (int t = 0; t < nt; ++t) {
+    const Term& term = terms_[static_cast<std::size_t>(t)];
+    for (int e = 0; e < term.nnz; ++e) out.row(term.index[e]) += term.value[e] * y.row(t);
+  }
+  if (has_coupling_)
+    for (int t = 0; t < nt; ++t) {
+      const Term& term = terms_[static_cast<std::size_t>(t)];
+      const DofVector f = term.carried_linear.transpose() * u[t];  // M: F_t a_tᵀ + a_t F_tᵀ
+      const DofVector e = term.carried_linear.transpose() * s[t];  // T_qv − T_qvᵀ: −ω_t (a_t e_tᵀ − e_t a_tᵀ)
+      const DofVector row = c_m * f - c_s * omega[t] * e, col = c_m * f + c_s * omega[t] * e;
+      for (int k = 0; k < term.nnz; ++k) {
+        out.row(term.index[k]) += term.value[k] * row.transpose();
+        out.col(term.index[k]) += term.value[k] * col;
+      }
+    }
+  mass_norm = out.cwiseAbs().rowwise().sum().maxCoeff() / std::abs(c_m);
 }
 
 double PlanarLinkage::potential(const DofVector& q, DofVector& gradient, DofMatrix* hessian) const {

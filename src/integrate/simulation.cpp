@@ -30,13 +30,15 @@ void Simulator::reset(const DofVector& q0, const DofVector& p0, double t0) {
   impacts_.clear();
   const Eigen::LLT<DofMatrix> factor(model_->mass_matrix(q0));
   v_guess_ = factor.solve(p0);
+  history_ = 0;
+  newton_.reset();
   reference_energy_ = options_.monitor_energy ? energy() : 0.0;
   max_drift_ = 0.0;
 }
 
 void Simulator::sub_step(double tau, DofVector& q2, DofVector& p2) {
   q2 = q_ + tau * v_guess_;
-  iterations_ += integrator_.step(q_, p_, t_, tau, q2, p2, step_ + 1, resting_).iterations;
+  iterations_ += integrator_.step(q_, p_, t_, tau, q2, p2, step_ + 1, resting_, newton_).iterations;
 }
 
 void Simulator::advance() {
@@ -46,13 +48,19 @@ void Simulator::advance() {
   iterations_ = 0;
   int impacts_this_step = 0;
   bool impact_in_step = false;
+  bool clean = true;  // a single full step (no impact, no release): its mean velocity extrapolates
   DofVector q2, p2, qs, ps, qt, pt;
   ContactVector phi, phi_star, phi_t;
   while (true) {
     const double h = t_end - t_;
     if (h <= 0.0) break;
-    q2 = q_ + h * v_guess_;
-    const MidpointStep sub = integrator_.step(q_, p_, t_, h, q2, p2, step_ + 1, resting_);
+    if (clean && history_ >= 2)
+      q2 = q_ + h * (3.0 * (v_guess_ - v_prev_) + v_prev2_);
+    else if (clean && history_ == 1)
+      q2 = q_ + h * (2.0 * v_guess_ - v_prev_);
+    else
+      q2 = q_ + h * v_guess_;
+    const MidpointStep sub = integrator_.step(q_, p_, t_, h, q2, p2, step_ + 1, resting_, newton_);
     iterations_ += sub.iterations;
     // A resting contact whose holding impulse would pull is released, and the step redone.
     if (resting_.count > 0) {
@@ -61,6 +69,7 @@ void Simulator::advance() {
         if (sub.impulses[i] >= 0.0) kept.index[kept.count++] = resting_.index[i];
       if (kept.count < resting_.count) {
         resting_ = kept;
+        clean = false;
         continue;
       }
     }
@@ -75,12 +84,20 @@ void Simulator::advance() {
       }
     }
     if (crossing_count == 0) {
+      if (clean) {
+        v_prev2_ = v_prev_;
+        v_prev_ = v_guess_;
+        history_ = std::min(history_ + 1, 2);
+      } else {
+        history_ = 0;
+      }
       v_guess_ = (q2 - q_) / h;
       q_ = q2;
       p_ = p2;
       t_ = t_end;
       break;
     }
+    clean = false;
     if (++impacts_this_step > options_.max_impacts_per_step)
       throw ImpactError(fmt::format("step {} (t = {:.9g} s): more than {} impacts in one step", step_ + 1, t_,
                                     options_.max_impacts_per_step));

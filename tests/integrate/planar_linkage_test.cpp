@@ -103,6 +103,20 @@ void check_model(const DynamicModel& model, int seed) {
     return rr;
   };
   EXPECT_LT(relative_error(fd_jacobian(r_of_q2, q2, n), jac), 1e-7) << model.name();
+  // The fast paths (Newton's inner loop, the term-space Newton matrix) against the generic forms
+  // built from kinetic() and potential() (checked above).
+  DofVector tq, tv, vq, tq0, tv0, vq0;
+  model.momentum_terms(q, v, tq, tv, vq);
+  model.DynamicModel::momentum_terms(q, v, tq0, tv0, vq0);
+  EXPECT_LT(relative_error(tq, tq0), 1e-13) << model.name();
+  EXPECT_LT(relative_error(tv, tv0), 1e-13) << model.name();
+  EXPECT_LT(relative_error(vq, vq0), 1e-13) << model.name();
+  DofMatrix fast, generic;
+  double norm = 0.0, norm0 = 0.0;
+  model.del_matrix(q, v, -1.0 / h, 0.5, 0.25 * h, fast, norm);
+  model.DynamicModel::del_matrix(q, v, -1.0 / h, 0.5, 0.25 * h, generic, norm0);
+  EXPECT_LT(relative_error(fast, generic), 1e-13) << model.name();
+  EXPECT_NEAR(norm, norm0, 0.1 * norm0) << model.name();
 }
 
 TEST(PlanarLinkage, ChainDerivativesMatchFiniteDifferences) {

@@ -18,6 +18,7 @@
 // solved for (q₂, λ) by the same Newton; λ < 0 (pulling) tells the caller to release a contact.
 #pragma once
 
+#include <Eigen/LU>
 #include <stdexcept>
 #include <string>
 
@@ -28,6 +29,12 @@ namespace simpact {
 struct NewtonOptions {
   double tolerance = 1e-12;  // relative to the residual's scale s (see above)
   int max_iterations = 50;
+  // Simplified Newton: reuse the factorized Jacobian of an earlier iterate (of this step or, with
+  // a MidpointWorkspace, of earlier steps of the same length) while it contracts the residual by
+  // at least 1/`refresh_ratio` per iteration; otherwise refactor at the current iterate (and from
+  // then on in this step: exact Newton). The converged solution is the same (the test is on R).
+  bool reuse_jacobian = true;
+  double refresh_ratio = 3e-3;
 };
 
 class NewtonError : public std::runtime_error {
@@ -45,6 +52,18 @@ class NewtonError : public std::runtime_error {
 struct ActiveContacts {
   int count = 0;
   int index[kMaxContacts] = {};
+};
+
+// The factorized Newton Jacobian kept between steps (simplified Newton); one per trajectory
+// (not shared between threads). reset() forgets it.
+struct MidpointWorkspace {
+  bool valid = false;
+  int n = 0;
+  double h = 0.0;            // the step length it was formed for
+  double mass_norm = 0.0;    // |M|∞ at that iterate (the residual's rounding floor)
+  Eigen::PartialPivLU<DofMatrix> lu;
+  long factorizations = 0;   // counters (benchmarks, tests)
+  void reset() { valid = false; }
 };
 
 struct MidpointStep {
@@ -65,6 +84,9 @@ class MidpointIntegrator {
   // discrete momentum at q₂. `step` names the step in errors.
   MidpointStep step(const DofVector& q1, const DofVector& p1, double t1, double h, DofVector& q2, DofVector& p2,
                     long step, const ActiveContacts& active = {}) const;
+  // The same, reusing (and updating) the Jacobian factorization kept in `workspace`.
+  MidpointStep step(const DofVector& q1, const DofVector& p1, double t1, double h, DofVector& q2, DofVector& p2,
+                    long step, const ActiveContacts& active, MidpointWorkspace& workspace) const;
 
   // The DEL residual R(q₂) = p₁ + D₁L_d + h/2·F (without contact impulses) and p₂; exposed for tests.
   void residual(const DofVector& q1, const DofVector& p1, double t1, double h, const DofVector& q2, DofVector& r,
@@ -74,6 +96,14 @@ class MidpointIntegrator {
   // R, p₂ and (optionally) ∂R/∂q₂ at q₂ = q₁ + dq; returns the scale s.
   double evaluate(const DofVector& q1, const DofVector& p1, double t1, double h, const DofVector& dq, DofVector& r,
                   DofVector& p2, DofMatrix* jacobian, double* floor) const;
+  // R and p₂ only (DynamicModel::momentum_terms: no mass matrix); returns s.
+  double evaluate_residual(const DofVector& q1, const DofVector& p1, double t1, double h, const DofVector& dq,
+                           DofVector& r, DofVector& p2) const;
+  // ∂R/∂q₂ at q₂ = q₁ + dq (DynamicModel::del_matrix plus the forces' derivatives) and |M|∞.
+  void del_jacobian(const DofVector& q1, double t1, double h, const DofVector& dq, DofMatrix& jac,
+                    double& mass_norm) const;
+  MidpointStep step_with_contacts(const DofVector& q1, const DofVector& p1, double t1, double h, DofVector& q2,
+                                  DofVector& p2, long step, const ActiveContacts& active) const;
 
   const DynamicModel* model_;
   NewtonOptions options_;

@@ -37,8 +37,14 @@ class PlanarLinkage final : public DynamicModel {
   int add_term(const DofVector& angle_coefficients, double angle_offset, const Vec2& link_vector);
   // A point mass [kg] at B q + Σ terms, with a contact radius [m]; returns its index.
   int add_mass(double mass, const Rows2& linear, const std::vector<int>& terms, double radius = 0.0);
-  void set_rotational_inertia(const DofMatrix& inertia) { inertia_ = inertia; }
-  void set_damping(const DofVector& damping) { damping_ = damping; }
+  void set_rotational_inertia(const DofMatrix& inertia) {
+    inertia_ = inertia;
+    has_inertia_ = (inertia_.array() != 0.0).any();
+  }
+  void set_damping(const DofVector& damping) {
+    damping_ = damping;
+    has_damping_ = damping_.size() > 0 && (damping_.array() != 0.0).any();
+  }
   // Contacts (return their index): between two masses' spheres, or a mass's sphere and the floor
   // y = height.
   int add_sphere_contact(int mass_a, int mass_b);
@@ -54,8 +60,18 @@ class PlanarLinkage final : public DynamicModel {
   Vec2 position(const DofVector& q, int mass) const;
 
   void kinetic(const DofVector& q, const DofVector& v, bool second, KineticDerivatives& out) const override;
+  // O(Σ_t nnz(a_t) + Σ_j |terms(j)| + nnz(B)), no mass matrix: w_j = J_j v = B_j v + Σ_{t∈j} ω_t P s_t,
+  // W_t = Σ_{j∋t} m_j w_j, T_v = M₀v + Σ_j B_jᵀ m_j w_j + Σ_t (P s_t·W_t) a_t, T_q as above,
+  // V_q = g Σ_j m_j B_jᵀe_y + g Σ_t (Σ_{j∋t} m_j)(s_t)_x a_t.
+  void momentum_terms(const DofVector& q, const DofVector& v, DofVector& t_q, DofVector& t_v,
+                      DofVector& v_q) const override;
+  // In term space: with G_tu = C_tu s_t·s_u, H_tu = C_tu s_t·P s_u (C_tu = Σ_{j∋t,u} m_j),
+  // E_t = Σ_{j∋t} m_j B_j, out = A X Aᵀ + (B couplings), A = [a_t],
+  //   X = c_m G + c_s (H ᵀdiag ω − diag ω H) + c_h (ωωᵀ∘G − diag(ω_t W_t·P s_t) + g diag(C_tt (s_t)_y)).
+  void del_matrix(const DofVector& q, const DofVector& v, double c_m, double c_s, double c_h, DofMatrix& out,
+                  double& mass_norm) const override;
   double potential(const DofVector& q, DofVector& gradient, DofMatrix* hessian) const override;
-  bool has_forces() const override { return damping_.size() > 0 && (damping_.array() != 0.0).any(); }
+  bool has_forces() const override { return has_damping_; }
   void force(const DofVector& q, const DofVector& v, double t, DofVector& f, DofMatrix* f_q,
              DofMatrix* f_v) const override;
   void gaps(const DofVector& q, ContactVector& phi) const override;
@@ -68,12 +84,21 @@ class PlanarLinkage final : public DynamicModel {
     Vec2 d;
     std::vector<int> masses;  // the point masses this link carries
     double carried_mass = 0.0;
+    // a's nonzeros (the hot loops read these, not the dense a)
+    int nnz = 0;
+    int index[kMaxDof] = {};
+    double value[kMaxDof] = {};
+    Rows2 carried_linear;  // E_t = Σ_{j∋t} m_j B_j
   };
   struct Mass {
     double m = 0.0;
     Rows2 linear;
     std::vector<int> terms;
     double radius = 0.0;
+    // B's nonzeros: (row, column, value)
+    int nnz = 0;
+    int row[2 * kMaxDof] = {}, col[2 * kMaxDof] = {};
+    double value[2 * kMaxDof] = {};
   };
   struct Contact {
     int a = 0, b = -1;  // b = −1: the floor
@@ -90,7 +115,12 @@ class PlanarLinkage final : public DynamicModel {
   std::vector<Mass> masses_;
   std::vector<Contact> contacts_;
   DofMatrix inertia_;
+  bool has_inertia_ = false;
+  double pair_mass_[kMaxTerms][kMaxTerms] = {};  // C_tu
+  DofMatrix linear_mass_;                          // Σ_j m_j B_jᵀB_j (constant)
+  bool has_coupling_ = false;                      // some mass has both B_j ≠ 0 and terms
   DofVector damping_;
+  bool has_damping_ = false;
   std::vector<std::string> coordinate_names_;
 };
 

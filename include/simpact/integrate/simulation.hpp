@@ -87,6 +87,7 @@ class Simulator {
   double energy() const { return model_->energy(q_, p_); }
   const std::vector<ImpactRecord>& impacts() const { return impacts_; }
   int last_step_iterations() const { return last_iterations_; }
+  long jacobian_factorizations() const { return newton_.factorizations; }  // since construction
   double max_energy_drift() const { return max_drift_; }  // [J], over steps without impacts
   const ActiveContacts& resting() const { return resting_; }
 
@@ -99,8 +100,12 @@ class Simulator {
   const DynamicModel* model_;
   SimulationOptions options_;
   MidpointIntegrator integrator_;
+  MidpointWorkspace newton_;  // the Jacobian factorization reused between steps
   ImpactWorkspace workspace_;
-  DofVector q_, p_, v_guess_;
+  // Newton's initial guess: q + h·(3v − 3v₋₁ + v₋₂) from the mean velocities of the last three
+  // clean steps (quartic extrapolation of q, error O(h⁴)); fewer after a reset or an impact.
+  DofVector q_, p_, v_guess_, v_prev_, v_prev2_;
+  int history_ = 0;  // clean mean velocities behind v_guess_ (0..2)
   double t0_ = 0.0, t_ = 0.0;
   long step_ = 0;
   ActiveContacts resting_;
