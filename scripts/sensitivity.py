@@ -53,9 +53,10 @@ def main():
         grid_dims = [d[0].name.split("/")[-1] for d in first.dims][:-1]
         if "mu_star" in g:  # Morris / radial
             ms, sg = g["mu_star"][()], g["sigma"][()]
+            conf = g["mu_star_conf"][()] if "mu_star_conf" in g else np.zeros_like(ms)
             if ms.ndim > 1:
-                ms, sg = ms[0], sg[0]
-            ax.scatter(ms, sg)
+                ms, sg, conf = ms[0], sg[0], conf[0]
+            ax.errorbar(ms, sg, xerr=conf, fmt="o", capsize=3)
             for j, n in enumerate(names):
                 ax.annotate(n, (ms[j], sg[j]), textcoords="offset points", xytext=(4, 4))
             lim = max(np.nanmax(ms), np.nanmax(sg)) * 1.1
