@@ -10,7 +10,7 @@ packages=(
   libspdlog-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev libyaml-cpp-dev nlohmann-json3-dev librandom123-dev libboost-dev
   python3 python3-h5py python3-numpy python3-matplotlib python3-xarray python3-h5netcdf
-  python3-netcdf4 netcdf-bin python3-pandas python3-mpmath python3-scipy
+  python3-netcdf4 netcdf-bin python3-pandas python3-mpmath python3-scipy procps
   clang libclang-rt-14-dev
 )
 for arg in "$@"; do

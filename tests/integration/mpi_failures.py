@@ -34,6 +34,20 @@ BIG = CONFIG.replace("samples_per_point: 600", "samples_per_point: 30000").repla
 LIMIT = 60  # seconds: far above any of these jobs, far below a CI timeout
 
 
+def terminate_ranks(mpirun_process):
+    """SIGTERM to every rank, as Slurm's scancel (and a shell's Ctrl-C to the process group) does.
+    Signalling mpirun alone races with its own clean-up, which may SIGKILL the ranks before they
+    print; the ranks' own handling is what is under test."""
+    ranks = subprocess.run(["pgrep", "-P", str(mpirun_process.pid)], capture_output=True, text=True).stdout.split()
+    if not ranks:
+        fail("no rank processes under mpirun to signal")
+    for pid in ranks:
+        try:
+            os.kill(int(pid), signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+
+
 def fail(message):
     sys.exit(f"FAIL: {message}")
 
@@ -98,7 +112,7 @@ def main():
     if first.poll() is not None:
         fail(f"the first run ended while the others were refused: {first.stderr.read()}")
     print(f"ok: second run (plain, --resume, --overwrite) refused in {seconds:.1f} s: {line}")
-    first.send_signal(signal.SIGTERM)
+    terminate_ranks(first)
     try:
         _, err = first.communicate(timeout=LIMIT)
     except subprocess.TimeoutExpired:
@@ -126,7 +140,7 @@ def main():
         time.sleep(0.005)
     if job.poll() is not None:
         fail(f"the run ended before SIGTERM: {job.stderr.read()}")
-    job.send_signal(signal.SIGTERM)
+    terminate_ranks(job)
     try:
         _, err = job.communicate(timeout=LIMIT)
     except subprocess.TimeoutExpired:
