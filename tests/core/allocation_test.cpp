@@ -17,68 +17,13 @@
 #include "simpact/core/impact_resolution.hpp"
 #include "simpact/models/billiards_model.hpp"
 #include "simpact/models/cradle_model.hpp"
-
-extern "C" {
-void* __libc_malloc(std::size_t size);
-void* __libc_calloc(std::size_t count, std::size_t size);
-void* __libc_realloc(void* ptr, std::size_t size);
-void* __libc_memalign(std::size_t alignment, std::size_t size);
-void __libc_free(void* ptr);
-}
-
-namespace {
-std::atomic<bool> g_counting{false};
-std::atomic<long> g_allocations{0};
-inline void note_allocation() {
-  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
-}
-}  // namespace
-
-extern "C" {
-void* malloc(std::size_t size) {
-  note_allocation();
-  return __libc_malloc(size);
-}
-void* calloc(std::size_t count, std::size_t size) {
-  note_allocation();
-  return __libc_calloc(count, size);
-}
-void* realloc(void* ptr, std::size_t size) {
-  note_allocation();
-  return __libc_realloc(ptr, size);
-}
-void free(void* ptr) {
-  __libc_free(ptr);
-}
-void* aligned_alloc(std::size_t alignment, std::size_t size) {
-  note_allocation();
-  return __libc_memalign(alignment, size);
-}
-void* memalign(std::size_t alignment, std::size_t size) {
-  note_allocation();
-  return __libc_memalign(alignment, size);
-}
-int posix_memalign(void** out, std::size_t alignment, std::size_t size) {
-  note_allocation();
-  void* p = __libc_memalign(alignment, size);
-  if (p == nullptr) return ENOMEM;
-  *out = p;
-  return 0;
-}
-}
+// After every other header: it defines malloc and friends (C library declarations first).
+#include "../support/malloc_counter.hpp"
 
 namespace simpact {
 namespace {
 
-// Heap allocations made while running `fn`.
-template <typename Fn>
-long count_allocations(Fn&& fn) {
-  g_allocations.store(0);
-  g_counting.store(true);
-  fn();
-  g_counting.store(false);
-  return g_allocations.load();
-}
+using test::count_allocations;
 
 TEST(Allocation, CounterSeesEveryKindOfAllocation) {
   // The counter must be able to fail: std::vector, operator new, Eigen's dynamic matrices.
