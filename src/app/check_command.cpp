@@ -12,26 +12,17 @@
 namespace simpact::app {
 
 CommandRunner add_check_command(CLI::App& app) {
-  struct Args {
-    std::string input = "-";
-    std::string output;
-    bool pretty = false;
-  };
-  auto args = std::make_shared<Args>();
   CLI::App* sub =
       app.add_subcommand("check",
                          "Check another simulator's post-impact state against the propagative model: energy, "
                          "feasibility, implied impulses and distance to the nearest outcome, as JSON");
-  sub->add_option("input", args->input, "check request JSON file ('-' or absent: standard input)");
-  sub->add_option("-o,--output", args->output,
-                  "write the JSON report to this file instead of standard output");
-  sub->add_flag("--pretty", args->pretty, "indent the JSON report");
+  const auto args = add_json_command_arguments(sub, "check request", "JSON report");
   sub->footer(
       "Input: a 'simpact resolve' request plus \"momentum_after\": [..] (or \"velocity_after\") and an\n"
       "       optional relative \"tolerance\" (default 1e-9)\n"
       "Example: simpact check configs/examples/check_cradle.json --pretty");
   return [args] {
-    const std::string report = check_json(read_json_input(args->input), args->pretty ? 2 : -1);
+    const std::string report = check_json(read_json_input(args->input), args->indent());
     write_text_output(args->output, report);
     return 0;
   };

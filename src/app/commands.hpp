@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "simpact/core/input_error.hpp"
@@ -28,6 +29,22 @@ inline std::string read_json_input(const std::string& path) {
   } catch (const IoError& e) {
     throw InputError("input", e.what());
   }
+}
+
+// The arguments every JSON command shares: INPUT, -o OUTPUT, --pretty.
+struct JsonCommandArgs {
+  std::string input = "-";
+  std::string output;
+  bool pretty = false;
+  int indent() const { return pretty ? 2 : -1; }
+};
+inline std::shared_ptr<JsonCommandArgs> add_json_command_arguments(CLI::App* sub, const std::string& input_what,
+                                                                   const std::string& output_what) {
+  auto args = std::make_shared<JsonCommandArgs>();
+  sub->add_option("input", args->input, input_what + " JSON file ('-' or absent: standard input)");
+  sub->add_option("-o,--output", args->output, "write the " + output_what + " to this file instead of standard output");
+  sub->add_flag("--pretty", args->pretty, "indent the " + output_what);
+  return args;
 }
 
 CommandRunner add_resolve_command(CLI::App& app);

@@ -11,20 +11,11 @@
 namespace simpact::app {
 
 CommandRunner add_resolve_command(CLI::App& app) {
-  struct Args {
-    std::string input = "-";
-    std::string output;
-    bool pretty = false;
-  };
-  auto args = std::make_shared<Args>();
   CLI::App* sub = app.add_subcommand(
       "resolve",
       "Resolve one simultaneous impact (propagative model): every distinct outcome, the plastic "
       "outcome, xi and the uniqueness diagnostics, as JSON");
-  sub->add_option("input", args->input, "impact problem JSON file ('-' or absent: standard input)");
-  sub->add_option("-o,--output", args->output,
-                  "write the JSON result to this file instead of standard output");
-  sub->add_flag("--pretty", args->pretty, "indent the JSON result");
+  const auto args = add_json_command_arguments(sub, "impact problem", "JSON result");
   sub->footer(
       "Input: {\"mass_matrix\": [[..]], \"normals\": [[..]], \"momentum\": [..] (or \"velocity\"),\n"
       "        \"restitution\": 1.0, \"ordering\": \"all\"}  or  {\"model\": \"billiards\", \"params\": "
@@ -32,7 +23,7 @@ CommandRunner add_resolve_command(CLI::App& app) {
       "Example: simpact resolve configs/examples/cradle3.json --pretty");
   return [args] {
     // Build the whole document before writing anything: an error leaves no output file.
-    const std::string result = resolve_json(read_json_input(args->input), args->pretty ? 2 : -1);
+    const std::string result = resolve_json(read_json_input(args->input), args->indent());
     write_text_output(args->output, result);
     return 0;
   };
