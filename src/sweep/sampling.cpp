@@ -42,12 +42,6 @@ double truncated_standard_normal(double alpha, double beta, double u) {
 }
 
 // SplitMix64's finalizer: a fast bijective mixer of 64 bits.
-std::uint64_t mix64(std::uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 }  // namespace
 
 double normal_quantile(double u) {

@@ -11,12 +11,6 @@
 namespace simpact {
 namespace {
 
-std::uint64_t mix64(std::uint64_t z) {  // splitmix64's finalizer
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 // Keys the Morris trajectories apart from every other use of the same seed.
 constexpr std::uint64_t kMorrisSalt = 0x6d6f72726973ULL;  // "morris"
 

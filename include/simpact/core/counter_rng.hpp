@@ -9,6 +9,14 @@
 
 namespace simpact {
 
+// splitmix64's finalizer: a bijective 64-bit mix, used to derive independent keys from a seed
+// (Owen scrambling, Morris trajectories, bootstrap streams, LHS permutations).
+inline std::uint64_t mix64(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
 // Named streams keep unrelated uses of randomness independent for the same (seed, task).
 enum class RandomStream : std::uint32_t { kSampling = 1, kOrdering = 2, kPermutation = 3 };
 
