@@ -32,8 +32,8 @@ void run_steps(benchmark::State& state, const DynamicSystem& s, const DofVector&
   state.counters["newton_per_step"] = static_cast<double>(iterations) / static_cast<double>(steps);
   state.counters["lu_per_step"] =
       static_cast<double>(sim.jacobian_factorizations()) / static_cast<double>(steps);
-  state.counters["us_per_step"] = benchmark::Counter(static_cast<double>(steps) * 1e-6,
-                                                     benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["us_per_step"] = benchmark::Counter(
+      static_cast<double>(steps) * 1e-6, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
 void BM_ChainStep(benchmark::State& state) {

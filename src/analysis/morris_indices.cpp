@@ -14,8 +14,8 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 }  // namespace
 
 MorrisIndices morris_indices(const double* y, std::int64_t bases, std::size_t dimension,
-                             const std::vector<std::size_t>& moved, const std::vector<double>& step, bool radial,
-                             const BootstrapOptions& bootstrap, std::uint64_t stream) {
+                             const std::vector<std::size_t>& moved, const std::vector<double>& step,
+                             bool radial, const BootstrapOptions& bootstrap, std::uint64_t stream) {
   const std::size_t d = dimension, rows = d + 1;
   // Elementary effects per parameter, in base order.
   std::vector<std::vector<double>> ee(d);

@@ -80,8 +80,8 @@ std::vector<double> half_width(const std::vector<std::vector<double>>& replicate
 
 }  // namespace
 
-SobolIndices sobol_indices(const double* y, std::int64_t base_samples, std::size_t dimension, bool second_order,
-                           const BootstrapOptions& bootstrap, std::uint64_t stream) {
+SobolIndices sobol_indices(const double* y, std::int64_t base_samples, std::size_t dimension,
+                           bool second_order, const BootstrapOptions& bootstrap, std::uint64_t stream) {
   const std::size_t rows = second_order ? 2 * dimension + 2 : dimension + 2;
   const Layout l{y, dimension, rows, second_order};
   SobolIndices out;
@@ -89,7 +89,8 @@ SobolIndices sobol_indices(const double* y, std::int64_t base_samples, std::size
   std::vector<std::int64_t> idx;
   for (std::int64_t i = 0; i < base_samples; ++i) {
     bool finite = true;
-    for (std::size_t r = 0; r < rows; ++r) finite = finite && std::isfinite(y[static_cast<std::size_t>(i) * rows + r]);
+    for (std::size_t r = 0; r < rows; ++r)
+      finite = finite && std::isfinite(y[static_cast<std::size_t>(i) * rows + r]);
     if (finite)
       idx.push_back(i);
     else

@@ -30,6 +30,7 @@ struct AnalyzeSummary {
 
 // Analyses a complete result file of `config`. Throws InputError (bad output name, a config
 // without a sensitivity design) or IoError.
-AnalyzeSummary analyze_result(const std::string& path, const SweepConfig& config, const AnalyzeOverrides& overrides);
+AnalyzeSummary analyze_result(const std::string& path, const SweepConfig& config,
+                              const AnalyzeOverrides& overrides);
 
 }  // namespace simpact::app

@@ -43,13 +43,14 @@ std::string allowed_outputs(const TaskKernel& kernel) {
 }
 
 // The first bad name: (field, message), or two empty strings.
-std::pair<std::string, std::string> check_names(const std::vector<std::string>& names, const TaskKernel& kernel,
-                                                const std::string& field) {
+std::pair<std::string, std::string> check_names(const std::vector<std::string>& names,
+                                                const TaskKernel& kernel, const std::string& field) {
   for (std::size_t i = 0; i < names.size(); ++i) {
     const int c = find_column(kernel, names[i]);
     const std::string where = fmt::format("{}[{}]", field, i);
     if (c == -2) return {where, fmt::format("'{}' is ambiguous: write group/name", names[i])};
-    if (c < 0) return {where, fmt::format("unknown output '{}' (allowed: {})", names[i], allowed_outputs(kernel))};
+    if (c < 0)
+      return {where, fmt::format("unknown output '{}' (allowed: {})", names[i], allowed_outputs(kernel))};
   }
   return {};
 }
@@ -65,7 +66,8 @@ std::string check_sensitivity_outputs(const SweepConfig& config, const TaskKerne
 AnalyzeSummary analyze_result(const std::string& path, const SweepConfig& config, const AnalyzeOverrides& o) {
   if (!config.design || config.design->kind == DesignKind::kPoints || config.design->kind == DesignKind::kZip)
     throw InputError("file", fmt::format("'{}': its config has no design.method saltelli, morris or radial: "
-                                         "nothing to analyse", path));
+                                         "nothing to analyse",
+                                         path));
   const auto kernel = make_task_kernel(config);
   std::vector<std::string> names = !o.outputs.empty() ? o.outputs : config.sensitivity.outputs;
   if (const auto [field, message] =
@@ -130,21 +132,26 @@ AnalyzeSummary analyze_result(const std::string& path, const SweepConfig& config
     };
     if (spec.kind == DesignKind::kSaltelli) {
       out.string_attributes.push_back(
-          {"estimators", "S1: Saltelli et al. 2010; ST: Jansen 1999; S2: Saltelli 2002; conf: bootstrap "
-                         "half-width z*sd (as SALib)"});
+          {"estimators",
+           "S1: Saltelli et al. 2010; ST: Jansen 1999; S2: Saltelli 2002; conf: bootstrap "
+           "half-width z*sd (as SALib)"});
       std::vector<std::string> keys = {"S1", "ST", "S1_conf", "ST_conf"};
       if (spec.second_order) keys.insert(keys.end(), {"S2", "S2_conf"});
       std::vector<std::vector<double>> v(keys.size());
       for (std::int64_t g = 0; g < grid; ++g) {
-        const SobolIndices s = sobol_indices(y.data() + g * rows, bases, d, spec.second_order, boot, stream_of(g));
+        const SobolIndices s =
+            sobol_indices(y.data() + g * rows, bases, d, spec.second_order, boot, stream_of(g));
         excluded += s.nonfinite;
-        const std::vector<const std::vector<double>*> parts = {&s.first, &s.total, &s.first_conf, &s.total_conf,
-                                                              &s.second, &s.second_conf};
-        for (std::size_t k = 0; k < keys.size(); ++k) v[k].insert(v[k].end(), parts[k]->begin(), parts[k]->end());
+        const std::vector<const std::vector<double>*> parts = {&s.first,      &s.total,  &s.first_conf,
+                                                               &s.total_conf, &s.second, &s.second_conf};
+        for (std::size_t k = 0; k < keys.size(); ++k)
+          v[k].insert(v[k].end(), parts[k]->begin(), parts[k]->end());
       }
       const std::string conf = fmt::format(" ({:g} % bootstrap half-width)", 100 * boot.confidence);
-      const std::vector<std::string> long_names = {"first-order Sobol' index", "total Sobol' index",
-                                                   "first-order Sobol' index" + conf, "total Sobol' index" + conf,
+      const std::vector<std::string> long_names = {"first-order Sobol' index",
+                                                   "total Sobol' index",
+                                                   "first-order Sobol' index" + conf,
+                                                   "total Sobol' index" + conf,
                                                    "second-order Sobol' index (upper triangle)",
                                                    "second-order Sobol' index (upper triangle)" + conf};
       for (std::size_t k = 0; k < keys.size(); ++k)
@@ -152,8 +159,9 @@ AnalyzeSummary analyze_result(const std::string& path, const SweepConfig& config
       out.integer_attributes.push_back({"excluded_base_samples", excluded});
     } else {
       out.string_attributes.push_back(
-          {"estimators", "elementary effects in unit-cube steps (as SALib): mu, mu_star = mean |EE| "
-                         "(Campolongo 2007), sigma (ddof 1); mu_star_conf: bootstrap half-width"});
+          {"estimators",
+           "elementary effects in unit-cube steps (as SALib): mu, mu_star = mean |EE| "
+           "(Campolongo 2007), sigma (ddof 1); mu_star_conf: bootstrap half-width"});
       std::vector<std::vector<double>> v(4);
       for (std::int64_t g = 0; g < grid; ++g) {
         const MorrisIndices m = morris_indices(y.data() + g * rows, bases, d, moved, step,
@@ -164,9 +172,12 @@ AnalyzeSummary analyze_result(const std::string& path, const SweepConfig& config
       }
       const std::vector<std::string> keys = {"mu", "mu_star", "sigma", "mu_star_conf"};
       const std::vector<std::string> long_names = {
-          "mean elementary effect", "mean absolute elementary effect", "standard deviation of the elementary effects",
-          fmt::format("mean absolute elementary effect ({:g} % bootstrap half-width)", 100 * boot.confidence)};
-      for (std::size_t k = 0; k < 4; ++k) out.indices.push_back({keys[k], long_names[k], col.units, false, std::move(v[k])});
+          "mean elementary effect", "mean absolute elementary effect",
+          "standard deviation of the elementary effects",
+          fmt::format("mean absolute elementary effect ({:g} % bootstrap half-width)",
+                      100 * boot.confidence)};
+      for (std::size_t k = 0; k < 4; ++k)
+        out.indices.push_back({keys[k], long_names[k], col.units, false, std::move(v[k])});
       out.integer_attributes.push_back({"excluded_elementary_effects", excluded});
     }
     // A one-line account per output (first grid point).
@@ -204,23 +215,28 @@ struct AnalyzeArgs {
 int analyze(const AnalyzeArgs& args) {
   namespace fs = std::filesystem;
   if (!fs::exists(args.file)) throw InputError("file", fmt::format("'{}' does not exist", args.file));
-  if (!fs::is_regular_file(args.file)) throw InputError("file", fmt::format("'{}' is not a regular file", args.file));
+  if (!fs::is_regular_file(args.file))
+    throw InputError("file", fmt::format("'{}' is not a regular file", args.file));
   std::unique_ptr<SweepFileReader> reader;
   try {
     reader = std::make_unique<SweepFileReader>(args.file);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "simpact: error: file: '%s' is not a simpact result (%s)\n", args.file.c_str(), e.what());
+    std::fprintf(stderr, "simpact: error: file: '%s' is not a simpact result (%s)\n", args.file.c_str(),
+                 e.what());
     return kExitNotResult;
   }
-  if (!reader->has_attribute("schema_version") || !reader->has_attribute("complete") || !reader->has("config")) {
-    std::fprintf(stderr, "simpact: error: file: '%s' is not a simpact result (no schema_version/complete/config)\n",
+  if (!reader->has_attribute("schema_version") || !reader->has_attribute("complete") ||
+      !reader->has("config")) {
+    std::fprintf(stderr,
+                 "simpact: error: file: '%s' is not a simpact result (no schema_version/complete/config)\n",
                  args.file.c_str());
     return kExitNotResult;
   }
   if (reader->integer_attribute("complete") == 0 || reader->has_attribute("shard")) {
-    std::fprintf(stderr, "simpact: error: file: '%s' is %s: finish it first (simpact run CONFIG -o %s --resume%s)\n",
-                 args.file.c_str(), reader->has_attribute("shard") ? "a shard" : "incomplete", args.file.c_str(),
-                 reader->has_attribute("shard") ? ", or simpact merge" : "");
+    std::fprintf(stderr,
+                 "simpact: error: file: '%s' is %s: finish it first (simpact run CONFIG -o %s --resume%s)\n",
+                 args.file.c_str(), reader->has_attribute("shard") ? "a shard" : "incomplete",
+                 args.file.c_str(), reader->has_attribute("shard") ? ", or simpact merge" : "");
     return kExitIncomplete;
   }
   const std::string text = reader->string_dataset("config");
@@ -252,10 +268,12 @@ int analyze(const AnalyzeArgs& args) {
 CommandRunner add_analyze_command(CLI::App& app) {
   auto args = std::make_shared<AnalyzeArgs>();
   auto* cmd = app.add_subcommand(
-      "analyze", "sensitivity indices of a finished sweep with a saltelli/morris/radial design -> /sensitivity");
+      "analyze",
+      "sensitivity indices of a finished sweep with a saltelli/morris/radial design -> /sensitivity");
   cmd->add_option("file", args->file, "result file (HDF5) of `simpact run`")->required();
-  cmd->add_option("--output", args->outputs, "output to analyse: name or group/name (repeatable; default: the "
-                                             "config's sensitivity.outputs, else every scalar result)");
+  cmd->add_option("--output", args->outputs,
+                  "output to analyse: name or group/name (repeatable; default: the "
+                  "config's sensitivity.outputs, else every scalar result)");
   cmd->add_option("--bootstrap", args->bootstrap, "bootstrap resamples for the intervals (0: none)")
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1000000}));
   cmd->add_option("--seed", args->seed, "seeds the bootstrap");

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "simpact/core/input_error.hpp"
-#include "simpact/io/text_io.hpp"
 #include "simpact/io/io_error.hpp"
+#include "simpact/io/text_io.hpp"
 
 namespace simpact::app {
 
@@ -38,11 +38,13 @@ struct JsonCommandArgs {
   bool pretty = false;
   int indent() const { return pretty ? 2 : -1; }
 };
-inline std::shared_ptr<JsonCommandArgs> add_json_command_arguments(CLI::App* sub, const std::string& input_what,
+inline std::shared_ptr<JsonCommandArgs> add_json_command_arguments(CLI::App* sub,
+                                                                   const std::string& input_what,
                                                                    const std::string& output_what) {
   auto args = std::make_shared<JsonCommandArgs>();
   sub->add_option("input", args->input, input_what + " JSON file ('-' or absent: standard input)");
-  sub->add_option("-o,--output", args->output, "write the " + output_what + " to this file instead of standard output");
+  sub->add_option("-o,--output", args->output,
+                  "write the " + output_what + " to this file instead of standard output");
   sub->add_flag("--pretty", args->pretty, "indent the " + output_what);
   return args;
 }

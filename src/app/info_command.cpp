@@ -1,9 +1,9 @@
 // simpact info FILE.h5 [--json]: what a result (or shard) file holds, whether it is complete, how
 // far an interrupted or running sweep got (from its journal), and where it came from — in the
 // terminal, without Python. Exit 0 complete, 3 incomplete, 4 not a simpact result, 2 no such file.
-#include <algorithm>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "commands.hpp"
-#include "simpact/sweep/task_kernel.hpp"
 #include "simpact/io/chunk_journal.hpp"
 #include "simpact/io/sweep_file.hpp"
 #include "simpact/io/sweep_file_reader.hpp"
+#include "simpact/sweep/task_kernel.hpp"
 
 namespace simpact::app {
 
@@ -216,9 +216,10 @@ int info(const std::string& path, bool json) {
       line += fmt::format("{}{} {}", line.empty() ? "" : ", ", it.value().get<std::int64_t>(), it.key());
     fmt::print("task status: {}\n", line);
     if (capped > 0)
-      fmt::print("  {} task(s) hit a resolution cap: their values are NaN in the maps (see /status/cap_hit); "
-                 "raise limits.max_steps, max_depth, max_nodes, max_outcomes or max_definition1_checks\n",
-                 capped);
+      fmt::print(
+          "  {} task(s) hit a resolution cap: their values are NaN in the maps (see /status/cap_hit); "
+          "raise limits.max_steps, max_depth, max_nodes, max_outcomes or max_definition1_checks\n",
+          capped);
   }
   fmt::print("grid:\n");
   for (const auto& a : j["grid"])

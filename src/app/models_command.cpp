@@ -46,7 +46,8 @@ std::string model_note(const std::string& name) {
            "(pi/3 for equal radii; larger cue ball -> smaller angle).";
   if (name == "cradle") return "balls n+1..9 must not be given (m7 with n = 3 is an error).";
   if (is_test_function(name))
-    return "a test function of sensitivity analysis, not an impact: one output y (/outputs/y, /samples/outputs_y); "
+    return "a test function of sensitivity analysis, not an impact: one output y (/outputs/y, "
+           "/samples/outputs_y); "
            "orderings, minimality and limits do not apply.";
   return "";
 }

@@ -4,9 +4,9 @@
 #include <string>
 
 #include "commands.hpp"
-#include "simpact/study/impact_service.hpp"
 #include "simpact/io/io_error.hpp"
 #include "simpact/io/text_io.hpp"
+#include "simpact/study/impact_service.hpp"
 
 namespace simpact::app {
 

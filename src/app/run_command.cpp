@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <string>
 
+#include "analyze.hpp"
 #include "commands.hpp"
 #include "mpi_session.hpp"
 #include "simpact/analysis/impact_task_kernel.hpp"
@@ -16,10 +17,9 @@
 #include "simpact/io/chunk_journal.hpp"
 #include "simpact/io/sweep_config_yaml.hpp"
 #include "simpact/models/model_catalog.hpp"
-#include "simpact/sweep/parameter_space.hpp"
 #include "simpact/study/sweep_runner.hpp"
-#include "analyze.hpp"
 #include "simpact/study/sweep_size_estimate.hpp"
+#include "simpact/sweep/parameter_space.hpp"
 #include "sweep_setup.hpp"
 #include "thread_setup.hpp"
 
@@ -87,8 +87,8 @@ void install_stop_handlers() {
 }
 
 std::string resume_command(const RunArgs& args, const std::string& output) {
-  return "simpact run " + args.config + " -o " + output + (args.shard.empty() ? "" : " --shard " + args.shard) +
-         " --resume";
+  return "simpact run " + args.config + " -o " + output +
+         (args.shard.empty() ? "" : " --shard " + args.shard) + " --resume";
 }
 
 int run_agreed(const RunArgs& args, MpiSession& mpi);
@@ -146,7 +146,8 @@ void log_status_counts(const TaskStatusCounts& counts) {
   std::string line;
   for (int k = 0; k < kTaskStatusCount; ++k)
     if (counts[static_cast<std::size_t>(k)] > 0)
-      line += fmt::format("{}{} {}", line.empty() ? "" : ", ", counts[static_cast<std::size_t>(k)], kTaskStatusNames[k]);
+      line += fmt::format("{}{} {}", line.empty() ? "" : ", ", counts[static_cast<std::size_t>(k)],
+                          kTaskStatusNames[k]);
   if (!line.empty()) spdlog::info("task status: {}", line);
   const auto capped = counts[static_cast<std::size_t>(TaskStatus::kCapHit)];
   if (capped > 0)
@@ -155,7 +156,8 @@ void log_status_counts(const TaskStatusCounts& counts) {
         "raise limits.max_steps, max_depth, max_nodes, max_outcomes or max_definition1_checks in the config",
         capped);
   const auto failed = counts[static_cast<std::size_t>(TaskStatus::kFailed)];
-  if (failed > 0) spdlog::warn("{} task(s) failed: their results are NaN (counted in /status/failed)", failed);
+  if (failed > 0)
+    spdlog::warn("{} task(s) failed: their results are NaN (counted in /status/failed)", failed);
 }
 
 int run(const RunArgs& args) {
@@ -267,20 +269,23 @@ int run_agreed(const RunArgs& args, MpiSession& mpi) {
     for (const auto& w : s.warnings) spdlog::warn("{}", w);
   if (s.interrupted_by != 0) {
     if (root) {
-      const char* name = s.interrupted_by == SIGINT ? "SIGINT" : s.interrupted_by == SIGTERM ? "SIGTERM" : "a signal";
+      const char* name = s.interrupted_by == SIGINT    ? "SIGINT"
+                         : s.interrupted_by == SIGTERM ? "SIGTERM"
+                                                       : "a signal";
       if (s.output_complete)
         std::fprintf(stderr, "simpact: interrupted by %s after %s was complete\n", name, output.c_str());
       else
         std::fprintf(stderr,
-                     "simpact: interrupted by %s: %lld of %lld tasks are saved in %s; resume with: %s\n", name,
-                     static_cast<long long>(s.tasks_saved), static_cast<long long>(s.tasks),
+                     "simpact: interrupted by %s: %lld of %lld tasks are saved in %s; resume with: %s\n",
+                     name, static_cast<long long>(s.tasks_saved), static_cast<long long>(s.tasks),
                      journal_directory(output).c_str(), resume_command(args, output).c_str());
       std::fflush(stderr);
     }
     return 128 + s.interrupted_by;
   }
   // sensitivity.at_end: rank 0 analyses the finished file; every rank agrees on the outcome.
-  if (config.sensitivity.enabled && config.sensitivity.at_end && options.shard_count == 1 && s.output_complete) {
+  if (config.sensitivity.enabled && config.sensitivity.at_end && options.shard_count == 1 &&
+      s.output_complete) {
     std::string error;
     bool input = false;
     if (root) {
@@ -307,11 +312,13 @@ int run_agreed(const RunArgs& args, MpiSession& mpi) {
       spdlog::info(
           "done: {} tasks ({} computed now) in {:.2f} s, {:.0f} tasks/s, HDF5 {:.3f} s ({:.1f}%), {} "
           "({:.2f} MiB)",
-          s.tasks, s.tasks_computed, s.wall_seconds, s.wall_seconds > 0 ? s.tasks_computed / s.wall_seconds : 0.0,
-          s.hdf5_seconds, s.wall_seconds > 0 ? 100.0 * s.hdf5_seconds / s.wall_seconds : 0.0, output,
+          s.tasks, s.tasks_computed, s.wall_seconds,
+          s.wall_seconds > 0 ? s.tasks_computed / s.wall_seconds : 0.0, s.hdf5_seconds,
+          s.wall_seconds > 0 ? 100.0 * s.hdf5_seconds / s.wall_seconds : 0.0, output,
           static_cast<double>(s.file_bytes) / (1024.0 * 1024.0));
       if (inadmissible > 0)
-        spdlog::info("{} inadmissible grid points recorded as failed (status 4, NaN in the maps)", inadmissible);
+        spdlog::info("{} inadmissible grid points recorded as failed (status 4, NaN in the maps)",
+                     inadmissible);
       log_status_counts(s.status_counts);
     }
   }

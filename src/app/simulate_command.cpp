@@ -5,9 +5,9 @@
 #include <string>
 
 #include "commands.hpp"
-#include "simpact/study/simulate_service.hpp"
 #include "simpact/io/impact_json.hpp"
 #include "simpact/io/simulate_hdf5.hpp"
+#include "simpact/study/simulate_service.hpp"
 
 namespace simpact::app {
 
@@ -16,11 +16,14 @@ CommandRunner add_simulate_command(CLI::App& app) {
       "simulate",
       "Time-step a model through simultaneous impacts (midpoint variational integrator, propagative "
       "reset): states, impact log, energy drift, Newton statistics, as JSON or HDF5");
-  const auto args = add_json_command_arguments(sub, "simulation request", "result (JSON; HDF5 when OUTPUT ends in .h5)");
+  const auto args =
+      add_json_command_arguments(sub, "simulation request", "result (JSON; HDF5 when OUTPUT ends in .h5)");
   sub->footer(
-      "Input: {\"model\": \"chain\", \"params\": {\"n\": 4}, \"q0\": [..], \"p0\": [..] (or \"v0\"), \"dt\": 0.001,\n"
+      "Input: {\"model\": \"chain\", \"params\": {\"n\": 4}, \"q0\": [..], \"p0\": [..] (or \"v0\"), \"dt\": "
+      "0.001,\n"
       "        \"steps\": 10000 (or \"t_end\"), \"ordering\": \"argmin\", \"restitution\": 1,\n"
-      "        \"record\": {\"steps\": [..]} (or {\"every\": N})}   models: ball, billiards, chain, cradle, tree8\n"
+      "        \"record\": {\"steps\": [..]} (or {\"every\": N})}   models: ball, billiards, chain, cradle, "
+      "tree8\n"
       "Example: simpact simulate configs/examples/simulate_cradle.json --pretty");
   return [args] {
     const bool hdf5 = args->output.size() > 3 && args->output.substr(args->output.size() - 3) == ".h5";

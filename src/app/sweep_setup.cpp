@@ -33,7 +33,8 @@ std::vector<ParameterInfo> sweep_model_parameters(const std::string& name) {
 }
 
 std::unique_ptr<TaskKernel> make_task_kernel(const SweepConfig& config) {
-  if (is_test_function(config.model)) return std::make_unique<FunctionTaskKernel>(make_test_function(config.model));
+  if (is_test_function(config.model))
+    return std::make_unique<FunctionTaskKernel>(make_test_function(config.model));
   return std::make_unique<ImpactTaskKernel>(make_model(config.model), study_options(config));
 }
 

@@ -56,14 +56,16 @@ ImpactSystem::ImpactSystem(KineticMetric metric, const Eigen::Ref<const RowMajor
     if (row.cwiseAbs().maxCoeff() == 0.0) throw InputError(fmt::format("normals[{}]", i), "must be non-zero");
     for (int j = 0; j < d; ++j)
       if (row[j] != 0.0 && !in_computable_range(row[j]))
-        throw InputError(fmt::format("normals[{}]", i),
-                         fmt::format("entry {} = {:g} is outside the computable magnitude range [{:g}, {:g}]: "
-                                     "change units",
-                                     j, row[j], kMinMagnitude, kMaxMagnitude));
+        throw InputError(
+            fmt::format("normals[{}]", i),
+            fmt::format("entry {} = {:g} is outside the computable magnitude range [{:g}, {:g}]: "
+                        "change units",
+                        j, row[j], kMinMagnitude, kMaxMagnitude));
     if (gaps.size() != 0) {
       if (!std::isfinite(gaps[i])) throw InputError(fmt::format("gaps[{}]", i), "must be finite");
       if (gaps[i] > gap_tolerance) continue;  // open contact: no impulse, no constraint
-      if (gaps[i] < -gap_tolerance && penetrating_count_ < kMaxContacts) penetrating_[penetrating_count_++] = i;
+      if (gaps[i] < -gap_tolerance && penetrating_count_ < kMaxContacts)
+        penetrating_[penetrating_count_++] = i;
     }
     if (closed == kMaxContacts)
       throw InputError("normals", fmt::format("more than {} closed contacts", kMaxContacts));

@@ -25,9 +25,10 @@ KineticMetric::KineticMetric(const Eigen::Ref<const Eigen::MatrixXd>& mass_matri
   for (Eigen::Index i = 0; i < d; ++i)
     for (Eigen::Index j = 0; j < d; ++j)
       if (mass_(i, j) != 0.0 && !in_computable_range(mass_(i, j)))
-        throw InputError("mass_matrix", fmt::format("entry [{}][{}] = {:g} is outside the computable magnitude "
-                                                    "range [{:g}, {:g}]: change units",
-                                                    i, j, mass_(i, j), kMinMagnitude, kMaxMagnitude));
+        throw InputError("mass_matrix",
+                         fmt::format("entry [{}][{}] = {:g} is outside the computable magnitude "
+                                     "range [{:g}, {:g}]: change units",
+                                     i, j, mass_(i, j), kMinMagnitude, kMaxMagnitude));
   diagonal_ = true;
   for (Eigen::Index i = 0; i < d && diagonal_; ++i)
     for (Eigen::Index j = 0; j < d; ++j)

@@ -14,8 +14,8 @@ bool some_proper_subsequence_feasible(const ImpactProblem& problem, const Contac
   if (pos == sequence.length) return !whole && problem.feasible(rates);
   if (some_proper_subsequence_feasible(problem, sequence, pos + 1, impulses, rates, false)) return true;
   ContactVector kept_impulses = impulses, kept_rates = rates;
-  reflect_in_contact_coordinates(problem.gram(), sequence.contacts[static_cast<std::size_t>(pos)], kept_impulses,
-                                 kept_rates);
+  reflect_in_contact_coordinates(problem.gram(), sequence.contacts[static_cast<std::size_t>(pos)],
+                                 kept_impulses, kept_rates);
   return some_proper_subsequence_feasible(problem, sequence, pos + 1, kept_impulses, kept_rates, whole);
 }
 

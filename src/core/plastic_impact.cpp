@@ -176,12 +176,13 @@ PlasticOutcome plastic_outcome(const ImpactProblem& problem) {
   const ContactVector& tolerances = problem.tolerances();
   for (int i = 0; i < k; ++i) {
     residual = std::max(residual, std::abs(out.impulses[i] * out.rates[i]));
-    if (out.rates[i] < -tolerances[i]) kkt = false;                           // feasibility
-    if (out.impulses[i] < 0.0) kkt = false;                                   // dual sign
+    if (out.rates[i] < -tolerances[i]) kkt = false;                                    // feasibility
+    if (out.impulses[i] < 0.0) kkt = false;                                            // dual sign
     if (out.impulses[i] > 0.0 && std::abs(out.rates[i]) > tolerances[i]) kkt = false;  // complementarity
   }
   // Stationarity in primal form: p_p − p⁻ is g-orthogonal to p_p (a projection onto a cone).
-  if (std::abs((out.whitened - problem.whitened_momentum()).dot(out.whitened)) > 1e-9 * scale * scale) kkt = false;
+  if (std::abs((out.whitened - problem.whitened_momentum()).dot(out.whitened)) > 1e-9 * scale * scale)
+    kkt = false;
   out.complementarity_residual = scale > 0.0 ? residual / (scale * scale) : residual;
   out.converged = kkt;
   return out;

@@ -106,7 +106,8 @@ void OutcomeSet::add(const ImpactProblem& problem, const ContactVector& impulses
     outcome_cap_hit = true;
     return;
   }
-  if (static_cast<std::size_t>(size) == items.size()) items.resize(items.size() + std::max<std::size_t>(8, items.size()));
+  if (static_cast<std::size_t>(size) == items.size())
+    items.resize(items.size() + std::max<std::size_t>(8, items.size()));
   Outcome& o = items[static_cast<std::size_t>(size++)];
   o.elastic_impulses = impulses;
   o.impulses = impulses;

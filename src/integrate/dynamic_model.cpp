@@ -4,8 +4,8 @@
 
 namespace simpact {
 
-void DynamicModel::force(const DofVector& /*q*/, const DofVector& /*v*/, double /*t*/, DofVector& f, DofMatrix* f_q,
-                         DofMatrix* f_v) const {
+void DynamicModel::force(const DofVector& /*q*/, const DofVector& /*v*/, double /*t*/, DofVector& f,
+                         DofMatrix* f_q, DofMatrix* f_v) const {
   const int n = dof();
   f.setZero(n);
   if (f_q) f_q->setZero(n, n);
@@ -32,9 +32,13 @@ void DynamicModel::del_matrix(const DofVector& q, const DofVector& v, double c_m
   mass_norm = k.mass.cwiseAbs().rowwise().sum().maxCoeff();
 }
 
-void DynamicModel::gaps(const DofVector& /*q*/, ContactVector& phi) const { phi.resize(0); }
+void DynamicModel::gaps(const DofVector& /*q*/, ContactVector& phi) const {
+  phi.resize(0);
+}
 
-void DynamicModel::gap_jacobian(const DofVector& /*q*/, NormalMatrix& jacobian) const { jacobian.resize(0, dof()); }
+void DynamicModel::gap_jacobian(const DofVector& /*q*/, NormalMatrix& jacobian) const {
+  jacobian.resize(0, dof());
+}
 
 DofMatrix DynamicModel::mass_matrix(const DofVector& q) const {
   KineticDerivatives k;

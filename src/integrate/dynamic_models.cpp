@@ -48,7 +48,8 @@ const std::map<std::string, std::vector<ParameterInfo>>& catalog() {
         {"mass", "kg", "mass of every ball", 1.0, 1e-9, 1e9, false},
         {"radius", "m", "radius of every ball", 0.05, 1e-6, 1e6, false},
         {"speed", "m s-1", "initial speed of the cue ball along the bisector", 1.0, 0.0, 1e6, false},
-        {"distance", "m", "initial distance of the cue ball from its contact position", 0.01, 0.0, 1e6, false},
+        {"distance", "m", "initial distance of the cue ball from its contact position", 0.01, 0.0, 1e6,
+         false},
         {"offset", "m", "extra gap of ball b along its line of centres (delays its contact)", 0.0, 0.0, 1e6,
          false}}},
       {"ball",
@@ -95,13 +96,16 @@ DynamicSystem make_dynamic_system(const std::string& name, const ParameterSet& p
   }
   std::map<std::string, double> v;
   for (const auto& info : infos) v[info.name] = read_parameter(params, info);
-  if (name == "chain") return make_chain(static_cast<int>(v["n"]), v["link_length"], v["mass"], v["g"], v["damping"]);
+  if (name == "chain")
+    return make_chain(static_cast<int>(v["n"]), v["link_length"], v["mass"], v["g"], v["damping"]);
   if (name == "tree8") return make_tree8(v["g"]);
-  if (name == "cradle") return make_cradle(static_cast<int>(v["n"]), v["mass"], v["radius"], v["gap"], v["speed"]);
+  if (name == "cradle")
+    return make_cradle(static_cast<int>(v["n"]), v["mass"], v["radius"], v["gap"], v["speed"]);
   if (name == "billiards")
     return make_billiards(v["theta"], v["mass"], v["radius"], v["speed"], v["distance"], v["offset"]);
   if (v["height"] < v["radius"])
-    throw InputError("height", fmt::format("{} puts the ball below the floor (radius {})", v["height"], v["radius"]));
+    throw InputError("height",
+                     fmt::format("{} puts the ball below the floor (radius {})", v["height"], v["radius"]));
   return make_ball(v["mass"], v["radius"], v["height"], v["speed"], v["g"]);
 }
 
@@ -182,7 +186,8 @@ DynamicSystem make_billiards(double theta, double mass, double radius, double sp
   model->set_coordinate_names({"x_a", "y_a", "x_b", "y_b", "x_c", "y_c"});
   const double h = 0.5 * theta, d = 2.0 * radius;
   DofVector q0(n), v0 = DofVector::Zero(n);
-  q0 << d * std::cos(h), d * std::sin(h), (d + offset) * std::cos(h), -(d + offset) * std::sin(h), -distance, 0.0;
+  q0 << d * std::cos(h), d * std::sin(h), (d + offset) * std::cos(h), -(d + offset) * std::sin(h), -distance,
+      0.0;
   v0[4] = speed;
   return DynamicSystem{std::move(model), q0, v0};
 }

@@ -89,7 +89,8 @@ double MidpointIntegrator::evaluate(const DofVector& q1, const DofVector& p1, do
 }
 
 void MidpointIntegrator::residual(const DofVector& q1, const DofVector& p1, double t1, double h,
-                                  const DofVector& q2, DofVector& r, DofVector& p2, DofMatrix* jacobian) const {
+                                  const DofVector& q2, DofVector& r, DofVector& p2,
+                                  DofMatrix* jacobian) const {
   evaluate(q1, p1, t1, h, DofVector(q2 - q1), r, p2, jacobian, nullptr);
 }
 
@@ -121,8 +122,8 @@ double MidpointIntegrator::evaluate_residual(const DofVector& q1, const DofVecto
   return scale;
 }
 
-void MidpointIntegrator::del_jacobian(const DofVector& q1, double t1, double h, const DofVector& dq, DofMatrix& jac,
-                                      double& mass_norm) const {
+void MidpointIntegrator::del_jacobian(const DofVector& q1, double t1, double h, const DofVector& dq,
+                                      DofMatrix& jac, double& mass_norm) const {
   const DofVector qm = q1 + 0.5 * dq;
   const DofVector v = dq / h;
   model_->del_matrix(qm, v, -1.0 / h, 0.5, 0.25 * h, jac, mass_norm);
@@ -134,26 +135,28 @@ void MidpointIntegrator::del_jacobian(const DofVector& q1, double t1, double h, 
   }
 }
 
-MidpointStep MidpointIntegrator::step(const DofVector& q1, const DofVector& p1, double t1, double h, DofVector& q2,
-                                      DofVector& p2, long step_index, const ActiveContacts& active) const {
+MidpointStep MidpointIntegrator::step(const DofVector& q1, const DofVector& p1, double t1, double h,
+                                      DofVector& q2, DofVector& p2, long step_index,
+                                      const ActiveContacts& active) const {
   MidpointWorkspace workspace;
   return step(q1, p1, t1, h, q2, p2, step_index, active, workspace);
 }
 
-MidpointStep MidpointIntegrator::step(const DofVector& q1, const DofVector& p1, double t1, double h, DofVector& q2,
-                                      DofVector& p2, long step_index, const ActiveContacts& active,
-                                      MidpointWorkspace& ws) const {
+MidpointStep MidpointIntegrator::step(const DofVector& q1, const DofVector& p1, double t1, double h,
+                                      DofVector& q2, DofVector& p2, long step_index,
+                                      const ActiveContacts& active, MidpointWorkspace& ws) const {
   if (active.count > 0) return step_with_contacts(q1, p1, t1, h, q2, p2, step_index, active);
   const int n = model_->dof();
   // A factorization formed for another step length (a sub-step near an impact) is not reused:
   // J = −M/h + O(h) scales with 1/h.
-  if (!options_.reuse_jacobian || !ws.valid || ws.n != n || !(std::abs(h - ws.h) <= 1e-3 * h)) ws.valid = false;
+  if (!options_.reuse_jacobian || !ws.valid || ws.n != n || !(std::abs(h - ws.h) <= 1e-3 * h))
+    ws.valid = false;
   MidpointStep result;
   DofVector r;
   DofMatrix jac;
-  DofVector dq = q2 - q1;  // Newton on Δq = q₂ − q₁ (see step_with_contacts)
-  bool fresh = false;                        // factorized at an iterate of this step
-  bool exact = !options_.reuse_jacobian;     // refactor at every iterate (exact Newton)
+  DofVector dq = q2 - q1;                 // Newton on Δq = q₂ − q₁ (see step_with_contacts)
+  bool fresh = false;                     // factorized at an iterate of this step
+  bool exact = !options_.reuse_jacobian;  // refactor at every iterate (exact Newton)
   double previous = INFINITY;
   for (int it = 0;; ++it) {
     const double scale = evaluate_residual(q1, p1, t1, h, dq, r, p2);
@@ -192,8 +195,8 @@ MidpointStep MidpointIntegrator::step(const DofVector& q1, const DofVector& p1, 
   }
 }
 
-MidpointStep MidpointIntegrator::step_with_contacts(const DofVector& q1, const DofVector& p1, double t1, double h,
-                                                    DofVector& q2, DofVector& p2, long step_index,
+MidpointStep MidpointIntegrator::step_with_contacts(const DofVector& q1, const DofVector& p1, double t1,
+                                                    double h, DofVector& q2, DofVector& p2, long step_index,
                                                     const ActiveContacts& active) const {
   const int n = model_->dof();
   const int k = active.count;
@@ -234,7 +237,8 @@ MidpointStep MidpointIntegrator::step_with_contacts(const DofVector& q1, const D
     last_residual = std::max(relative, phi_error / phi_scale);
     const bool at_floor = rn <= floor;
     if ((relative <= options_.tolerance || at_floor) &&
-        phi_error <= options_.tolerance * phi_scale + kRoundingFactor * std::numeric_limits<double>::epsilon() * phi_scale) {
+        phi_error <= options_.tolerance * phi_scale +
+                         kRoundingFactor * std::numeric_limits<double>::epsilon() * phi_scale) {
       result.iterations = it;
       result.residual = last_residual;
       result.impulses = lambda;

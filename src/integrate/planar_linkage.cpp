@@ -8,7 +8,9 @@ namespace simpact {
 namespace {
 using Vec2 = PlanarLinkage::Vec2;
 // P s: s rotated by +90° (d/dφ of R(φ)d is P R(φ)d).
-inline Vec2 perp(const Vec2& s) { return {-s.y(), s.x()}; }
+inline Vec2 perp(const Vec2& s) {
+  return {-s.y(), s.x()};
+}
 }  // namespace
 
 PlanarLinkage::PlanarLinkage(std::string name, int dof, double gravity)
@@ -18,7 +20,8 @@ PlanarLinkage::PlanarLinkage(std::string name, int dof, double gravity)
   linear_mass_ = DofMatrix::Zero(dof, dof);
 }
 
-int PlanarLinkage::add_term(const DofVector& angle_coefficients, double angle_offset, const Vec2& link_vector) {
+int PlanarLinkage::add_term(const DofVector& angle_coefficients, double angle_offset,
+                            const Vec2& link_vector) {
   if (angle_coefficients.size() != dof_ || static_cast<int>(terms_.size()) >= kMaxTerms)
     throw std::invalid_argument("PlanarLinkage: bad term");
   Term term;
@@ -102,7 +105,8 @@ PlanarLinkage::Vec2 PlanarLinkage::position(const DofVector& q, int mass) const 
   return r;
 }
 
-void PlanarLinkage::kinetic(const DofVector& q, const DofVector& v, bool second, KineticDerivatives& out) const {
+void PlanarLinkage::kinetic(const DofVector& q, const DofVector& v, bool second,
+                            KineticDerivatives& out) const {
   const int n = dof_;
   const int nt = static_cast<int>(terms_.size());
   Vec2 s[kMaxTerms];
@@ -131,7 +135,8 @@ void PlanarLinkage::kinetic(const DofVector& q, const DofVector& v, bool second,
     out.t_v.noalias() += mass.m * jac.transpose() * w;
     if (second) {
       jdot.setZero(2, n);
-      for (int t : mass.terms) jdot.noalias() -= (omega[t] * s[t]) * terms_[static_cast<std::size_t>(t)].a.transpose();
+      for (int t : mass.terms)
+        jdot.noalias() -= (omega[t] * s[t]) * terms_[static_cast<std::size_t>(t)].a.transpose();
     }
     for (int t : mass.terms) {
       w_sum[t] += mass.m * w;
@@ -213,8 +218,10 @@ void PlanarLinkage::momentum_terms(const DofVector& q, const DofVector& v, DofVe
 
 void PlanarLinkage::del_matrix(const DofVector& q, const DofVector& v, double c_m, double c_s, double c_h,
                                DofMatrix& out, double& mass_norm) const {
-  using TermMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor, kMaxTerms, kMaxTerms>;
-  using TermByDof = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor, kMaxTerms, kMaxDof>;
+  using TermMatrix =
+      Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor, kMaxTerms, kMaxTerms>;
+  using TermByDof =
+      Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor, kMaxTerms, kMaxDof>;
   const int n = dof_;
   const int nt = static_cast<int>(terms_.size());
   Vec2 s[kMaxTerms], u[kMaxTerms], big_w[kMaxTerms];
@@ -299,13 +306,14 @@ double PlanarLinkage::potential(const DofVector& q, DofVector& gradient, DofMatr
   if (hessian) {
     hessian->setZero(n, n);
     for (std::size_t t = 0; t < terms_.size(); ++t)
-      hessian->noalias() -= (gravity_ * terms_[t].carried_mass * s[t].y()) * terms_[t].a * terms_[t].a.transpose();
+      hessian->noalias() -=
+          (gravity_ * terms_[t].carried_mass * s[t].y()) * terms_[t].a * terms_[t].a.transpose();
   }
   return value;
 }
 
-void PlanarLinkage::force(const DofVector& /*q*/, const DofVector& v, double /*t*/, DofVector& f, DofMatrix* f_q,
-                          DofMatrix* f_v) const {
+void PlanarLinkage::force(const DofVector& /*q*/, const DofVector& v, double /*t*/, DofVector& f,
+                          DofMatrix* f_q, DofMatrix* f_v) const {
   const int n = dof_;
   if (damping_.size() == n) {
     f = -(damping_.array() * v.array()).matrix();

@@ -154,7 +154,8 @@ void Simulator::advance() {
       phi_s = &phi_star;
     }
     for (int c = 0; c < crossing_count; ++c)
-      if ((*phi_s)[crossing[c]] <= gap_tol || phi_star[crossing[c]] <= gap_tol) hitting[hitting_count++] = crossing[c];
+      if ((*phi_s)[crossing[c]] <= gap_tol || phi_star[crossing[c]] <= gap_tol)
+        hitting[hitting_count++] = crossing[c];
     // 3. Reset the discrete momentum at q*.
     DofVector p_after;
     bool any_impact = false;
@@ -235,7 +236,8 @@ void Simulator::resolve(const DofVector& qs, const DofVector& ps, double ts, con
     impulses = o.impulses;
     record.plastic = restitution == 0.0;
     record.restitution = restitution;
-    for (int s = 0; s < o.sequences[0].stored(); ++s) record.sequence.push_back(closed[o.sequences[0].contacts[s]]);
+    for (int s = 0; s < o.sequences[0].stored(); ++s)
+      record.sequence.push_back(closed[o.sequences[0].contacts[s]]);
   }
   record.momentum_before = ps;
   record.momentum_after = p_after;
@@ -278,7 +280,8 @@ SimulationResult simulate(const DynamicModel& model, const DofVector& q0, const 
     result.newton_max = std::max(result.newton_max, sim.last_step_iterations());
     record();
   }
-  result.newton_mean = options.steps > 0 ? static_cast<double>(total) / static_cast<double>(options.steps) : 0.0;
+  result.newton_mean =
+      options.steps > 0 ? static_cast<double>(total) / static_cast<double>(options.steps) : 0.0;
   result.impacts = sim.impacts();
   result.max_energy_drift = sim.max_energy_drift();
   result.q = sim.q();

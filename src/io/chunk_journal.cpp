@@ -271,9 +271,10 @@ JournalIndex JournalIndex::scan(const std::string& directory, const JournalManif
     std::uint64_t offset = 0;
     RecordHeader h{};
     auto reject = [&](const std::string& why) {
-      index.problems_.push_back(fmt::format("{}: record at byte {} {}: it and the {} bytes after it are ignored "
-                                            "(their chunks are recomputed)",
-                                            file, offset, why, file_bytes - offset));
+      index.problems_.push_back(
+          fmt::format("{}: record at byte {} {}: it and the {} bytes after it are ignored "
+                      "(their chunks are recomputed)",
+                      file, offset, why, file_bytes - offset));
     };
     while (offset < file_bytes) {
       if (file_bytes - offset < sizeof h) break;  // torn header: the run was killed while writing it
@@ -291,7 +292,8 @@ JournalIndex JournalIndex::scan(const std::string& directory, const JournalManif
                         h.count == expected_count(manifest, h.chunk) &&
                         h.payload_bytes == static_cast<std::uint64_t>(h.count) * (16 + 8 * h.values_per_task);
       if (!sane) {
-        reject(fmt::format("does not fit this sweep (chunk {}, tasks {}+{})", h.chunk, h.first_task, h.count));
+        reject(
+            fmt::format("does not fit this sweep (chunk {}, tasks {}+{})", h.chunk, h.first_task, h.count));
         break;
       }
       if (file_bytes - offset - sizeof h < h.payload_bytes) break;  // torn payload
@@ -340,11 +342,13 @@ void JournalIndex::read(std::int64_t chunk, ChunkResults& out) const {
     payload.resize(bytes);
     in.read(payload.data(), static_cast<std::streamsize>(bytes));
   }
-  if (!in || h.magic != kRecordMagic || h.chunk != chunk || h.first_task != e.first_task || h.count != e.count ||
-      h.payload_bytes != bytes || !same_hash(h, manifest_.config_hash) || record_checksum(h, payload) != h.checksum)
-    throw IoError(fmt::format("{}: the record of chunk {} at byte {} changed or is corrupt since the journal was "
-                              "scanned",
-                              e.file, chunk, e.offset));
+  if (!in || h.magic != kRecordMagic || h.chunk != chunk || h.first_task != e.first_task ||
+      h.count != e.count || h.payload_bytes != bytes || !same_hash(h, manifest_.config_hash) ||
+      record_checksum(h, payload) != h.checksum)
+    throw IoError(
+        fmt::format("{}: the record of chunk {} at byte {} changed or is corrupt since the journal was "
+                    "scanned",
+                    e.file, chunk, e.offset));
   out.chunk = chunk;
   out.first_task = e.first_task;
   out.resize(e.count, vpt);

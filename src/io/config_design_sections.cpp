@@ -48,7 +48,8 @@ class ReaderAccess final : public config_io::ConfigReader {
     return p_.in_range(value, info, path);
   }
   std::optional<RandomParameter> random_parameter(const std::string& name, const YAML::Node& node,
-                                                  const std::string& path, const ParameterInfo* info) override {
+                                                  const std::string& path,
+                                                  const ParameterInfo* info) override {
     return p_.parse_random(name, node, path, info);
   }
   std::int64_t grid_points() const override { return p_.grid_points_saturated(); }

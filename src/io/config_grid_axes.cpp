@@ -1,5 +1,3 @@
-#include "sweep_config_parser.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -8,6 +6,7 @@
 
 #include "simpact/core/input_error.hpp"
 #include "simpact/io/config_expression.hpp"
+#include "sweep_config_parser.hpp"
 
 namespace simpact::detail {
 
@@ -23,8 +22,8 @@ void ConfigParser::parse_grid(const YAML::Node* node) {
   }
 }
 
-std::optional<GridAxis> ConfigParser::parse_axis(const std::string& name, const YAML::Node& node, const std::string& path,
-                                                 const ParameterInfo* info) {
+std::optional<GridAxis> ConfigParser::parse_axis(const std::string& name, const YAML::Node& node,
+                                                 const std::string& path, const ParameterInfo* info) {
   GridAxis axis;
   axis.name = name;
   if (info != nullptr) {
@@ -131,13 +130,12 @@ std::optional<GridAxis> ConfigParser::parse_axis(const std::string& name, const 
   return axis;
 }
 
-std::optional<GridAxis> ConfigParser::fill_values(GridAxis& axis, const YAML::Node& node, const std::string& path,
-                                                  const ParameterInfo* info) {
+std::optional<GridAxis> ConfigParser::fill_values(GridAxis& axis, const YAML::Node& node,
+                                                  const std::string& path, const ParameterInfo* info) {
   auto values = number_list(node, path);
   if (!values) return std::nullopt;
   bool ok = true;
-  for (std::size_t i = 0; i < values->size(); ++i)
-    ok = in_range((*values)[i], info, element(path, i)) && ok;
+  for (std::size_t i = 0; i < values->size(); ++i) ok = in_range((*values)[i], info, element(path, i)) && ok;
   if (!ok) return std::nullopt;
   axis.values = std::move(*values);
   return std::move(axis);

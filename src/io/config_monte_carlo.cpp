@@ -1,5 +1,3 @@
-#include "sweep_config_parser.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -8,6 +6,7 @@
 
 #include "simpact/core/input_error.hpp"
 #include "simpact/io/config_expression.hpp"
+#include "sweep_config_parser.hpp"
 
 namespace simpact::detail {
 
@@ -23,8 +22,8 @@ void ConfigParser::parse_monte_carlo(const YAML::Node* node) {
   if (per_point != nullptr && total != nullptr) {
     error(path, "give either samples_per_point or samples, not both");
   } else if (per_point != nullptr) {
-    if (auto n = integer(*per_point, child(path, "samples_per_point"), 1, kMaxTasks,
-                         "must be a positive integer"))
+    if (auto n =
+            integer(*per_point, child(path, "samples_per_point"), 1, kMaxTasks, "must be a positive integer"))
       spec.samples_per_point = *n;
   } else if (total != nullptr) {
     if (auto n = integer(*total, child(path, "samples"), 1, kMaxTasks, "must be a positive integer")) {
@@ -59,7 +58,8 @@ void ConfigParser::parse_monte_carlo(const YAML::Node* node) {
 }
 
 std::optional<RandomParameter> ConfigParser::parse_random(const std::string& name, const YAML::Node& node,
-                                                          const std::string& path, const ParameterInfo* info) {
+                                                          const std::string& path,
+                                                          const ParameterInfo* info) {
   const Names dist_names = to_names(kDistributionNames);
   if (!node.IsMap()) {
     error(path,

@@ -1,5 +1,3 @@
-#include "sweep_config_parser.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -8,6 +6,7 @@
 
 #include "simpact/core/input_error.hpp"
 #include "simpact/io/config_expression.hpp"
+#include "sweep_config_parser.hpp"
 
 namespace simpact::detail {
 
@@ -52,8 +51,7 @@ void ConfigParser::parse_options(const MapView& top) {
       config_.on_task_error = static_cast<TaskErrorMode>(*i);
   }
   if (const auto* node = top.get("limits");
-      node != nullptr && is_section(*node, "limits", "(" + join(kLimitKeys) + ")") &&
-      node->IsMap()) {
+      node != nullptr && is_section(*node, "limits", "(" + join(kLimitKeys) + ")") && node->IsMap()) {
     const MapView view = keys(*node, "limits", kLimitKeys);
     for (const auto& field : kResolveLimitFields) {
       const auto* value = view.get(field.name);
@@ -89,9 +87,9 @@ void ConfigParser::parse_options(const MapView& top) {
                                       .value_or(config_.output.chunk_size);
     }
     if (const auto* field = view.get("compression")) {
-      config_.output.compression = static_cast<int>(
-          integer(*field, "output.compression", 0, 9, "must be an integer in 0..9")
-                                       .value_or(config_.output.compression));
+      config_.output.compression =
+          static_cast<int>(integer(*field, "output.compression", 0, 9, "must be an integer in 0..9")
+                               .value_or(config_.output.compression));
     }
   }
 }

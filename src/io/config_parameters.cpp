@@ -1,5 +1,3 @@
-#include "sweep_config_parser.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,6 +7,7 @@
 #include "simpact/core/input_error.hpp"
 #include "simpact/io/config_expression.hpp"
 #include "simpact/sweep/sensitivity_design.hpp"
+#include "sweep_config_parser.hpp"
 
 namespace simpact::detail {
 
@@ -41,8 +40,7 @@ bool ConfigParser::in_range(double v, const ParameterInfo* info, const std::stri
     return false;
   }
   if (info->integer && v != std::round(v)) {
-    error(path,
-          fmt::format("{} is not an integer ('{}' takes integer values)", number_text(v), info->name));
+    error(path, fmt::format("{} is not an integer ('{}' takes integer values)", number_text(v), info->name));
     return false;
   }
   return true;
@@ -110,8 +108,8 @@ void ConfigParser::check_required() {
   double points = 1;
   for (const auto& axis : config_.grid) points *= static_cast<double>(axis.values.size());
   const double replicas = config_.design        ? static_cast<double>(design_size(*config_.design))
-                           : config_.monte_carlo ? static_cast<double>(config_.monte_carlo->samples_per_point)
-                                                 : 1.0;
+                          : config_.monte_carlo ? static_cast<double>(config_.monte_carlo->samples_per_point)
+                                                : 1.0;
   if (points * replicas > static_cast<double>(kMaxTasks)) {
     error(config_.monte_carlo ? "monte_carlo" : "grid",
           fmt::format("{:g} grid points x {:g} samples per point is too many tasks (at most "

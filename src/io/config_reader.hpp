@@ -36,8 +36,9 @@ class ConfigReader {
   virtual Entries entries(const YAML::Node& map, const std::string& path) = 0;
   virtual bool is_section(const YAML::Node& node, const std::string& path, const std::string& what) = 0;
   virtual std::optional<double> number(const YAML::Node& node, const std::string& path) = 0;
-  virtual std::optional<std::int64_t> integer(const YAML::Node& node, const std::string& path, std::int64_t min,
-                                              std::int64_t max, const std::string& message) = 0;
+  virtual std::optional<std::int64_t> integer(const YAML::Node& node, const std::string& path,
+                                              std::int64_t min, std::int64_t max,
+                                              const std::string& message) = 0;
   virtual std::optional<std::uint64_t> seed(const YAML::Node& node, const std::string& path) = 0;
   virtual std::optional<std::string> text(const YAML::Node& node, const std::string& path) = 0;
   virtual std::optional<std::size_t> keyword(const YAML::Node& node, const std::string& path,

@@ -1,5 +1,3 @@
-#include "sweep_config_parser.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,6 +7,7 @@
 #include "simpact/core/input_error.hpp"
 #include "simpact/io/config_expression.hpp"
 #include "simpact/io/sha256.hpp"
+#include "sweep_config_parser.hpp"
 
 namespace simpact::detail {
 
@@ -23,9 +22,8 @@ SweepConfig ConfigParser::parse(const std::string& text) {
   config_.source_text = text;
   config_.source_hash = sha256_hex(text);
   if (!root.IsMap()) {
-    throw ConfigErrors(
-        {fmt::format("config: {}; expected a mapping with keys {}",
-                     root.IsNull() ? "the file is empty" : "not a mapping", join(kTopKeys))});
+    throw ConfigErrors({fmt::format("config: {}; expected a mapping with keys {}",
+                                    root.IsNull() ? "the file is empty" : "not a mapping", join(kTopKeys))});
   }
   try {
     const MapView top = keys(root, "", kTopKeys);
@@ -106,8 +104,9 @@ std::optional<double> ConfigParser::number(const YAML::Node& node, const std::st
   }
 }
 
-std::optional<std::int64_t> ConfigParser::integer(const YAML::Node& node, const std::string& path, std::int64_t min,
-                                                  std::int64_t max, const std::string& message) {
+std::optional<std::int64_t> ConfigParser::integer(const YAML::Node& node, const std::string& path,
+                                                  std::int64_t min, std::int64_t max,
+                                                  const std::string& message) {
   std::optional<std::int64_t> value;
   if (node.IsScalar()) {
     const std::string& s = node.Scalar();
@@ -151,8 +150,8 @@ std::optional<std::string> ConfigParser::text(const YAML::Node& node, const std:
   return node.Scalar();
 }
 
-std::optional<std::size_t> ConfigParser::keyword(const YAML::Node& node, const std::string& path, const Names& allowed,
-                                                 const std::string& what) {
+std::optional<std::size_t> ConfigParser::keyword(const YAML::Node& node, const std::string& path,
+                                                 const Names& allowed, const std::string& what) {
   const auto name = text(node, path);
   if (!name) return std::nullopt;
   const auto it = std::find(allowed.begin(), allowed.end(), *name);
@@ -163,7 +162,8 @@ std::optional<std::size_t> ConfigParser::keyword(const YAML::Node& node, const s
   return static_cast<std::size_t>(it - allowed.begin());
 }
 
-std::optional<std::vector<double>> ConfigParser::number_list(const YAML::Node& node, const std::string& path) {
+std::optional<std::vector<double>> ConfigParser::number_list(const YAML::Node& node,
+                                                             const std::string& path) {
   if (!node.IsSequence() || node.size() == 0) {
     error(path, "must be a non-empty list of numbers");
     return std::nullopt;

@@ -18,8 +18,9 @@
 namespace simpact::config_io {
 namespace {
 
-const Names kDesignKeys = {"method", "file",         "dataset", "columns", "zip",  "base_samples", "trajectories",
-                           "levels", "second_order", "scramble", "skip",   "seed", "params"};
+const Names kDesignKeys = {"method",       "file",         "dataset", "columns",      "zip",
+                           "base_samples", "trajectories", "levels",  "second_order", "scramble",
+                           "skip",         "seed",         "params"};
 const Names kSensitivityKeys = {"outputs", "bootstrap", "seed", "confidence", "at_end"};
 constexpr std::uintmax_t kMaxDesignFileBytes = std::uintmax_t{1} << 30;
 
@@ -33,7 +34,8 @@ std::string trim(std::string s) {
   const auto not_space = [](unsigned char c) { return !std::isspace(c); };
   s.erase(s.begin(), std::find_if(s.begin(), s.end(), not_space));
   s.erase(std::find_if(s.rbegin(), s.rend(), not_space).base(), s.end());
-  if (s.size() >= 2 && (s.front() == '"' || s.front() == '\'') && s.back() == s.front()) s = s.substr(1, s.size() - 2);
+  if (s.size() >= 2 && (s.front() == '"' || s.front() == '\'') && s.back() == s.front())
+    s = s.substr(1, s.size() - 2);
   return s;
 }
 
@@ -79,15 +81,18 @@ std::string read_csv(const std::string& bytes, Table& t) {
 
 // .npy version 1/2/3: a 2-D (points × parameters) or 1-D array of little-endian f8, f4, i8 or i4.
 std::string read_npy(const std::string& bytes, Table& t) {
-  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) return "not a .npy file (no \\x93NUMPY magic)";
+  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0)
+    return "not a .npy file (no \\x93NUMPY magic)";
   const int major = static_cast<unsigned char>(bytes[6]);
   std::size_t header_len = 0, offset = 0;
   if (major == 1) {
-    header_len = static_cast<unsigned char>(bytes[8]) | static_cast<std::size_t>(static_cast<unsigned char>(bytes[9])) << 8;
+    header_len = static_cast<unsigned char>(bytes[8]) |
+                 static_cast<std::size_t>(static_cast<unsigned char>(bytes[9])) << 8;
     offset = 10;
   } else if (major == 2 || major == 3) {
     if (bytes.size() < 12) return "truncated .npy header";
-    for (int k = 0; k < 4; ++k) header_len |= static_cast<std::size_t>(static_cast<unsigned char>(bytes[8 + k])) << (8 * k);
+    for (int k = 0; k < 4; ++k)
+      header_len |= static_cast<std::size_t>(static_cast<unsigned char>(bytes[8 + k])) << (8 * k);
     offset = 12;
   } else {
     return fmt::format(".npy format version {} is not supported (1, 2, 3)", major);
@@ -106,11 +111,16 @@ std::string read_npy(const std::string& bytes, Table& t) {
   const std::string descr = field("descr"), fortran = field("fortran_order"), shape = field("shape");
   std::size_t item = 0;
   char kind = 0;
-  if (descr == "<f8" || descr == "float64") kind = 'f', item = 8;
-  else if (descr == "<f4") kind = 'f', item = 4;
-  else if (descr == "<i8") kind = 'i', item = 8;
-  else if (descr == "<i4") kind = 'i', item = 4;
-  else return fmt::format("dtype '{}' is not supported (little-endian float64, float32, int64, int32)", descr);
+  if (descr == "<f8" || descr == "float64")
+    kind = 'f', item = 8;
+  else if (descr == "<f4")
+    kind = 'f', item = 4;
+  else if (descr == "<i8")
+    kind = 'i', item = 8;
+  else if (descr == "<i4")
+    kind = 'i', item = 4;
+  else
+    return fmt::format("dtype '{}' is not supported (little-endian float64, float32, int64, int32)", descr);
   if (fortran != "False") return "Fortran-ordered arrays are not supported (save with np.ascontiguousarray)";
   std::vector<std::size_t> dims;
   for (std::size_t i = 1; i < shape.size();) {
@@ -119,7 +129,8 @@ std::string read_npy(const std::string& bytes, Table& t) {
     if (!n.empty()) dims.push_back(static_cast<std::size_t>(std::strtoull(n.c_str(), nullptr, 10)));
     i = end + 1;
   }
-  if (dims.empty() || dims.size() > 2) return fmt::format("shape {} is not 1-D or 2-D (points × parameters)", shape);
+  if (dims.empty() || dims.size() > 2)
+    return fmt::format("shape {} is not 1-D or 2-D (points × parameters)", shape);
   const std::size_t rows = dims[0], width = dims.size() == 2 ? dims[1] : 1;
   const std::size_t data = offset + header_len;
   if (rows * width * item != bytes.size() - data)
@@ -129,10 +140,21 @@ std::string read_npy(const std::string& bytes, Table& t) {
   for (std::size_t k = 0; k < rows * width; ++k) {
     const char* p = bytes.data() + data + k * item;
     double v = 0;
-    if (kind == 'f' && item == 8) { std::memcpy(&v, p, 8); }
-    else if (kind == 'f') { float f; std::memcpy(&f, p, 4); v = f; }
-    else if (item == 8) { std::int64_t i; std::memcpy(&i, p, 8); v = static_cast<double>(i); }
-    else { std::int32_t i; std::memcpy(&i, p, 4); v = i; }
+    if (kind == 'f' && item == 8) {
+      std::memcpy(&v, p, 8);
+    } else if (kind == 'f') {
+      float f;
+      std::memcpy(&f, p, 4);
+      v = f;
+    } else if (item == 8) {
+      std::int64_t i;
+      std::memcpy(&i, p, 8);
+      v = static_cast<double>(i);
+    } else {
+      std::int32_t i;
+      std::memcpy(&i, p, 4);
+      v = i;
+    }
     if (!std::isfinite(v)) return fmt::format("point {}, column {} is not finite", k / width, k % width + 1);
     t.values[k] = v;
   }
@@ -205,7 +227,8 @@ bool adopt_columns(const Names& columns, const std::vector<double>& values, cons
   const std::size_t d = columns.size();
   int reported = 0;
   for (std::size_t k = 0; k < values.size() && reported < 5; ++k) {
-    if (!r.in_range(values[k], infos[k % d], fmt::format("{} point {} '{}'", values_path, k / d, columns[k % d]))) {
+    if (!r.in_range(values[k], infos[k % d],
+                    fmt::format("{} point {} '{}'", values_path, k / d, columns[k % d]))) {
       ok = false;
       ++reported;
     }
@@ -253,7 +276,8 @@ void parse_file(const YAML::Node& file_node, const Entries& view, ConfigReader& 
       if (auto s = r.text(*node, "design.dataset")) dataset = *s;
     problem = read_h5(*path, dataset, t);
   } else {
-    r.error("design.file", fmt::format("'{}': unknown file type '{}' (allowed: .csv, .npy, .h5)", *path, ext));
+    r.error("design.file",
+            fmt::format("'{}': unknown file type '{}' (allowed: .csv, .npy, .h5)", *path, ext));
     return;
   }
   if (!problem.empty()) {
@@ -287,7 +311,8 @@ void parse_file(const YAML::Node& file_node, const Entries& view, ConfigReader& 
 
 void parse_zip(const YAML::Node& node, ConfigReader& r, DesignSpec& spec) {
   if (!node.IsMap() || node.size() == 0) {
-    r.error("design.zip", "must be a mapping of parameter name to a list of values, all lists of equal length");
+    r.error("design.zip",
+            "must be a mapping of parameter name to a list of values, all lists of equal length");
     return;
   }
   Names columns;
@@ -330,7 +355,8 @@ void parse_sampled(const Entries& view, ConfigReader& r, DesignSpec& spec) {
   const bool morris = spec.kind == DesignKind::kMorris;
   const char* count_key = morris ? "trajectories" : "base_samples";
   for (const char* key : {"file", "dataset", "columns", "zip"})
-    if (view.get(key) != nullptr) r.error(std::string("design.") + key, fmt::format("not used by method '{}'", method));
+    if (view.get(key) != nullptr)
+      r.error(std::string("design.") + key, fmt::format("not used by method '{}'", method));
   const char* other_count = morris ? "base_samples" : "trajectories";
   if (view.get(other_count) != nullptr)
     r.error(std::string("design.") + other_count,
@@ -342,7 +368,8 @@ void parse_sampled(const Entries& view, ConfigReader& r, DesignSpec& spec) {
     r.error(view.get("scramble") ? "design.scramble" : "design.skip", "not used by method 'morris'");
   if (const auto* n = view.get(count_key)) {
     spec.base_samples = r.integer(*n, std::string("design.") + count_key, 1, std::int64_t{1} << 40,
-                                  "must be a positive integer").value_or(0);
+                                  "must be a positive integer")
+                            .value_or(0);
   } else {
     r.error(std::string("design.") + count_key, fmt::format("required by method '{}'", method));
   }
@@ -352,19 +379,23 @@ void parse_sampled(const Entries& view, ConfigReader& r, DesignSpec& spec) {
   if (const auto* n = view.get("second_order")) flag(*n, "design.second_order", r, spec.second_order);
   if (const auto* n = view.get("scramble")) flag(*n, "design.scramble", r, spec.scramble);
   if (const auto* n = view.get("skip"))
-    spec.skip = r.integer(*n, "design.skip", 0, std::int64_t{1} << 40, "must be a non-negative integer").value_or(1);
+    spec.skip =
+        r.integer(*n, "design.skip", 0, std::int64_t{1} << 40, "must be a non-negative integer").value_or(1);
   if (const auto* n = view.get("seed")) spec.seed = r.seed(*n, "design.seed").value_or(0);
   const YAML::Node* params = view.get("params");
   if (params == nullptr || !params->IsMap() || params->size() == 0) {
-    r.error("design.params", fmt::format("method '{}' needs a mapping of parameter name to distribution, e.g. "
-                                         "{{x1: {{dist: uniform, low: 0, high: 1}}}}", method));
+    r.error("design.params",
+            fmt::format("method '{}' needs a mapping of parameter name to distribution, e.g. "
+                        "{{x1: {{dist: uniform, low: 0, high: 1}}}}",
+                        method));
     return;
   }
   for (const auto& [name, value] : r.entries(*params, "design.params").entries) {
     const std::string p = "design.params." + name;
     const ParameterInfo* info = r.lookup(name, p);
     r.claim(name, p, "design.params");
-    if (auto parameter = r.random_parameter(name, value, p, info)) spec.parameters.push_back(std::move(*parameter));
+    if (auto parameter = r.random_parameter(name, value, p, info))
+      spec.parameters.push_back(std::move(*parameter));
   }
   const std::size_t sobol_dims = 2 * spec.parameters.size();
   if (!morris && sobol_dims > SobolSequence::kMaxDimension)
@@ -375,7 +406,8 @@ void parse_sampled(const Entries& view, ConfigReader& r, DesignSpec& spec) {
 void parse_sensitivity(const YAML::Node& node, ConfigReader& r, SweepConfig& config) {
   SensitivitySpec& s = config.sensitivity;
   s.enabled = true;
-  if (!r.is_section(node, "sensitivity", "(outputs, bootstrap, seed, confidence, at_end)") || !node.IsMap()) return;
+  if (!r.is_section(node, "sensitivity", "(outputs, bootstrap, seed, confidence, at_end)") || !node.IsMap())
+    return;
   const Entries view = r.keys(node, "sensitivity", kSensitivityKeys);
   if (const auto* n = view.get("outputs")) {
     if (n->IsScalar()) {
@@ -404,7 +436,8 @@ void parse_design_sections(const YAML::Node* design, const YAML::Node* sensitivi
                            SweepConfig& config) {
   if (design != nullptr) {
     if (!design->IsMap()) {
-      r.error("design", "must be a mapping: {file: points.csv}, {zip: {...}} or {method: saltelli|morris|radial, ...}");
+      r.error("design",
+              "must be a mapping: {file: points.csv}, {zip: {...}} or {method: saltelli|morris|radial, ...}");
     } else {
       const Entries view = r.keys(*design, "design", kDesignKeys);
       DesignSpec spec;
@@ -423,11 +456,14 @@ void parse_design_sections(const YAML::Node* design, const YAML::Node* sensitivi
       } else if (zip != nullptr) {
         spec.kind = DesignKind::kZip;
       } else {
-        r.error("design", "needs file (a point list), zip (axes varying together) or method (saltelli, morris, radial)");
+        r.error(
+            "design",
+            "needs file (a point list), zip (axes varying together) or method (saltelli, morris, radial)");
         ok = false;
       }
       if (config.monte_carlo) {
-        r.error("design", "a sweep has either monte_carlo or design, not both (the design's rows are the replicas)");
+        r.error("design",
+                "a sweep has either monte_carlo or design, not both (the design's rows are the replicas)");
         ok = false;
       }
       if (ok) {
@@ -435,12 +471,14 @@ void parse_design_sections(const YAML::Node* design, const YAML::Node* sensitivi
           r.error("design", "give either file or zip, not both");
         } else if (spec.kind == DesignKind::kPoints) {
           if (file == nullptr) r.error("design.file", "required by method 'points'");
-          for (const char* key : {"base_samples", "trajectories", "levels", "second_order", "scramble", "skip", "seed", "params", "zip"})
+          for (const char* key : {"base_samples", "trajectories", "levels", "second_order", "scramble",
+                                  "skip", "seed", "params", "zip"})
             if (view.get(key) != nullptr) r.error(std::string("design.") + key, "not used by a point file");
           if (file != nullptr) parse_file(*file, view, r, config, spec);
         } else if (spec.kind == DesignKind::kZip) {
           if (zip == nullptr) r.error("design.zip", "required by method 'zip'");
-          for (const char* key : {"file", "dataset", "columns", "base_samples", "trajectories", "levels", "second_order", "scramble", "skip", "seed", "params"})
+          for (const char* key : {"file", "dataset", "columns", "base_samples", "trajectories", "levels",
+                                  "second_order", "scramble", "skip", "seed", "params"})
             if (view.get(key) != nullptr) r.error(std::string("design.") + key, "not used by zip");
           if (zip != nullptr) parse_zip(*zip, r, spec);
         } else {
@@ -450,7 +488,8 @@ void parse_design_sections(const YAML::Node* design, const YAML::Node* sensitivi
           const std::int64_t rows = design_size(spec);
           const std::int64_t points = r.grid_points();
           if (rows > 0 && points > (std::int64_t{1} << 62) / rows)
-            r.error("design", fmt::format("{} grid points x {} design rows is too many tasks (at most 2^62)", points, rows));
+            r.error("design", fmt::format("{} grid points x {} design rows is too many tasks (at most 2^62)",
+                                          points, rows));
           config.design = std::move(spec);
         }
       }
@@ -462,7 +501,8 @@ void parse_design_sections(const YAML::Node* design, const YAML::Node* sensitivi
                                               config.design->kind == DesignKind::kMorris ||
                                               config.design->kind == DesignKind::kRadial);
     if (!analysable && (design == nullptr || config.design))
-      r.error("sensitivity", "needs design.method saltelli, morris or radial (the estimators need their row layout)");
+      r.error("sensitivity",
+              "needs design.method saltelli, morris or radial (the estimators need their row layout)");
   }
   // The estimators read every task's value: a sensitivity design always writes /samples.
   if (config.design && config.design->kind != DesignKind::kPoints && config.design->kind != DesignKind::kZip)

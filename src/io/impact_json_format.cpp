@@ -1,7 +1,6 @@
 // The `simpact resolve` and `simpact check` output documents (declared in impact_json.hpp).
-#include <nlohmann/json.hpp>
-
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "simpact/io/impact_json.hpp"
@@ -96,7 +95,8 @@ void describe_request(const ResolveRequest& request, OrderedJson& out) {
   out["closed_contacts"] = closed_contacts(problem);
   // Negative gaps are penetration: those contacts are closed (never dropped), and listed here.
   OrderedJson penetrating = OrderedJson::array();
-  for (int j = 0; j < problem.penetrating_contacts(); ++j) penetrating.push_back(problem.penetrating_index(j));
+  for (int j = 0; j < problem.penetrating_contacts(); ++j)
+    penetrating.push_back(problem.penetrating_index(j));
   out["penetrating_contacts"] = std::move(penetrating);
   out["restitution"] = number(problem.restitution());
   out["momentum_before"] = vector_json(problem.momentum());
@@ -239,9 +239,8 @@ std::string check_to_json(const CheckRequest& request, const PostImpactCheck& ch
   for (int j = 0; j < workspace.outcomes.size; ++j)
     outcomes.push_back(vector_json(workspace.outcomes.items[static_cast<std::size_t>(j)].momentum));
   out["outcome_momenta"] = std::move(outcomes);
-  out["plastic_momentum"] = resolution.plastic_computed
-                                ? vector_json(resolution.plastic.momentum)
-                                : OrderedJson(nullptr);
+  out["plastic_momentum"] =
+      resolution.plastic_computed ? vector_json(resolution.plastic.momentum) : OrderedJson(nullptr);
   out["xi"] = number(resolution.xi);
   return dump(out, indent);
 }

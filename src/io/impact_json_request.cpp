@@ -27,9 +27,9 @@ namespace {
 using namespace detail;
 
 const Names kProblemKeys = {"mass_matrix", "normals", "momentum", "velocity", "gaps", "gap_tolerance"};
-const Names kResolveKeys = {"_comment", "mass_matrix", "normals",  "momentum",   "velocity",
-                            "gaps",     "gap_tolerance", "restitution", "ordering", "minimality", "seed",
-                            "limits",   "model",       "params"};
+const Names kResolveKeys = {"_comment", "mass_matrix",   "normals",     "momentum", "velocity",
+                            "gaps",     "gap_tolerance", "restitution", "ordering", "minimality",
+                            "seed",     "limits",        "model",       "params"};
 const Names kCheckOnlyKeys = {"momentum_after", "velocity_after", "tolerance", "consistency_tolerance"};
 // The keys of "limits", from the core's list of user-settable caps.
 Names limit_keys() {
@@ -104,15 +104,15 @@ ResolveOptions read_options(const Json& doc) {
     errors.attempt([&] {
       const Json& limits = doc["limits"];
       if (!limits.is_object())
-        throw InputError("limits",
-                         fmt::format("must be an object with keys from {} (got {})", join(kLimitKeys),
-                                     limits.type_name()));
+        throw InputError("limits", fmt::format("must be an object with keys from {} (got {})",
+                                               join(kLimitKeys), limits.type_name()));
       ErrorList limit_errors;
       for (auto it = limits.begin(); it != limits.end(); ++it)
         limit_errors.attempt([&] {
           const std::string field = "limits." + printable(it.key());
           for (const auto& limit : kResolveLimitFields)
-            if (it.key() == limit.name) return limit.set(options.limits, read_integer(*it, field, 1, limit.max));
+            if (it.key() == limit.name)
+              return limit.set(options.limits, read_integer(*it, field, 1, limit.max));
           const std::string near = nearest_name(it.key(), kLimitKeys);
           throw InputError(field, near.empty() ? fmt::format("unknown key (allowed: {})", join(kLimitKeys))
                                                : fmt::format("unknown key (did you mean '{}'?)", near));

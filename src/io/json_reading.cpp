@@ -46,7 +46,6 @@ std::string index_field(const std::string& field, std::size_t i) {
   return fmt::format("{}[{}]", field, i);
 }
 
-
 // The message of an InputError without its "field: " prefix (to re-throw under another field).
 std::string message_of(const InputError& e) {
   const std::string what = e.what();

@@ -4,9 +4,8 @@
 #pragma once
 
 #include <Eigen/Dense>
-#include <nlohmann/json.hpp>
-
 #include <cstddef>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 

@@ -7,12 +7,14 @@
 namespace simpact {
 
 void write_sensitivity(const std::string& path, const std::vector<SensitivityAxis>& axes,
-                       const std::vector<std::string>& parameters, const std::vector<SensitivityOutput>& outputs) {
+                       const std::vector<std::string>& parameters,
+                       const std::vector<SensitivityOutput>& outputs) {
   h5::silence_error_printing();
   h5::File file = h5::File::open(path, true);
   const hid_t root = file.id();
   if (h5::link_exists(root, "sensitivity"))
-    h5::check_status(H5Ldelete(root, "sensitivity", H5P_DEFAULT), [&] { return "cannot replace /sensitivity in " + path; });
+    h5::check_status(H5Ldelete(root, "sensitivity", H5P_DEFAULT),
+                     [&] { return "cannot replace /sensitivity in " + path; });
   h5::Group group = h5::Group::create(root, "sensitivity");
   h5::write_string_attribute(group.id(), "long_name", "sensitivity indices (simpact analyze)");
   std::vector<h5::Dataset> scales;
@@ -31,7 +33,8 @@ void write_sensitivity(const std::string& path, const std::vector<SensitivityAxi
   std::vector<const char*> names;
   for (const auto& p : parameters) names.push_back(p.c_str());
   auto name_scale = [&](const std::string& name, const std::string& long_name) {
-    h5::Dataset scale = h5::Dataset::create(group.id(), name, text.id(), h5::Dataspace::simple({names.size()}));
+    h5::Dataset scale =
+        h5::Dataset::create(group.id(), name, text.id(), h5::Dataspace::simple({names.size()}));
     scale.write(text.id(), names.data());
     scale.make_scale(name);
     h5::write_string_attribute(scale.id(), "long_name", long_name);

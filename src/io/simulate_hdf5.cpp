@@ -66,19 +66,24 @@ void write_contents(const h5::File& file, const SimulateRequest& request, const 
   std::vector<std::int64_t> steps;
   for (const auto& s : report.records) steps.push_back(s.step);
   h5::Dataset step = write_array(records.id(), "step", steps, {nr});
-  h5::Dataset t = write_array(records.id(), "t", column(report.records, [](const auto& s) { return s.t; }), {nr});
+  h5::Dataset t =
+      write_array(records.id(), "t", column(report.records, [](const auto& s) { return s.t; }), {nr});
   step.make_scale("step");
   t.make_scale("t");
   auto attach = [&](h5::Dataset& d) {
     d.attach_scale(step, 0);
     d.attach_scale(t, 0);
   };
-  h5::Dataset q = write_array(records.id(), "q", rows(report.records, n, [](const auto& s) -> const auto& { return s.q; }),
+  h5::Dataset q = write_array(records.id(), "q",
+                              rows(
+                                  report.records, n, [](const auto& s) -> const auto& { return s.q; }),
                               {nr, n});
-  h5::Dataset p = write_array(records.id(), "p", rows(report.records, n, [](const auto& s) -> const auto& { return s.p; }),
+  h5::Dataset p = write_array(records.id(), "p",
+                              rows(
+                                  report.records, n, [](const auto& s) -> const auto& { return s.p; }),
                               {nr, n});
-  h5::Dataset energy =
-      write_array(records.id(), "energy", column(report.records, [](const auto& s) { return s.energy; }), {nr});
+  h5::Dataset energy = write_array(records.id(), "energy",
+                                   column(report.records, [](const auto& s) { return s.energy; }), {nr});
   for (h5::Dataset* d : {&q, &p, &energy}) attach(*d);
   h5::write_string_array_attribute(q.id(), "coordinates", report.coordinates);
   h5::write_string_array_attribute(p.id(), "coordinates", report.coordinates);
@@ -102,15 +107,20 @@ void write_contents(const h5::File& file, const SimulateRequest& request, const 
   }
   write_array(g, "step", impact_step, {ni});
   write_array(g, "t", column(report.impacts, [](const auto& i) { return i.t; }), {ni});
-  write_array(g, "energy_before", column(report.impacts, [](const auto& i) { return i.energy_before; }), {ni});
+  write_array(g, "energy_before", column(report.impacts, [](const auto& i) { return i.energy_before; }),
+              {ni});
   write_array(g, "energy_after", column(report.impacts, [](const auto& i) { return i.energy_after; }), {ni});
   write_array(g, "restitution", column(report.impacts, [](const auto& i) { return i.restitution; }), {ni});
   write_array(g, "plastic", plastic, {ni});
   write_array(g, "zeno", zeno, {ni});
   write_array(g, "momentum_before",
-              rows(report.impacts, n, [](const auto& i) -> const auto& { return i.momentum_before; }), {ni, n});
+              rows(
+                  report.impacts, n, [](const auto& i) -> const auto& { return i.momentum_before; }),
+              {ni, n});
   write_array(g, "momentum_after",
-              rows(report.impacts, n, [](const auto& i) -> const auto& { return i.momentum_after; }), {ni, n});
+              rows(
+                  report.impacts, n, [](const auto& i) -> const auto& { return i.momentum_after; }),
+              {ni, n});
   write_array(g, "contacts", contacts, {contacts.size()});
   write_array(g, "contacts_offsets", contacts_offsets, {contacts_offsets.size()});
   write_array(g, "sequence", sequence, {sequence.size()});
@@ -121,7 +131,8 @@ void write_contents(const h5::File& file, const SimulateRequest& request, const 
 
 }  // namespace
 
-void write_simulation_hdf5(const std::string& path, const SimulateRequest& request, const SimulateReport& report) {
+void write_simulation_hdf5(const std::string& path, const SimulateRequest& request,
+                           const SimulateReport& report) {
   if (const std::string why = check_result_output(path); !why.empty()) throw IoError(why);
   h5::silence_error_printing();
   // Same directory, so the rename is atomic. HDF5 creates the temporary with H5F_ACC_EXCL
@@ -141,7 +152,8 @@ void write_simulation_hdf5(const std::string& path, const SimulateRequest& reque
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     std::remove(tmp.c_str());
-    throw IoError(fmt::format("cannot write '{}': rename from '{}' failed: {}", path, tmp, std::strerror(err)));
+    throw IoError(
+        fmt::format("cannot write '{}': rename from '{}' failed: {}", path, tmp, std::strerror(err)));
   }
   sync_parent_directory(path);
 }

@@ -16,9 +16,23 @@ namespace {
 using Json = nlohmann::json;
 using OrderedJson = nlohmann::ordered_json;
 
-const std::vector<std::string> kKeys = {"_comment", "model", "params", "q0", "p0", "v0", "dt", "steps", "t_end",
-                                        "ordering", "restitution", "record", "simultaneity_tolerance",
-                                        "gap_tolerance", "localization_tolerance", "newton", "seed"};
+const std::vector<std::string> kKeys = {"_comment",
+                                        "model",
+                                        "params",
+                                        "q0",
+                                        "p0",
+                                        "v0",
+                                        "dt",
+                                        "steps",
+                                        "t_end",
+                                        "ordering",
+                                        "restitution",
+                                        "record",
+                                        "simultaneity_tolerance",
+                                        "gap_tolerance",
+                                        "localization_tolerance",
+                                        "newton",
+                                        "seed"};
 
 std::string joined(const std::vector<std::string>& names) {
   std::string out;
@@ -53,7 +67,8 @@ long long integer(const Json& j, const std::string& field, long long lo, long lo
 }
 
 std::vector<double> vector(const Json& j, const std::string& field) {
-  if (!j.is_array()) throw InputError(field, fmt::format("must be an array of numbers, not {}", j.type_name()));
+  if (!j.is_array())
+    throw InputError(field, fmt::format("must be an array of numbers, not {}", j.type_name()));
   std::vector<double> out;
   for (std::size_t i = 0; i < j.size(); ++i) out.push_back(number(j[i], fmt::format("{}[{}]", field, i)));
   return out;
@@ -90,7 +105,8 @@ SimulateRequest parse_simulate_request(const std::string& json_text) {
   SimulateRequest& o = r;
   if (!doc.contains("dt")) throw InputError("dt", "required: the time step [s]");
   o.dt = positive(doc["dt"], "dt");
-  if (doc.contains("steps") == doc.contains("t_end")) throw InputError("steps", "give exactly one of steps, t_end");
+  if (doc.contains("steps") == doc.contains("t_end"))
+    throw InputError("steps", "give exactly one of steps, t_end");
   if (doc.contains("steps")) {
     o.steps = static_cast<long>(integer(doc["steps"], "steps", 0, kMaxSteps));
   } else {
@@ -107,8 +123,9 @@ SimulateRequest parse_simulate_request(const std::string& json_text) {
     if (!doc["ordering"].is_string()) throw InputError("ordering", "must be a string");
     const std::string name = doc["ordering"].get<std::string>();
     if (!parse_ordering_policy(name, o.policy) || o.policy == OrderingPolicy::kAll)
-      throw InputError("ordering", "'" + name.substr(0, 40) +
-                                       "' is not a single ordering (allowed: argmin, argmax, index, reverse, random)");
+      throw InputError("ordering",
+                       "'" + name.substr(0, 40) +
+                           "' is not a single ordering (allowed: argmin, argmax, index, reverse, random)");
   }
   if (doc.contains("restitution")) {
     o.restitution = number(doc["restitution"], "restitution");
@@ -122,7 +139,8 @@ SimulateRequest parse_simulate_request(const std::string& json_text) {
   if (doc.contains("gap_tolerance")) o.gap_tolerance = positive(doc["gap_tolerance"], "gap_tolerance");
   if (doc.contains("localization_tolerance")) {
     o.localization_tolerance = positive(doc["localization_tolerance"], "localization_tolerance");
-    if (*o.localization_tolerance >= 1.0) throw InputError("localization_tolerance", "must be < 1 (relative to dt)");
+    if (*o.localization_tolerance >= 1.0)
+      throw InputError("localization_tolerance", "must be < 1 (relative to dt)");
   }
   if (doc.contains("newton")) {
     const Json& nw = doc["newton"];
@@ -133,10 +151,10 @@ SimulateRequest parse_simulate_request(const std::string& json_text) {
       if (*o.newton_tolerance >= 1.0) throw InputError("newton.tolerance", "must be < 1 (relative)");
     }
     if (nw.contains("max_iterations"))
-      o.newton_max_iterations = static_cast<int>(integer(nw["max_iterations"], "newton.max_iterations", 1, 1000));
+      o.newton_max_iterations =
+          static_cast<int>(integer(nw["max_iterations"], "newton.max_iterations", 1, 1000));
   }
-  if (doc.contains("seed"))
-    o.seed = static_cast<std::uint64_t>(integer(doc["seed"], "seed", 0, (1LL << 53)));
+  if (doc.contains("seed")) o.seed = static_cast<std::uint64_t>(integer(doc["seed"], "seed", 0, (1LL << 53)));
   if (doc.contains("record")) {
     const Json& rec = doc["record"];
     if (!rec.is_object()) throw InputError("record", "must be {\"steps\": [..]} or {\"every\": N}");
@@ -147,7 +165,8 @@ SimulateRequest parse_simulate_request(const std::string& json_text) {
       const Json& s = rec["steps"];
       if (!s.is_array()) throw InputError("record.steps", "must be an array of step numbers");
       for (std::size_t i = 0; i < s.size(); ++i)
-        o.record_steps.push_back(static_cast<long>(integer(s[i], fmt::format("record.steps[{}]", i), 0, o.steps)));
+        o.record_steps.push_back(
+            static_cast<long>(integer(s[i], fmt::format("record.steps[{}]", i), 0, o.steps)));
     } else {
       const long every = static_cast<long>(integer(rec["every"], "record.every", 1, kMaxSteps));
       for (long k = 0; k <= o.steps; k += every) o.record_steps.push_back(k);
@@ -159,7 +178,9 @@ SimulateRequest parse_simulate_request(const std::string& json_text) {
 }
 
 namespace {
-OrderedJson num(double v) { return std::isfinite(v) ? OrderedJson(v) : OrderedJson(nullptr); }
+OrderedJson num(double v) {
+  return std::isfinite(v) ? OrderedJson(v) : OrderedJson(nullptr);
+}
 OrderedJson vec(const std::vector<double>& v) {
   OrderedJson a = OrderedJson::array();
   for (double x : v) a.push_back(num(x));
@@ -171,7 +192,8 @@ std::string simulation_to_json(const SimulateRequest& request, const SimulateRep
   OrderedJson out;
   OrderedJson records = OrderedJson::array();
   for (const auto& r : report.records)
-    records.push_back({{"step", r.step}, {"t", num(r.t)}, {"q", vec(r.q)}, {"p", vec(r.p)}, {"energy", num(r.energy)}});
+    records.push_back(
+        {{"step", r.step}, {"t", num(r.t)}, {"q", vec(r.q)}, {"p", vec(r.p)}, {"energy", num(r.energy)}});
   OrderedJson impacts = OrderedJson::array();
   for (const auto& i : report.impacts) {
     impacts.push_back({{"t", num(i.t)},

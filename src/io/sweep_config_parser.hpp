@@ -30,9 +30,8 @@ constexpr std::int64_t kMaxTasks = std::int64_t{1} << 62;
 // One axis is materialized in memory (and in the file as a coordinate): cap its length.
 constexpr std::int64_t kMaxAxisPoints = 100'000'000;
 
-inline const Names kTopKeys = {"model",      "params", "grid",          "monte_carlo", "orderings",
-                               "minimality", "seed",   "on_task_error", "limits",      "output",
-                               "design",     "sensitivity"};
+inline const Names kTopKeys = {"model", "params",        "grid",   "monte_carlo", "orderings", "minimality",
+                               "seed",  "on_task_error", "limits", "output",      "design",    "sensitivity"};
 inline const Names kAxisKeys = {"start", "stop", "num", "spacing", "values", "units", "long_name"};
 inline const Names kMonteCarloKeys = {"samples_per_point", "samples", "seed", "method", "params"};
 // The keys of `limits:`, from the core's list of user-settable caps.
@@ -48,7 +47,7 @@ inline const Names kRandomCommonKeys = {"dist", "units", "long_name"};
 inline const std::vector<Names> kDistributionKeys = {
     {"low", "high"}, {"mean", "std"}, {"mu", "sigma"}, {"mean", "std", "low", "high"}, {"values", "weights"}};
 inline const Names kRandomKeys = {"dist", "units", "long_name", "low",    "high",   "mean",
-                           "std",  "mu",    "sigma",     "values", "weights"};
+                                  "std",  "mu",    "sigma",     "values", "weights"};
 
 inline std::string join(const Names& names) {
   std::string out;

@@ -89,9 +89,10 @@ void reject_control_characters(const std::string& text) {
   for (const char ch : text) {
     const auto c = static_cast<unsigned char>(ch);
     if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f)
-      throw ConfigErrors({fmt::format("config: line {}, column {}: control character U+{:04X} is not allowed "
-                                      "(only printable text, tabs and newlines)",
-                                      line, column, static_cast<unsigned>(c))});
+      throw ConfigErrors(
+          {fmt::format("config: line {}, column {}: control character U+{:04X} is not allowed "
+                       "(only printable text, tabs and newlines)",
+                       line, column, static_cast<unsigned>(c))});
     if (ch == '\n') {
       ++line;
       column = 1;

@@ -9,7 +9,6 @@
 #include "hdf5_handle.hpp"  // private to io/ (not installed)
 #include "sweep_file_parts.hpp"
 
-
 namespace simpact {
 
 // ---- SweepFile ---------------------------------------------------------------------------------

@@ -1,12 +1,11 @@
 // The structure of a new sweep file: groups, axes with dimension scales, empty maps and
 // sample tables, config, parameters, progress, and the root attributes.
-#include <simpact/version.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <limits>
 #include <set>
+#include <simpact/version.hpp>
 
 #include "simpact/core/input_error.hpp"
 #include "simpact/io/io_error.hpp"
@@ -76,7 +75,6 @@ void write_units(hid_t object, const std::string& units, const std::string& long
   h5::write_string_attribute(object, "units", units);
   h5::write_string_attribute(object, "long_name", long_name);
 }
-
 
 // An int64 index dimension scale 0..n-1 named `dimension` at `path`; unlimited if `growable`.
 h5::Dataset create_index_scale(hid_t file, const std::string& path, const std::string& dimension, hsize_t n,

@@ -60,9 +60,10 @@ void write_text_output(const std::string& path, const std::string& text) {
     return;
   }
   if (kind != PathKind::kAbsent && kind != PathKind::kRegular)
-    throw IoError(fmt::format("cannot write '{}': it is {}; the output must be a regular file, a character "
-                              "device or a FIFO",
-                              path, path_kind_name(kind)));
+    throw IoError(
+        fmt::format("cannot write '{}': it is {}; the output must be a regular file, a character "
+                    "device or a FIFO",
+                    path, path_kind_name(kind)));
   // Same directory, so the rename is atomic: readers see the old file or the whole new one. The
   // temporary file is created exclusively, never through a planted link.
   const std::string tmp = fmt::format("{}.tmp.{}", target, static_cast<long>(::getpid()));

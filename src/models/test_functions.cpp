@@ -18,7 +18,8 @@ class Ishigami final : public TestFunction {
  public:
   Ishigami() {
     for (int i = 1; i <= 3; ++i)
-      parameters_.push_back({"x" + std::to_string(i), "1", "Ishigami input x" + std::to_string(i), kNaN, -kPi, kPi});
+      parameters_.push_back(
+          {"x" + std::to_string(i), "1", "Ishigami input x" + std::to_string(i), kNaN, -kPi, kPi});
     parameters_.push_back({"a", "1", "Ishigami coefficient a (of sin² x2)", 7.0, -kInf, kInf});
     parameters_.push_back({"b", "1", "Ishigami coefficient b (of x3⁴ sin x1)", 0.1, -kInf, kInf});
   }
@@ -43,16 +44,18 @@ class SobolG final : public TestFunction {
  public:
   SobolG() {
     for (int i = 1; i <= kSobolGDimension; ++i)
-      parameters_.push_back({"x" + std::to_string(i), "1", "Sobol' G input x" + std::to_string(i), kNaN, 0.0, 1.0});
+      parameters_.push_back(
+          {"x" + std::to_string(i), "1", "Sobol' G input x" + std::to_string(i), kNaN, 0.0, 1.0});
     for (int i = 1; i <= kSobolGDimension; ++i)
-      parameters_.push_back({"a" + std::to_string(i), "1", "Sobol' G coefficient a" + std::to_string(i) +
-                                                               " (larger: less important)",
+      parameters_.push_back({"a" + std::to_string(i), "1",
+                             "Sobol' G coefficient a" + std::to_string(i) + " (larger: less important)",
                              kSobolGDefaults[i - 1], 0.0, kInf});
   }
   std::string name() const override { return "sobol_g"; }
   std::string title() const override { return "Sobol' G"; }
   std::string description() const override {
-    return "test function y = prod_i (|4 x_i - 2| + a_i)/(1 + a_i), i = 1..8 (sensitivity analysis; not an impact)";
+    return "test function y = prod_i (|4 x_i - 2| + a_i)/(1 + a_i), i = 1..8 (sensitivity analysis; not an "
+           "impact)";
   }
   const std::vector<ParameterInfo>& parameters() const override { return parameters_; }
   double evaluate(const ParameterSet& p) const override {

@@ -19,10 +19,10 @@ namespace simpact {
 
 namespace {
 
-using detail::ColumnOffsets;
-using detail::Mpi;
 using detail::agree_or_throw;
+using detail::ColumnOffsets;
 using detail::make_layout;
+using detail::Mpi;
 using Clock = std::chrono::steady_clock;
 
 constexpr std::int64_t kSlabTasks = 1 << 16;  // tasks per collective write round (bounds memory)
@@ -103,37 +103,37 @@ struct Finalizer {
       std::vector<RunningStatistics> stats(columns);
       std::string error;  // a rank that cannot read its tasks must not leave the others in a collective
       try {
-      for (std::int64_t g = a; g < b; ++g) {
-        std::fill(stats.begin(), stats.end(), RunningStatistics{});
-        const auto at = static_cast<std::size_t>(g - a);
-        for (std::int64_t r = 0; r < space.replicas(); ++r) {
-          const std::int64_t task = space.task_of(g, r);
-          const double* v = reader.values(task);
-          for (std::size_t c = 0; c < columns; ++c) stats[c].add(v[cols.offset[cols.scalars[c]]]);
-          const std::int64_t st = std::clamp<std::int64_t>(reader.status(task), 0, kTaskStatusCount - 1);
-          maps[columns * maps_per_column + static_cast<std::size_t>(st)][at] += 1.0;
-          ++status_totals[static_cast<std::size_t>(st)];
-        }
-        for (std::size_t c = 0; c < columns; ++c) {
-          const std::size_t base = c * maps_per_column;
-          if (!replicas) {  // the single replica's value itself (NaN stays NaN)
-            maps[base][at] = reader.values(space.task_of(g, 0))[cols.offset[cols.scalars[c]]];
-            continue;
+        for (std::int64_t g = a; g < b; ++g) {
+          std::fill(stats.begin(), stats.end(), RunningStatistics{});
+          const auto at = static_cast<std::size_t>(g - a);
+          for (std::int64_t r = 0; r < space.replicas(); ++r) {
+            const std::int64_t task = space.task_of(g, r);
+            const double* v = reader.values(task);
+            for (std::size_t c = 0; c < columns; ++c) stats[c].add(v[cols.offset[cols.scalars[c]]]);
+            const std::int64_t st = std::clamp<std::int64_t>(reader.status(task), 0, kTaskStatusCount - 1);
+            maps[columns * maps_per_column + static_cast<std::size_t>(st)][at] += 1.0;
+            ++status_totals[static_cast<std::size_t>(st)];
           }
-          maps[base + 0][at] = stats[c].mean();
-          maps[base + 1][at] = stats[c].std();
-          maps[base + 2][at] = stats[c].min();
-          maps[base + 3][at] = stats[c].max();
-          maps[base + 4][at] = static_cast<double>(stats[c].count());
+          for (std::size_t c = 0; c < columns; ++c) {
+            const std::size_t base = c * maps_per_column;
+            if (!replicas) {  // the single replica's value itself (NaN stays NaN)
+              maps[base][at] = reader.values(space.task_of(g, 0))[cols.offset[cols.scalars[c]]];
+              continue;
+            }
+            maps[base + 0][at] = stats[c].mean();
+            maps[base + 1][at] = stats[c].std();
+            maps[base + 2][at] = stats[c].min();
+            maps[base + 3][at] = stats[c].max();
+            maps[base + 4][at] = static_cast<double>(stats[c].count());
+          }
+          if (kernel.headline_column() >= 0) {
+            const auto h =
+                static_cast<std::size_t>(std::find(cols.scalars.begin(), cols.scalars.end(),
+                                                   static_cast<std::size_t>(kernel.headline_column())) -
+                                         cols.scalars.begin());
+            maps.back()[at] = replicas ? stats[h].mean() : maps[h * maps_per_column][at];
+          }
         }
-        if (kernel.headline_column() >= 0) {
-          const auto h =
-              static_cast<std::size_t>(std::find(cols.scalars.begin(), cols.scalars.end(),
-                                                 static_cast<std::size_t>(kernel.headline_column())) -
-                                       cols.scalars.begin());
-          maps.back()[at] = replicas ? stats[h].mean() : maps[h * maps_per_column][at];
-        }
-      }
       } catch (const std::exception& e) {
         error = fmt::format("rank {}: {}", mpi.rank, e.what());
       }
@@ -177,25 +177,25 @@ struct Finalizer {
         arrays[k].resize(n * static_cast<std::size_t>(kernel.columns()[cols.arrays[k]].length));
       std::string error;
       try {
-      for (std::int64_t t = a; t < b; ++t) {
-        const auto i = static_cast<std::size_t>(t - a);
-        const double* v = reader.values(t);
-        for (std::size_t k = 0; k < cols.arrays.size(); ++k) {
-          const auto length = static_cast<std::size_t>(kernel.columns()[cols.arrays[k]].length);
-          std::copy_n(v + cols.offset[cols.arrays[k]], length,
-                      arrays[k].begin() + static_cast<std::ptrdiff_t>(i * length));
+        for (std::int64_t t = a; t < b; ++t) {
+          const auto i = static_cast<std::size_t>(t - a);
+          const double* v = reader.values(t);
+          for (std::size_t k = 0; k < cols.arrays.size(); ++k) {
+            const auto length = static_cast<std::size_t>(kernel.columns()[cols.arrays[k]].length);
+            std::copy_n(v + cols.offset[cols.arrays[k]], length,
+                        arrays[k].begin() + static_cast<std::ptrdiff_t>(i * length));
+          }
+          if (!tables) continue;
+          space.parameters_of(t, params);
+          std::size_t j = 0;
+          for (const auto& axis : space.axes()) in[j++][i] = params.get(axis.name, 0.0);
+          for (const auto& p : space.random_parameters()) in[j++][i] = params.get(p.name, 0.0);
+          for (std::size_t c = 0; c < columns; ++c) out[c][i] = v[cols.offset[cols.scalars[c]]];
+          status[i] = reader.status(t);
+          counter[i] = reader.counter(t);
+          grid_point[i] = space.grid_point_of(t);
+          replica[i] = space.replica_of(t);
         }
-        if (!tables) continue;
-        space.parameters_of(t, params);
-        std::size_t j = 0;
-        for (const auto& axis : space.axes()) in[j++][i] = params.get(axis.name, 0.0);
-        for (const auto& p : space.random_parameters()) in[j++][i] = params.get(p.name, 0.0);
-        for (std::size_t c = 0; c < columns; ++c) out[c][i] = v[cols.offset[cols.scalars[c]]];
-        status[i] = reader.status(t);
-        counter[i] = reader.counter(t);
-        grid_point[i] = space.grid_point_of(t);
-        replica[i] = space.replica_of(t);
-      }
       } catch (const std::exception& e) {
         error = fmt::format("rank {}: {}", mpi.rank, e.what());
       }

@@ -10,9 +10,10 @@ namespace simpact {
 
 const ImpactModelCatalog& builtin_model_catalog() {
   static const ImpactModelCatalog catalog{
-      model_names(),
-      [](const std::string& model) { return make_model(model)->parameters(); },
-      [](const std::string& model, const ParameterSet& params) { return make_model(model)->make_problem(params); }};
+      model_names(), [](const std::string& model) { return make_model(model)->parameters(); },
+      [](const std::string& model, const ParameterSet& params) {
+        return make_model(model)->make_problem(params);
+      }};
   return catalog;
 }
 
@@ -35,7 +36,8 @@ std::string resolve_json(const std::string& json_text, int indent) {
 std::string check_json(const std::string& json_text, int indent) {
   const CheckRequest request = parse_check_request(json_text);
   auto workspace = std::make_unique<ImpactWorkspace>(request.impact.options.limits);
-  const ImpactResolution resolution = resolve_impact(request.impact.problem, request.impact.options, *workspace);
+  const ImpactResolution resolution =
+      resolve_impact(request.impact.problem, request.impact.options, *workspace);
   const PostImpactCheck check =
       check_post_impact_state(request.impact.problem, request.momentum_after, request.tolerance,
                               request.consistency_tolerance, resolution, *workspace);

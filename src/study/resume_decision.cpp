@@ -20,9 +20,9 @@ namespace {
 
 // What an existing output file is, as far as --resume is concerned.
 struct OutputIdentity {
-  bool ours = false;      // a simpact file of this very config
+  bool ours = false;  // a simpact file of this very config
   bool complete = false;
-  std::string what;       // otherwise: what it is, for the refusal
+  std::string what;  // otherwise: what it is, for the refusal
 };
 
 OutputIdentity identify_output(const std::string& path, const std::string& config_hash) {
@@ -82,7 +82,8 @@ std::string decide_mode(const std::string& path, const std::string& journal, con
   if (std::string bad = check_result_output(path); !bad.empty()) return bad;
   const fs::path parent = fs::absolute(path).parent_path();
   if (!fs::is_directory(parent)) return fmt::format("directory '{}' does not exist", parent.string());
-  if (::access(parent.c_str(), W_OK) != 0) return fmt::format("directory '{}' is not writable", parent.string());
+  if (::access(parent.c_str(), W_OK) != 0)
+    return fmt::format("directory '{}' is not writable", parent.string());
   const PathKind journal_kind = path_kind(journal);
   if (journal_kind != PathKind::kAbsent && journal_kind != PathKind::kDirectory)
     return fmt::format("'{}' is {}, not a simpact journal directory: refusing to touch it", journal,
@@ -102,29 +103,31 @@ std::string decide_mode(const std::string& path, const std::string& journal, con
     mode = 0;
   } else if (options.resume) {
     if (status == ManifestStatus::kOldVersion)
-      return fmt::format("--resume refused: journal '{}' ({}): {}; finish it with that simpact version, or pass "
-                         "--overwrite to recompute",
-                         journal, work, why);
+      return fmt::format(
+          "--resume refused: journal '{}' ({}): {}; finish it with that simpact version, or pass "
+          "--overwrite to recompute",
+          journal, work, why);
     if (has_journal && status != ManifestStatus::kOk)
-      return fmt::format("--resume refused: journal '{}' holds finished work ({}) but {}: not deleting it; "
-                         "move it away, or pass --overwrite to discard it",
-                         journal, work, why);
+      return fmt::format(
+          "--resume refused: journal '{}' holds finished work ({}) but {}: not deleting it; "
+          "move it away, or pass --overwrite to discard it",
+          journal, work, why);
     OutputIdentity id;
     if (out_exists) id = identify_output(path, manifest.config_hash);
     if (status == ManifestStatus::kOk) {
       if (previous.config_hash != manifest.config_hash)
-        return fmt::format("--resume refused: the config changed since '{}' was started (sha256 {} vs {})", path,
-                           previous.config_hash.substr(0, 12), manifest.config_hash.substr(0, 12));
+        return fmt::format("--resume refused: the config changed since '{}' was started (sha256 {} vs {})",
+                           path, previous.config_hash.substr(0, 12), manifest.config_hash.substr(0, 12));
       if (!(previous == manifest))
         return fmt::format("--resume refused: '{}' was started with a different chunk size or results", path);
       if (out_exists && !id.ours)
-        return fmt::format("--resume refused: '{}' {}: not replacing it (its journal is of this config; move "
-                           "the file away to finish the run)",
-                           path, id.what);
+        return fmt::format(
+            "--resume refused: '{}' {}: not replacing it (its journal is of this config; move "
+            "the file away to finish the run)",
+            path, id.what);
       mode = 1;
     } else if (out_exists) {
-      if (!id.ours)
-        return fmt::format("--resume refused: '{}' {}: refusing to replace it", path, id.what);
+      if (!id.ours) return fmt::format("--resume refused: '{}' {}: refusing to replace it", path, id.what);
       mode = id.complete ? 2 : 0;  // ours but incomplete without a journal: recompute
     }
   } else if (out_exists || has_journal) {

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "simpact/io/chunk_journal.hpp"
-#include "simpact/study/sweep_runner.hpp"
 #include "simpact/io/safe_file.hpp"
+#include "simpact/study/sweep_runner.hpp"
 
 namespace simpact::detail {
 

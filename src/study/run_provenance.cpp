@@ -123,7 +123,8 @@ std::vector<ProvenanceRow> read_provenance_lines(const std::string& dir, std::in
       return (static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f;
     });
     if (f.size() != 12 || !text_ok || !parse_integer(f[8], ranks) || !parse_integer(f[9], threads) ||
-        !parse_integer(f[10], seed) || !parse_integer(f[11], tasks) || ranks < 1 || threads < 1 || tasks < 0) {
+        !parse_integer(f[10], seed) || !parse_integer(f[11], tasks) || ranks < 1 || threads < 1 ||
+        tasks < 0) {
       ++dropped;
       continue;
     }

@@ -85,7 +85,8 @@ double write_shard_file(MPI_Comm comm, const std::string& path, const SweepConfi
 
 namespace detail {
 
-ShardSource::ShardSource(std::vector<SweepFileReader> shards, const JournalManifest& manifest, const TaskKernel& kernel)
+ShardSource::ShardSource(std::vector<SweepFileReader> shards, const JournalManifest& manifest,
+                         const TaskKernel& kernel)
     : shards_(std::move(shards)), manifest_(manifest) {
   for (const auto& c : kernel.columns()) {
     columns_.push_back("samples/" + sample_name(c));

@@ -42,8 +42,10 @@ double merge_shards(MPI_Comm comm, const SweepConfig& config, const TaskKernel& 
       if (error.empty()) {
         lock = OutputLock(journal);
         remove_stale_staging(journal);
-        if (journal_contents(journal).record_files > 0 || path_kind(journal + "/manifest") != PathKind::kAbsent)
-          error = fmt::format("'{}' holds the journal of a run of this output: finish or remove it first", journal);
+        if (journal_contents(journal).record_files > 0 ||
+            path_kind(journal + "/manifest") != PathKind::kAbsent)
+          error = fmt::format("'{}' holds the journal of a run of this output: finish or remove it first",
+                              journal);
         else
           staging = new_staging_file(journal, "merge");
       }

@@ -20,7 +20,9 @@ DofVector to_dof(const std::vector<double>& x, int n, const char* field) {
   return v;
 }
 
-std::vector<double> values(const DofVector& v) { return std::vector<double>(v.data(), v.data() + v.size()); }
+std::vector<double> values(const DofVector& v) {
+  return std::vector<double>(v.data(), v.data() + v.size());
+}
 
 SimulationOptions options_of(const SimulateRequest& r) {
   SimulationOptions o;
@@ -69,12 +71,14 @@ SimulateRun run_simulation(const std::string& json_text) {
     model.gaps(q0, phi);
     for (int i = 0; i < model.contacts(); ++i)
       if (phi[i] < -options.gap_tolerance)
-        throw InputError("q0", fmt::format("contact {} penetrates by {:.3g} m at the initial configuration", i, -phi[i]));
+        throw InputError(
+            "q0", fmt::format("contact {} penetrates by {:.3g} m at the initial configuration", i, -phi[i]));
   }
   const SimulationResult result = simulate(model, q0, p0, options);
   SimulateReport& report = run.report;
   for (int i = 0; i < n; ++i) report.coordinates.push_back(model.coordinate_name(i));
-  for (const auto& s : result.records) report.records.push_back({s.step, s.t, values(s.q), values(s.p), s.energy});
+  for (const auto& s : result.records)
+    report.records.push_back({s.step, s.t, values(s.q), values(s.p), s.energy});
   for (const auto& i : result.impacts) {
     SimulateReport::Impact out;
     out.step = i.step;

@@ -183,16 +183,18 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
   if (options.shard_count == 1 && missing == 0 && index.task_total() != summary.tasks) missing = 1;
   MPI_Allreduce(MPI_IN_PLACE, &missing, 1, MPI_INT64_T, MPI_MAX, comm);
   if (missing != 0)
-    throw AgreedError(fmt::format("{}: {} chunks missing from the journal after the run (resume with --resume "
-                                  "to compute them)",
-                                  journal, missing),
-                      false);
+    throw AgreedError(
+        fmt::format("{}: {} chunks missing from the journal after the run (resume with --resume "
+                    "to compute them)",
+                    journal, missing),
+        false);
   if (mpi.rank == 0 && mode == 0)
     for (const auto& problem : index.problems()) summary.warnings.push_back("journal: " + problem);
   std::int64_t dropped = 0;
   std::vector<ProvenanceRow> provenance = read_provenance_lines(journal, dropped);
   if (mpi.rank == 0 && dropped > 0)
-    summary.warnings.push_back(fmt::format("{}/provenance.tsv: {} malformed line(s) dropped", journal, dropped));
+    summary.warnings.push_back(
+        fmt::format("{}/provenance.tsv: {} malformed line(s) dropped", journal, dropped));
   if (provenance.empty()) provenance.push_back(row);  // the journal's copy was lost: keep this run's
   provenance.back().end_time = now_iso8601();
   provenance.back().tasks_done = summary.tasks_computed;

@@ -6,7 +6,8 @@ namespace simpact {
 
 SweepSizeEstimate estimate_sweep_sizes(const SweepConfig& config, const TaskKernel& kernel) {
   double scalars = 0.0, array_values = 0.0;
-  for (const auto& c : kernel.columns()) (c.length == 1 ? scalars : array_values) += static_cast<double>(c.length);
+  for (const auto& c : kernel.columns())
+    (c.length == 1 ? scalars : array_values) += static_cast<double>(c.length);
   const double tasks = static_cast<double>(config.task_count());
   const double values = scalars + array_values;
   SweepSizeEstimate e;
@@ -18,8 +19,9 @@ SweepSizeEstimate estimate_sweep_sizes(const SweepConfig& config, const TaskKern
   // replica and scalars too.
   double per_task = array_values;
   if (config.output.samples) {
-    const double inputs = static_cast<double>(config.grid.size()) +
-                          (config.monte_carlo ? static_cast<double>(config.monte_carlo->parameters.size()) : 0.0);
+    const double inputs =
+        static_cast<double>(config.grid.size()) +
+        (config.monte_carlo ? static_cast<double>(config.monte_carlo->parameters.size()) : 0.0);
     per_task += inputs + 4.0 + scalars;  // + status, counter, grid_point, replica
   }
   e.file_bytes += tasks * 8.0 * per_task;

@@ -37,7 +37,8 @@ bool uses_sobol(DesignKind kind) {
 
 std::int64_t design_size(const DesignSpec& spec) {
   if (spec.kind == DesignKind::kPoints || spec.kind == DesignKind::kZip)
-    return spec.parameters.empty() ? 0 : static_cast<std::int64_t>(spec.values.size() / spec.parameters.size());
+    return spec.parameters.empty() ? 0
+                                   : static_cast<std::int64_t>(spec.values.size() / spec.parameters.size());
   return spec.base_samples * rows_per_base(spec);
 }
 
@@ -66,7 +67,8 @@ SensitivityDesign::SensitivityDesign(DesignSpec spec)
       throw std::invalid_argument("SensitivityDesign: the point table is empty or ragged");
     size_ = static_cast<std::int64_t>(spec_.values.size()) / d;
   } else {
-    if (spec_.base_samples < 1) throw std::invalid_argument("SensitivityDesign: base_samples must be positive");
+    if (spec_.base_samples < 1)
+      throw std::invalid_argument("SensitivityDesign: base_samples must be positive");
     if (spec_.kind == DesignKind::kMorris && (spec_.levels < 2 || spec_.levels % 2 != 0))
       throw std::invalid_argument("SensitivityDesign: Morris levels must be even and >= 2");
     size_ = spec_.base_samples * rows_per_base_;
@@ -134,7 +136,8 @@ void SensitivityDesign::point(std::int64_t index, double* values) const {
                             std::to_string(size_) + ")");
   const std::size_t d = dimension();
   if (spec_.kind == DesignKind::kPoints || spec_.kind == DesignKind::kZip) {
-    std::copy_n(spec_.values.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(index) * d), d, values);
+    std::copy_n(spec_.values.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(index) * d), d,
+                values);
     return;
   }
   unit_point(index, values);
@@ -171,7 +174,8 @@ void SensitivityDesign::morris_trajectory(std::int64_t trajectory, std::vector<d
 
 std::size_t SensitivityDesign::morris_moved(std::int64_t index) const {
   const DesignRow r = row(index);
-  if (spec_.kind != DesignKind::kMorris || r.role < 1) throw std::logic_error("morris_moved: not a Morris step");
+  if (spec_.kind != DesignKind::kMorris || r.role < 1)
+    throw std::logic_error("morris_moved: not a Morris step");
   std::vector<double> start, sign;
   std::vector<std::size_t> order;
   morris_trajectory(r.base, start, order, sign);
@@ -180,7 +184,8 @@ std::size_t SensitivityDesign::morris_moved(std::int64_t index) const {
 
 double SensitivityDesign::morris_step(std::int64_t index) const {
   const DesignRow r = row(index);
-  if (spec_.kind != DesignKind::kMorris || r.role < 1) throw std::logic_error("morris_step: not a Morris step");
+  if (spec_.kind != DesignKind::kMorris || r.role < 1)
+    throw std::logic_error("morris_step: not a Morris step");
   std::vector<double> start, sign;
   std::vector<std::size_t> order;
   morris_trajectory(r.base, start, order, sign);

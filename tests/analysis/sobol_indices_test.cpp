@@ -18,8 +18,8 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-DesignSpec saltelli(const TestFunction& f, std::size_t d, double low, double high, std::int64_t n, bool second,
-                    bool scramble) {
+DesignSpec saltelli(const TestFunction& f, std::size_t d, double low, double high, std::int64_t n,
+                    bool second, bool scramble) {
   DesignSpec s;
   s.kind = DesignKind::kSaltelli;
   for (std::size_t j = 0; j < d; ++j) {

@@ -2,9 +2,6 @@
 // requests parse into the right problem, every malformed input names its field in one line,
 // the output carries the paper's reference results (Newton's cradle, eq. 15 reversal, billiards
 // at θ = π/2), and the check report measures what it claims (energy, feasibility, impulses).
-#include "simpact/study/impact_service.hpp"
-#include "simpact/io/text_io.hpp"
-
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -18,6 +15,8 @@
 
 #include "simpact/core/input_error.hpp"
 #include "simpact/io/io_error.hpp"
+#include "simpact/io/text_io.hpp"
+#include "simpact/study/impact_service.hpp"
 
 namespace simpact {
 namespace {
@@ -656,12 +655,13 @@ TEST(ImpactJsonErrors, EveryIndependentProblemIsReportedOnItsOwnLine) {
     parse_resolve_request(R"({"foo": 1, "bar": 2, "model": "billiards", "params": {"theta": 2}})");
     ADD_FAILURE() << "accepted";
   } catch (const InputErrors& e) {
-    EXPECT_EQ(
-        std::string(e.what()),
-        "bar: unknown key (allowed: mass_matrix, normals, momentum, velocity, gaps, gap_tolerance, restitution, ordering, "
-        "minimality, seed, limits, model, params)\n"
-        "foo: unknown key (allowed: mass_matrix, normals, momentum, velocity, gaps, gap_tolerance, restitution, ordering, "
-        "minimality, seed, limits, model, params)");
+    EXPECT_EQ(std::string(e.what()),
+              "bar: unknown key (allowed: mass_matrix, normals, momentum, velocity, gaps, gap_tolerance, "
+              "restitution, ordering, "
+              "minimality, seed, limits, model, params)\n"
+              "foo: unknown key (allowed: mass_matrix, normals, momentum, velocity, gaps, gap_tolerance, "
+              "restitution, ordering, "
+              "minimality, seed, limits, model, params)");
   }
 }
 

@@ -126,7 +126,8 @@ TEST(ImpactSystem, BorrowedSystemGivesTheSameProblemAsAnOwnedOne) {
   ImpactProblem::RowMajorMatrix normals(2, 3);
   normals << -1.0, 1.0, 0.0, 0.0, -1.0, 1.0;
   const ImpactSystem system(KineticMetric(m), normals);
-  for (const Eigen::Vector3d& p : {Eigen::Vector3d(1, 0, 0), Eigen::Vector3d(2, -1, 0.5), Eigen::Vector3d(0, 0, -1)}) {
+  for (const Eigen::Vector3d& p :
+       {Eigen::Vector3d(1, 0, 0), Eigen::Vector3d(2, -1, 0.5), Eigen::Vector3d(0, 0, -1)}) {
     for (double r : {0.0, 0.6, 1.0}) {
       const ImpactProblem owned(KineticMetric(m), normals, p, r);
       const ImpactProblem borrowed(system, p, r);

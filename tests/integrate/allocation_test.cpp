@@ -1,8 +1,8 @@
 // Time stepping allocates nothing per step without impacts (fixed-maximum-size Eigen storage, the
-// Newton factorization kept in the Simulator's MidpointWorkspace). Counted at the malloc level — Eigen's dynamic matrices call malloc
-// directly, and libstdc++'s operator new goes through malloc too — by interposing the malloc
-// family in this executable (forwarding to glibc's __libc_* entry points) and counting only
-// while a flag is set, so the other tests in this executable are unaffected.
+// Newton factorization kept in the Simulator's MidpointWorkspace). Counted at the malloc level — Eigen's
+// dynamic matrices call malloc directly, and libstdc++'s operator new goes through malloc too — by
+// interposing the malloc family in this executable (forwarding to glibc's __libc_* entry points) and counting
+// only while a flag is set, so the other tests in this executable are unaffected.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -26,7 +26,9 @@ using test::count_allocations;
 
 TEST(IntegrateAllocation, StepsWithoutImpactsAllocateNothing) {
   for (int which = 0; which < 3; ++which) {
-    const DynamicSystem s = which == 0 ? make_chain(8) : which == 1 ? make_tree8() : make_chain(3, 1.0, 1.0, 9.81, 0.2);
+    const DynamicSystem s = which == 0   ? make_chain(8)
+                            : which == 1 ? make_tree8()
+                                         : make_chain(3, 1.0, 1.0, 9.81, 0.2);
     const int n = s.model->dof();
     SimulationOptions o;
     o.dt = 1e-3;  // energy monitoring on (the default)

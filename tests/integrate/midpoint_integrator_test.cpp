@@ -16,7 +16,9 @@ namespace {
 
 // Steps of the long energy run: 1e5 in CI (about 0.3 s for N = 8 at ~2.5 µs/step), the 1e6
 // with SIMPACT_LONG_TESTS=1 (about 3.5 s for all three chains together).
-long energy_steps() { return std::getenv("SIMPACT_LONG_TESTS") ? 1000000 : 100000; }
+long energy_steps() {
+  return std::getenv("SIMPACT_LONG_TESTS") ? 1000000 : 100000;
+}
 
 // Energy of the chain with all joints 0.3 rad from rest, Δt = 1e-3. The midpoint rule's energy
 // error is O(Δt²) and oscillates about a constant mean (N = 8 is chaotic: its error comes in bursts
@@ -57,7 +59,8 @@ TEST(MidpointIntegrator, ChainEnergyBoundedWithoutDrift) {
     // from a different initial guess alone moves them so), so there the bound is 3× the first
     // quarter's mean; over the 1e6 steps (SIMPACT_LONG_TESTS=1) every chain meets ½×.
     const bool chaotic_short = n == 8 && steps < 1000000;
-    EXPECT_LE(std::abs(last - first), (chaotic_short ? 3.0 : 0.5) * std::abs(first) + 1e-12 * std::abs(e0)) << n;
+    EXPECT_LE(std::abs(last - first), (chaotic_short ? 3.0 : 0.5) * std::abs(first) + 1e-12 * std::abs(e0))
+        << n;
   }
 }
 

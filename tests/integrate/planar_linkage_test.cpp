@@ -123,9 +123,13 @@ TEST(PlanarLinkage, ChainDerivativesMatchFiniteDifferences) {
   for (int links : {1, 2, 4, 8}) check_model(*make_chain(links, 0.7, 1.3, 9.81, 0.0).model, links);
 }
 
-TEST(PlanarLinkage, DampedChainForceJacobianInDelJacobian) { check_model(*make_chain(3, 1.0, 1.0, 9.81, 0.4).model, 3); }
+TEST(PlanarLinkage, DampedChainForceJacobianInDelJacobian) {
+  check_model(*make_chain(3, 1.0, 1.0, 9.81, 0.4).model, 3);
+}
 
-TEST(PlanarLinkage, Tree8DerivativesMatchFiniteDifferences) { check_model(*make_tree8().model, 11); }
+TEST(PlanarLinkage, Tree8DerivativesMatchFiniteDifferences) {
+  check_model(*make_tree8().model, 11);
+}
 
 TEST(PlanarLinkage, BilliardsAndBallDerivatives) {
   check_model(*make_billiards(2.0, 1.0, 0.05, 1.0, 0.01, 0.0).model, 2);

@@ -12,7 +12,9 @@
 namespace simpact {
 namespace {
 
-DofVector momentum_of(const DynamicSystem& s) { return s.model->mass_matrix(s.q0) * s.v0; }
+DofVector momentum_of(const DynamicSystem& s) {
+  return s.model->mass_matrix(s.q0) * s.v0;
+}
 
 // Elastic cradle, 3 equal balls (r = 0.05 m, 1 kg), B and C touching, A arriving at speed v after
 // k + phase steps: ends at velocities [0, 0, v] with the energy unchanged, at 60 Hz, 600 Hz, 6 kHz.

@@ -1,7 +1,5 @@
 // The config loader: every valid form parses to the values it says, and every kind of mistake
 // gives its one-line message naming the key path, all of them at once.
-#include "simpact/io/sweep_config_yaml.hpp"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,6 +9,7 @@
 #include <vector>
 
 #include "simpact/io/sha256.hpp"
+#include "simpact/io/sweep_config_yaml.hpp"
 
 namespace simpact {
 namespace {

@@ -59,9 +59,7 @@ int posix_memalign(void** out, std::size_t alignment, std::size_t size) {
 }
 }
 
-
 namespace simpact::test {
-
 
 template <typename Fn>
 long count_allocations(Fn&& fn) {

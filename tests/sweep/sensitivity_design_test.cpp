@@ -47,12 +47,13 @@ TEST(SaltelliDesign, RowsFollowSalibOrder) {
       double x[6];
       sobol.point(static_cast<std::uint64_t>(i + 1), x);
       std::vector<std::vector<double>> r(static_cast<std::size_t>(rows), std::vector<double>(3));
-      for (std::int64_t k = 0; k < rows; ++k) design.unit_point(i * rows + k, r[static_cast<std::size_t>(k)].data());
+      for (std::int64_t k = 0; k < rows; ++k)
+        design.unit_point(i * rows + k, r[static_cast<std::size_t>(k)].data());
       for (std::size_t j = 0; j < 3; ++j) {
-        EXPECT_EQ(r[0][j], x[j]);                                   // A
+        EXPECT_EQ(r[0][j], x[j]);                                       // A
         EXPECT_EQ(r[static_cast<std::size_t>(rows - 1)][j], x[3 + j]);  // B
         for (std::size_t m = 0; m < 3; ++m) {
-          EXPECT_EQ(r[1 + m][j], j == m ? x[3 + j] : x[j]);             // AB_m
+          EXPECT_EQ(r[1 + m][j], j == m ? x[3 + j] : x[j]);  // AB_m
           if (second) {
             EXPECT_EQ(r[4 + m][j], j == m ? x[j] : x[3 + j]);  // BA_m
           }

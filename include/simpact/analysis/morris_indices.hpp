@@ -22,7 +22,7 @@ struct MorrisIndices {
 // changed in row s + 1 of base b and step[b·D + s] its unit-cube step (≠ 0). radial: every row
 // differs from row 0; else (morris) from the row before.
 MorrisIndices morris_indices(const double* y, std::int64_t bases, std::size_t dimension,
-                             const std::vector<std::size_t>& moved, const std::vector<double>& step, bool radial,
-                             const BootstrapOptions& bootstrap, std::uint64_t stream);
+                             const std::vector<std::size_t>& moved, const std::vector<double>& step,
+                             bool radial, const BootstrapOptions& bootstrap, std::uint64_t stream);
 
 }  // namespace simpact

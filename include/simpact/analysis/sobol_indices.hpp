@@ -31,7 +31,7 @@ struct SobolIndices {
 // y: N · rows values in SALib's row order per base sample — A, AB_1..AB_D, [BA_1..BA_D,] B —
 // rows = D + 2, or 2D + 2 with second order. `stream` separates the bootstrap streams of
 // independent analyses (e.g. grid point and output) under one seed.
-SobolIndices sobol_indices(const double* y, std::int64_t base_samples, std::size_t dimension, bool second_order,
-                           const BootstrapOptions& bootstrap, std::uint64_t stream);
+SobolIndices sobol_indices(const double* y, std::int64_t base_samples, std::size_t dimension,
+                           bool second_order, const BootstrapOptions& bootstrap, std::uint64_t stream);
 
 }  // namespace simpact

@@ -44,9 +44,9 @@ class ImpactSystem {
   int penetrating_index(int j) const { return penetrating_[j]; }
   const KineticMetric& metric() const { return metric_; }
   const NormalMatrix& normals() const { return normals_; }
-  const ContactMatrix& gram() const { return gram_; }                       // A
-  const ContactVector& normal_norms() const { return normal_norms_; }       // ||u_i||_g
-  const DofByContact& whitened_normals() const { return whitened_normals_; }  // B = L⁻¹Nᵀ
+  const ContactMatrix& gram() const { return gram_; }                               // A
+  const ContactVector& normal_norms() const { return normal_norms_; }               // ||u_i||_g
+  const DofByContact& whitened_normals() const { return whitened_normals_; }        // B = L⁻¹Nᵀ
   const DofByContact& velocity_directions() const { return velocity_directions_; }  // W = M⁻¹Nᵀ
 
  private:
@@ -112,7 +112,9 @@ class ImpactProblem {
   // p = p⁻ + λᵀN.
   DofVector momentum_from_impulses(const ContactVector& impulses) const;
   // <p,u_i>_g for p = p⁻ + λᵀN: c = c⁻ + Aλ.
-  ContactVector rates_from_impulses(const ContactVector& impulses) const { return rates_ + gram() * impulses; }
+  ContactVector rates_from_impulses(const ContactVector& impulses) const {
+    return rates_ + gram() * impulses;
+  }
   // ½||p⁻ + λᵀN||²_g without forming p: ½(||p⁻||² + 2λ·c⁻ + λᵀAλ).
   double energy_from_impulses(const ContactVector& impulses) const;
   // ||(λ_a − λ_b)ᵀN||_g: the g-distance between two momenta reached from p⁻, formed as a

@@ -20,8 +20,8 @@ inline constexpr std::array<std::string_view, 6> kOrderingPolicyNames = {"argmin
 
 // The orderings a sweep resolves each task under when its config names none: the full outcome
 // set and the paper's two orders (ξ between argmin and argmax). The one definition of the default.
-inline constexpr std::array<OrderingPolicy, 3> kDefaultSweepOrderings = {OrderingPolicy::kAll, OrderingPolicy::kArgmin,
-                                                                        OrderingPolicy::kArgmax};
+inline constexpr std::array<OrderingPolicy, 3> kDefaultSweepOrderings = {
+    OrderingPolicy::kAll, OrderingPolicy::kArgmin, OrderingPolicy::kArgmax};
 
 inline std::string_view ordering_policy_name(OrderingPolicy policy) {
   return kOrderingPolicyNames[static_cast<int>(policy)];

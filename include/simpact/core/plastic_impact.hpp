@@ -14,9 +14,9 @@
 namespace simpact {
 
 struct NonnegativeLeastSquares {
-  ContactVector x;   // minimizer, x ≥ 0
-  DofVector y;       // y + Bx at the minimizer, from the QR projection (accurate for huge x)
-  ContactVector c;   // Bᵀ(y + Bx): ≥ −tol where x = 0, ≈ 0 where x > 0
+  ContactVector x;  // minimizer, x ≥ 0
+  DofVector y;      // y + Bx at the minimizer, from the QR projection (accurate for huge x)
+  ContactVector c;  // Bᵀ(y + Bx): ≥ −tol where x = 0, ≈ 0 where x > 0
   int iterations = 0;
   bool converged = false;
 };

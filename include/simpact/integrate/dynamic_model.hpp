@@ -33,7 +33,8 @@ class DynamicModel {
   virtual std::string coordinate_name(int i) const { return "q" + std::to_string(i); }
 
   // T and its derivatives at (q, v); second: also t_qq and t_qv. `mass` is always filled.
-  virtual void kinetic(const DofVector& q, const DofVector& v, bool second, KineticDerivatives& out) const = 0;
+  virtual void kinetic(const DofVector& q, const DofVector& v, bool second,
+                       KineticDerivatives& out) const = 0;
   // The terms of the DEL residual alone (Newton's inner loop): t_q = ∂T/∂q, t_v = M(q)v and
   // v_q = ∇V(q) at (q, v). The default calls kinetic(…, false) and potential(); a model overrides
   // it when it can form them without the mass matrix (PlanarLinkage: O(terms + nonzeros)).
@@ -44,8 +45,8 @@ class DynamicModel {
   // and mass_norm = |M|∞ (a model may return |out|∞/|c_m|, within O(h) of it: the value only sets
   // the residual's rounding floor). The default forms every derivative with kinetic(…, true) and
   // potential(); PlanarLinkage assembles it in term space (O(terms² + nnz·n)).
-  virtual void del_matrix(const DofVector& q, const DofVector& v, double c_m, double c_s, double c_h, DofMatrix& out,
-                          double& mass_norm) const;
+  virtual void del_matrix(const DofVector& q, const DofVector& v, double c_m, double c_s, double c_h,
+                          DofMatrix& out, double& mass_norm) const;
   // V(q) [J], its gradient and (if hessian != nullptr) its Hessian.
   virtual double potential(const DofVector& q, DofVector& gradient, DofMatrix* hessian) const = 0;
   // Non-conservative generalized force F(q, v, t) and, when the pointers are not null, ∂F/∂q and

@@ -22,9 +22,9 @@
 #include <string>
 #include <vector>
 
-#include "simpact/integrate/planar_linkage.hpp"
 #include "simpact/core/parameter_info.hpp"
 #include "simpact/core/parameter_set.hpp"
+#include "simpact/integrate/planar_linkage.hpp"
 
 namespace simpact {
 

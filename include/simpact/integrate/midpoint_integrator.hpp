@@ -59,16 +59,16 @@ struct ActiveContacts {
 struct MidpointWorkspace {
   bool valid = false;
   int n = 0;
-  double h = 0.0;            // the step length it was formed for
-  double mass_norm = 0.0;    // |M|∞ at that iterate (the residual's rounding floor)
+  double h = 0.0;          // the step length it was formed for
+  double mass_norm = 0.0;  // |M|∞ at that iterate (the residual's rounding floor)
   Eigen::PartialPivLU<DofMatrix> lu;
-  long factorizations = 0;   // counters (benchmarks, tests)
+  long factorizations = 0;  // counters (benchmarks, tests)
   void reset() { valid = false; }
 };
 
 struct MidpointStep {
   int iterations = 0;
-  double residual = 0.0;  // |R|∞ / s at the solution
+  double residual = 0.0;   // |R|∞ / s at the solution
   ContactVector impulses;  // λ of the active contacts (empty when none)
 };
 
@@ -82,28 +82,30 @@ class MidpointIntegrator {
   // One step of length h from (q₁, p₁) at time t₁. q₂ holds the initial guess on entry (pass
   // q₁ + h·v of the previous step, or q₁ + h M⁻¹p₁) and the solution on return; p₂ is the
   // discrete momentum at q₂. `step` names the step in errors.
-  MidpointStep step(const DofVector& q1, const DofVector& p1, double t1, double h, DofVector& q2, DofVector& p2,
-                    long step, const ActiveContacts& active = {}) const;
+  MidpointStep step(const DofVector& q1, const DofVector& p1, double t1, double h, DofVector& q2,
+                    DofVector& p2, long step, const ActiveContacts& active = {}) const;
   // The same, reusing (and updating) the Jacobian factorization kept in `workspace`.
-  MidpointStep step(const DofVector& q1, const DofVector& p1, double t1, double h, DofVector& q2, DofVector& p2,
-                    long step, const ActiveContacts& active, MidpointWorkspace& workspace) const;
+  MidpointStep step(const DofVector& q1, const DofVector& p1, double t1, double h, DofVector& q2,
+                    DofVector& p2, long step, const ActiveContacts& active,
+                    MidpointWorkspace& workspace) const;
 
   // The DEL residual R(q₂) = p₁ + D₁L_d + h/2·F (without contact impulses) and p₂; exposed for tests.
-  void residual(const DofVector& q1, const DofVector& p1, double t1, double h, const DofVector& q2, DofVector& r,
-                DofVector& p2, DofMatrix* jacobian) const;
+  void residual(const DofVector& q1, const DofVector& p1, double t1, double h, const DofVector& q2,
+                DofVector& r, DofVector& p2, DofMatrix* jacobian) const;
 
  private:
   // R, p₂ and (optionally) ∂R/∂q₂ at q₂ = q₁ + dq; returns the scale s.
-  double evaluate(const DofVector& q1, const DofVector& p1, double t1, double h, const DofVector& dq, DofVector& r,
-                  DofVector& p2, DofMatrix* jacobian, double* floor) const;
+  double evaluate(const DofVector& q1, const DofVector& p1, double t1, double h, const DofVector& dq,
+                  DofVector& r, DofVector& p2, DofMatrix* jacobian, double* floor) const;
   // R and p₂ only (DynamicModel::momentum_terms: no mass matrix); returns s.
   double evaluate_residual(const DofVector& q1, const DofVector& p1, double t1, double h, const DofVector& dq,
                            DofVector& r, DofVector& p2) const;
   // ∂R/∂q₂ at q₂ = q₁ + dq (DynamicModel::del_matrix plus the forces' derivatives) and |M|∞.
   void del_jacobian(const DofVector& q1, double t1, double h, const DofVector& dq, DofMatrix& jac,
                     double& mass_norm) const;
-  MidpointStep step_with_contacts(const DofVector& q1, const DofVector& p1, double t1, double h, DofVector& q2,
-                                  DofVector& p2, long step, const ActiveContacts& active) const;
+  MidpointStep step_with_contacts(const DofVector& q1, const DofVector& p1, double t1, double h,
+                                  DofVector& q2, DofVector& p2, long step,
+                                  const ActiveContacts& active) const;
 
   const DynamicModel* model_;
   NewtonOptions options_;

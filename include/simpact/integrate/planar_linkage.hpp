@@ -117,8 +117,8 @@ class PlanarLinkage final : public DynamicModel {
   DofMatrix inertia_;
   bool has_inertia_ = false;
   double pair_mass_[kMaxTerms][kMaxTerms] = {};  // C_tu
-  DofMatrix linear_mass_;                          // Σ_j m_j B_jᵀB_j (constant)
-  bool has_coupling_ = false;                      // some mass has both B_j ≠ 0 and terms
+  DofMatrix linear_mass_;                        // Σ_j m_j B_jᵀB_j (constant)
+  bool has_coupling_ = false;                    // some mass has both B_j ≠ 0 and terms
   DofVector damping_;
   bool has_damping_ = false;
   std::vector<std::string> coordinate_names_;

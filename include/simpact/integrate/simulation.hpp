@@ -29,17 +29,17 @@
 namespace simpact {
 
 struct SimulationOptions {
-  double dt = 1e-3;    // [s]
-  long steps = 0;      // steps of dt
+  double dt = 1e-3;                                 // [s]
+  long steps = 0;                                   // steps of dt
   OrderingPolicy policy = OrderingPolicy::kArgmin;  // a single policy (not kAll)
   double restitution = 1.0;
-  double simultaneity_tolerance = -1.0;  // [s]; < 0: 1e-9·dt
-  double gap_tolerance = kGapTolerance;  // [length of the gaps]
+  double simultaneity_tolerance = -1.0;   // [s]; < 0: 1e-9·dt
+  double gap_tolerance = kGapTolerance;   // [length of the gaps]
   double localization_tolerance = 1e-12;  // relative to dt
   NewtonOptions newton;
   bool monitor_energy = true;  // energy after every step (max drift between impacts)
   int max_impacts_per_step = 100;
-  std::uint64_t seed = 0;  // the random policy's draws are keyed by (seed, impact number)
+  std::uint64_t seed = 0;          // the random policy's draws are keyed by (seed, impact number)
   std::vector<long> record_steps;  // states recorded after these steps (0: the initial state)
 
   double simultaneity() const { return simultaneity_tolerance < 0.0 ? 1e-9 * dt : simultaneity_tolerance; }
@@ -53,15 +53,15 @@ class ImpactError : public std::runtime_error {
 };
 
 struct ImpactRecord {
-  long step = 0;      // the step (1-based: step k ends at t = k·dt) in which it happened
-  double t = 0.0;     // t* [s]
+  long step = 0;              // the step (1-based: step k ends at t = k·dt) in which it happened
+  double t = 0.0;             // t* [s]
   std::vector<int> contacts;  // the model's contact indices closed in this impact
   std::vector<int> sequence;  // the reflections, as model contact indices (empty when plastic)
   double restitution = 1.0;   // R used (0 for a Zeno impact)
   OrderingPolicy policy = OrderingPolicy::kArgmin;
-  bool plastic = false;       // resolved plastic (Zeno chatter or no elastic outcome)
+  bool plastic = false;  // resolved plastic (Zeno chatter or no elastic outcome)
   bool zeno = false;
-  std::string status;         // core ResolveStatus name
+  std::string status;                              // core ResolveStatus name
   double energy_before = 0.0, energy_after = 0.0;  // total energy T + V at q* [J]
   DofVector momentum_before, momentum_after;
 };
@@ -88,7 +88,7 @@ class Simulator {
   const std::vector<ImpactRecord>& impacts() const { return impacts_; }
   int last_step_iterations() const { return last_iterations_; }
   long jacobian_factorizations() const { return newton_.factorizations; }  // since construction
-  double max_energy_drift() const { return max_drift_; }  // [J], over steps without impacts
+  double max_energy_drift() const { return max_drift_; }                   // [J], over steps without impacts
   const ActiveContacts& resting() const { return resting_; }
 
  private:
@@ -123,7 +123,7 @@ struct SimulationResult {
   double max_energy_drift = 0.0;  // [J]
   double newton_mean = 0.0;       // Newton iterations per step (sub-steps and localization included)
   int newton_max = 0;
-  DofVector q, p;                 // final state
+  DofVector q, p;  // final state
   double t = 0.0;
 };
 

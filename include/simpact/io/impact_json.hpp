@@ -20,9 +20,9 @@
 #include "simpact/core/impact_diagnostics.hpp"
 #include "simpact/core/impact_resolution.hpp"
 #include "simpact/core/input_error.hpp"
-#include "simpact/core/post_impact_check.hpp"
 #include "simpact/core/parameter_info.hpp"
 #include "simpact/core/parameter_set.hpp"
+#include "simpact/core/post_impact_check.hpp"
 
 namespace simpact {
 
@@ -61,7 +61,6 @@ ResolveRequest parse_resolve_request(const std::string& json_text, const ImpactM
 std::string resolution_to_json(const ResolveRequest& request, const ImpactResolution& resolution,
                                const ImpactWorkspace& workspace, const ImpactDiagnostics& diagnostics,
                                int indent = -1);
-
 
 // ---- simpact check: the paper's "validation tool for existing simulation methods" ------------
 

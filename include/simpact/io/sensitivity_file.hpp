@@ -21,10 +21,10 @@ struct SensitivityAxis {
 };
 
 struct SensitivityIndexData {
-  std::string name;       // S1, ST, S1_conf, ST_conf, S2, S2_conf, mu, mu_star, sigma, mu_star_conf
+  std::string name;  // S1, ST, S1_conf, ST_conf, S2, S2_conf, mu, mu_star, sigma, mu_star_conf
   std::string long_name;
   std::string units = "1";
-  bool pairwise = false;  // S2: one more `parameter_2` dimension
+  bool pairwise = false;       // S2: one more `parameter_2` dimension
   std::vector<double> values;  // C order over [grid..., parameter(, parameter_2)]
 };
 
@@ -38,6 +38,7 @@ struct SensitivityOutput {
 
 // Throws IoError.
 void write_sensitivity(const std::string& path, const std::vector<SensitivityAxis>& axes,
-                       const std::vector<std::string>& parameters, const std::vector<SensitivityOutput>& outputs);
+                       const std::vector<std::string>& parameters,
+                       const std::vector<SensitivityOutput>& outputs);
 
 }  // namespace simpact

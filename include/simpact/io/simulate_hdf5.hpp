@@ -22,6 +22,7 @@
 namespace simpact {
 
 // Throws IoError.
-void write_simulation_hdf5(const std::string& path, const SimulateRequest& request, const SimulateReport& report);
+void write_simulation_hdf5(const std::string& path, const SimulateRequest& request,
+                           const SimulateReport& report);
 
 }  // namespace simpact

@@ -8,10 +8,10 @@ namespace simpact {
 
 struct GenericImpactInput {
   Eigen::MatrixXd mass_matrix;
-  Eigen::MatrixXd normals;   // one row per contact
-  Eigen::VectorXd momentum;  // p⁻ (set this or velocity)
-  Eigen::VectorXd velocity;  // q̇⁻: p⁻ = M q̇⁻
-  Eigen::VectorXd gaps;      // optional φ_i; empty = every contact closed
+  Eigen::MatrixXd normals;               // one row per contact
+  Eigen::VectorXd momentum;              // p⁻ (set this or velocity)
+  Eigen::VectorXd velocity;              // q̇⁻: p⁻ = M q̇⁻
+  Eigen::VectorXd gaps;                  // optional φ_i; empty = every contact closed
   double gap_tolerance = kGapTolerance;  // φ_i ≤ this: closed (negative: penetrating, closed)
   double restitution = 1.0;
 };

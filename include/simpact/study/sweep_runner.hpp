@@ -60,10 +60,10 @@ struct SweepRunSummary {
   double wall_seconds = 0.0;
   double hdf5_seconds = 0.0;  // rank 0's time inside HDF5 calls
   std::uintmax_t file_bytes = 0;
-  bool already_complete = false;  // --resume on a finished file: nothing to do
-  int interrupted_by = 0;         // the signal that stopped the run (0: none)
-  std::int64_t tasks_saved = 0;   // interrupted: tasks in the journal (finished work kept)
-  bool output_complete = false;   // the output file is complete (also after a late signal)
+  bool already_complete = false;      // --resume on a finished file: nothing to do
+  int interrupted_by = 0;             // the signal that stopped the run (0: none)
+  std::int64_t tasks_saved = 0;       // interrupted: tasks in the journal (finished work kept)
+  bool output_complete = false;       // the output file is complete (also after a late signal)
   std::vector<std::string> warnings;  // rank 0: journal records ignored, provenance lines dropped
   // Tasks per status in the file written by this run (all zero when nothing was written).
   TaskStatusCounts status_counts{};

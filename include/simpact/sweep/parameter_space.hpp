@@ -9,10 +9,10 @@
 #include <optional>
 #include <vector>
 
-#include "simpact/sweep/sweep_config.hpp"
 #include "simpact/core/parameter_set.hpp"
 #include "simpact/sweep/sampling.hpp"
 #include "simpact/sweep/sensitivity_design.hpp"
+#include "simpact/sweep/sweep_config.hpp"
 
 namespace simpact {
 
