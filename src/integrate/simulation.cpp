@@ -54,7 +54,9 @@ void Simulator::advance() {
   while (true) {
     const double h = t_end - t_;
     if (h <= 0.0) break;
-    if (clean && history_ >= 2)
+    if (clean && history_ >= 3)
+      q2 = q_ + h * (4.0 * (v_guess_ + v_prev2_) - 6.0 * v_prev_ - v_prev3_);
+    else if (clean && history_ == 2)
       q2 = q_ + h * (3.0 * (v_guess_ - v_prev_) + v_prev2_);
     else if (clean && history_ == 1)
       q2 = q_ + h * (2.0 * v_guess_ - v_prev_);
@@ -85,9 +87,10 @@ void Simulator::advance() {
     }
     if (crossing_count == 0) {
       if (clean) {
+        v_prev3_ = v_prev2_;
         v_prev2_ = v_prev_;
         v_prev_ = v_guess_;
-        history_ = std::min(history_ + 1, 2);
+        history_ = std::min(history_ + 1, 3);
       } else {
         history_ = 0;
       }
