@@ -2,7 +2,7 @@
 
 #include <optional>
 
-#include "hdf5_handle.hpp"
+#include "hdf5_attributes.hpp"
 
 namespace simpact {
 

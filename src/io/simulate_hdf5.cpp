@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "hdf5_handle.hpp"
+#include "hdf5_attributes.hpp"
 #include "simpact/io/io_error.hpp"
 #include "simpact/io/safe_file.hpp"
 

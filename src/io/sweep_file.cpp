@@ -6,7 +6,7 @@
 #include <limits>
 #include <set>
 
-#include "hdf5_handle.hpp"  // private to io/ (not installed)
+#include "hdf5_attributes.hpp"  // private to io/ (not installed)
 #include "sweep_file_parts.hpp"
 
 namespace simpact {

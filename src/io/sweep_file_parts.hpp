@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "hdf5_handle.hpp"
+#include "hdf5_attributes.hpp"
 #include "simpact/io/sweep_file.hpp"
 
 namespace simpact::detail {

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "hdf5_handle.hpp"  // private to io/ (not installed)
+#include "hdf5_attributes.hpp"  // private to io/ (not installed)
 #include "simpact/io/io_error.hpp"
 
 namespace simpact {

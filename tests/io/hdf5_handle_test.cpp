@@ -1,5 +1,5 @@
 // Tests of the RAII wrappers over the HDF5 C API (include/simpact/io/hdf5_handle.hpp).
-#include "hdf5_handle.hpp"  // private to io/ (not installed)
+#include "hdf5_attributes.hpp"  // private to io/ (not installed)
 
 #include <gtest/gtest.h>
 

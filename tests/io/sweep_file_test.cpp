@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "hdf5_handle.hpp"  // private to io/ (not installed)
+#include "hdf5_attributes.hpp"  // private to io/ (not installed)
 
 #if __has_include(<simpact/version.hpp>)
 #include <simpact/version.hpp>
