@@ -1,0 +1,169 @@
+#include "design_table_readers.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <sstream>
+
+#include "hdf5_handle.hpp"
+
+namespace simpact::config_io {
+namespace {
+
+std::string trim(std::string s) {
+  const auto not_space = [](unsigned char c) { return !std::isspace(c); };
+  s.erase(s.begin(), std::find_if(s.begin(), s.end(), not_space));
+  s.erase(std::find_if(s.rbegin(), s.rend(), not_space).base(), s.end());
+  if (s.size() >= 2 && (s.front() == '"' || s.front() == '\'') && s.back() == s.front())
+    s = s.substr(1, s.size() - 2);
+  return s;
+}
+
+std::vector<std::string> split_csv(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cell;
+  std::istringstream in(line);
+  while (std::getline(in, cell, ',')) out.push_back(trim(cell));
+  if (!line.empty() && line.back() == ',') out.emplace_back();
+  return out;
+}
+
+}  // namespace
+
+// CSV: a header of parameter names, then one row per point ('#' lines and blank lines skipped).
+std::string read_design_csv(const std::string& bytes, DesignTable& t) {
+  std::istringstream in(bytes);
+  std::string line;
+  std::size_t line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const std::string stripped = trim(line);
+    if (stripped.empty() || stripped[0] == '#') continue;
+    const auto cells = split_csv(stripped);
+    if (t.columns.empty()) {
+      t.columns = cells;
+      t.width = cells.size();
+      continue;
+    }
+    if (cells.size() != t.width)
+      return fmt::format("line {} has {} values; the header has {} columns", line_no, cells.size(), t.width);
+    for (std::size_t j = 0; j < cells.size(); ++j) {
+      const char* begin = cells[j].c_str();
+      char* end = nullptr;
+      const double v = std::strtod(begin, &end);
+      if (cells[j].empty() || end != begin + cells[j].size() || !std::isfinite(v))
+        return fmt::format("line {}, column {}: '{}' is not a finite number", line_no, j + 1, cells[j]);
+      t.values.push_back(v);
+    }
+  }
+  if (t.columns.empty()) return "no header line (the parameter names, comma-separated)";
+  return "";
+}
+
+// .npy version 1/2/3: a 2-D (points × parameters) or 1-D array of little-endian f8, f4, i8 or i4.
+std::string read_design_npy(const std::string& bytes, DesignTable& t) {
+  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0)
+    return "not a .npy file (no \\x93NUMPY magic)";
+  const int major = static_cast<unsigned char>(bytes[6]);
+  std::size_t header_len = 0, offset = 0;
+  if (major == 1) {
+    header_len = static_cast<unsigned char>(bytes[8]) |
+                 static_cast<std::size_t>(static_cast<unsigned char>(bytes[9])) << 8;
+    offset = 10;
+  } else if (major == 2 || major == 3) {
+    if (bytes.size() < 12) return "truncated .npy header";
+    for (int k = 0; k < 4; ++k)
+      header_len |= static_cast<std::size_t>(static_cast<unsigned char>(bytes[8 + k])) << (8 * k);
+    offset = 12;
+  } else {
+    return fmt::format(".npy format version {} is not supported (1, 2, 3)", major);
+  }
+  if (offset + header_len > bytes.size()) return "truncated .npy header";
+  const std::string header = bytes.substr(offset, header_len);
+  auto field = [&](const std::string& key) -> std::string {
+    const auto at = header.find("'" + key + "'");
+    if (at == std::string::npos) return "";
+    auto colon = header.find(':', at);
+    auto begin = header.find_first_not_of(' ', colon + 1);
+    if (header[begin] == '(') return header.substr(begin, header.find(')', begin) - begin + 1);
+    auto end = header.find_first_of(",}", begin);
+    return trim(header.substr(begin, end - begin));
+  };
+  const std::string descr = field("descr"), fortran = field("fortran_order"), shape = field("shape");
+  std::size_t item = 0;
+  char kind = 0;
+  if (descr == "<f8" || descr == "float64")
+    kind = 'f', item = 8;
+  else if (descr == "<f4")
+    kind = 'f', item = 4;
+  else if (descr == "<i8")
+    kind = 'i', item = 8;
+  else if (descr == "<i4")
+    kind = 'i', item = 4;
+  else
+    return fmt::format("dtype '{}' is not supported (little-endian float64, float32, int64, int32)", descr);
+  if (fortran != "False") return "Fortran-ordered arrays are not supported (save with np.ascontiguousarray)";
+  std::vector<std::size_t> dims;
+  for (std::size_t i = 1; i < shape.size();) {
+    const auto end = shape.find_first_of(",)", i);
+    const std::string n = trim(shape.substr(i, end - i));
+    if (!n.empty()) dims.push_back(static_cast<std::size_t>(std::strtoull(n.c_str(), nullptr, 10)));
+    i = end + 1;
+  }
+  if (dims.empty() || dims.size() > 2)
+    return fmt::format("shape {} is not 1-D or 2-D (points × parameters)", shape);
+  const std::size_t rows = dims[0], width = dims.size() == 2 ? dims[1] : 1;
+  const std::size_t data = offset + header_len;
+  if (rows * width * item != bytes.size() - data)
+    return fmt::format("{} bytes of data for shape {}", bytes.size() - data, shape);
+  t.width = width;
+  t.values.resize(rows * width);
+  for (std::size_t k = 0; k < rows * width; ++k) {
+    const char* p = bytes.data() + data + k * item;
+    double v = 0;
+    if (kind == 'f' && item == 8) {
+      std::memcpy(&v, p, 8);
+    } else if (kind == 'f') {
+      float f;
+      std::memcpy(&f, p, 4);
+      v = f;
+    } else if (item == 8) {
+      std::int64_t i;
+      std::memcpy(&i, p, 8);
+      v = static_cast<double>(i);
+    } else {
+      std::int32_t i;
+      std::memcpy(&i, p, 4);
+      v = i;
+    }
+    if (!std::isfinite(v)) return fmt::format("point {}, column {} is not finite", k / width, k % width + 1);
+    t.values[k] = v;
+  }
+  return "";
+}
+
+// HDF5: a 2-D (points × parameters) or 1-D numeric dataset.
+std::string read_design_h5(const std::string& path, const std::string& dataset, DesignTable& t) {
+  try {
+    h5::silence_error_printing();
+    const auto file = h5::File::open(path, false);
+    if (!h5::link_exists(file.id(), dataset)) return fmt::format("no dataset '{}' in the file", dataset);
+    const auto ds = h5::Dataset::open(file.id(), dataset);
+    const auto dims = ds.space().dims();
+    if (dims.empty() || dims.size() > 2) return fmt::format("dataset '{}' is not 1-D or 2-D", dataset);
+    t.width = dims.size() == 2 ? dims[1] : 1;
+    t.values.resize(static_cast<std::size_t>(dims[0]) * t.width);
+    ds.read(H5T_NATIVE_DOUBLE, t.values.data());
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  for (double v : t.values)
+    if (!std::isfinite(v)) return "a value is not finite";
+  return "";
+}
+
+}  // namespace simpact::config_io
