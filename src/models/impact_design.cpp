@@ -149,7 +149,10 @@ DesignResult solve_impact_design(const DesignEvaluator& evaluate, const Eigen::V
       if (!violated) break;
     }
 
-    // Backtracking on |g|²: the full step first.
+    // Backtracking on |g|², the full step first. With orthogonality each trial point is first
+    // projected back onto the contact manifold φ_a = φ_b = 0 (minimum-norm Newton on the gaps
+    // alone): the gaps curve on the scale of the step the cosine asks for, and without the
+    // projection their second-order error would dominate |g|² and force tiny steps.
     const double m0 = merit(r);
     bool accepted = false;
     double alpha = 1.0;
@@ -158,6 +161,14 @@ DesignResult solve_impact_design(const DesignEvaluator& evaluate, const Eigen::V
       for (int j = 0; j < n; ++j) {
         const FreeVariable& f = free[j];
         trial[f.index] = std::clamp(w[f.index] + alpha * f.scale * step[j], f.lower, f.upper);
+      }
+      if (options.orthogonality) {
+        DesignSolverOptions project = options;
+        project.orthogonality = false;
+        project.max_iterations = 30;
+        const DesignResult p = solve_impact_design(evaluate, trial, free, project);
+        if (p.status != DesignStatus::kConverged) continue;
+        trial = p.w;
       }
       const Residual rt = residual_at(evaluate, trial, options, scratch);
       if (merit(rt) < m0) {
