@@ -16,14 +16,16 @@ using detail::Json;
 using detail::Names;
 using OrderedJson = nlohmann::ordered_json;
 
-const Names kKeys = {"_comment", "model",         "foot",          "configuration", "design",        "place",
-                     "free",     "cosine_tolerance", "gap_tolerance", "length_scale", "max_iterations"};
+const Names kKeys = {"_comment",      "model",        "foot",          "configuration",
+                     "design",        "place",        "free",          "cosine_tolerance",
+                     "gap_tolerance", "length_scale", "max_iterations"};
 const Names kBoundKeys = {"min", "max", "scale"};
 
 void check_keys(const Json& obj, const Names& allowed, const std::string& prefix) {
   for (auto it = obj.begin(); it != obj.end(); ++it)
     if (!detail::contains(allowed, it.key()))
-      throw InputError(prefix + detail::printable(it.key()), "unknown field (allowed: " + detail::join(allowed) + ")");
+      throw InputError(prefix + detail::printable(it.key()),
+                       "unknown field (allowed: " + detail::join(allowed) + ")");
 }
 
 void require_object(const Json& j, const std::string& field) {
@@ -34,7 +36,8 @@ NamedValues read_named_values(const Json& j, const std::string& field, ErrorList
   NamedValues out;
   if (!errors.attempt([&] { require_object(j, field); })) return out;
   for (auto it = j.begin(); it != j.end(); ++it)
-    errors.attempt([&] { out.emplace_back(it.key(), detail::read_number(it.value(), field + "." + it.key())); });
+    errors.attempt(
+        [&] { out.emplace_back(it.key(), detail::read_number(it.value(), field + "." + it.key())); });
   return out;
 }
 
@@ -50,7 +53,9 @@ OrderedJson named(const NamedValues& values) {
   return out;
 }
 
-OrderedJson number_or_null(double v) { return std::isfinite(v) ? OrderedJson(v) : OrderedJson(nullptr); }
+OrderedJson number_or_null(double v) {
+  return std::isfinite(v) ? OrderedJson(v) : OrderedJson(nullptr);
+}
 
 }  // namespace
 
@@ -68,16 +73,20 @@ DesignRequest parse_design_request(const std::string& json_text) {
     errors.attempt([&] {
       r.foot = detail::read_string(doc.at("foot"), "foot");
       if (r.foot != "left" && r.foot != "right")
-        throw InputError("foot", fmt::format("'{}' is not allowed (allowed: left, right)", detail::printable(r.foot)));
+        throw InputError(
+            "foot", fmt::format("'{}' is not allowed (allowed: left, right)", detail::printable(r.foot)));
     });
-  if (doc.contains("configuration")) r.configuration = read_named_values(doc.at("configuration"), "configuration", errors);
+  if (doc.contains("configuration"))
+    r.configuration = read_named_values(doc.at("configuration"), "configuration", errors);
   if (doc.contains("design")) r.design = read_named_values(doc.at("design"), "design", errors);
   if (doc.contains("place"))
     errors.attempt([&] {
       const Json& p = doc.at("place");
-      if (!p.is_array()) throw InputError("place", fmt::format("must be an array of names, not {}", p.type_name()));
+      if (!p.is_array())
+        throw InputError("place", fmt::format("must be an array of names, not {}", p.type_name()));
       r.place.emplace();
-      for (std::size_t i = 0; i < p.size(); ++i) r.place->push_back(detail::read_string(p[i], detail::index_field("place", i)));
+      for (std::size_t i = 0; i < p.size(); ++i)
+        r.place->push_back(detail::read_string(p[i], detail::index_field("place", i)));
     });
   if (doc.contains("free"))
     errors.attempt([&] {
@@ -107,7 +116,8 @@ DesignRequest parse_design_request(const std::string& json_text) {
     errors.attempt([&] { r.length_scale = positive(doc.at("length_scale"), "length_scale"); });
   if (doc.contains("max_iterations"))
     errors.attempt([&] {
-      r.max_iterations = static_cast<int>(detail::read_integer(doc.at("max_iterations"), "max_iterations", 1, 100000));
+      r.max_iterations =
+          static_cast<int>(detail::read_integer(doc.at("max_iterations"), "max_iterations", 1, 100000));
     });
   errors.raise();
   return r;
@@ -160,7 +170,8 @@ std::string design_table_text(const DesignReport& report) {
   std::string out = head + units;
   for (const DesignRow& row : report.rows) {
     out += fmt::format("{:<10}", row.name);
-    for (const auto& [name, v] : row.configuration) out += fmt::format("{:>9.4f}", is_length(name) ? 100.0 * v : v);
+    for (const auto& [name, v] : row.configuration)
+      out += fmt::format("{:>9.4f}", is_length(name) ? 100.0 * v : v);
     for (const auto& [name, v] : row.design) out += fmt::format("{:>8.3f}", 100.0 * v);
     double gap = 0.0;
     for (const auto& [name, v] : row.gaps) gap = std::max(gap, std::abs(v));

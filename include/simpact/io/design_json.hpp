@@ -44,8 +44,8 @@ struct DesignRow {
   std::string status;  // of the solve that produced the row: converged, max_iterations, stalled
   int iterations = 0;
   NamedValues configuration, design, gaps;
-  double tail_length = 0.0;       // [m]
-  double metric_product = 0.0;    // <u,v>_g [kg-1 for normals of length gaps]
+  double tail_length = 0.0;         // [m]
+  double metric_product = 0.0;      // <u,v>_g [kg-1 for normals of length gaps]
   double normalized_product = 0.0;  // <u,v>_g / (||u||_g ||v||_g)
   std::vector<std::pair<std::string, std::array<double, 2>>> points;  // for drawing [m]
 };
