@@ -84,11 +84,14 @@ DesignRun run_design(const std::string& json_text) {
   }
   DesignSolverOptions placing = options;
   placing.orthogonality = false;
+  placing.max_iterations = 50;  // Newton on two gaps: a handful of steps (max_iterations is the design's)
   const DesignResult initial = solve_impact_design(evaluate, w, placed, placing);
-  if (initial.status != DesignStatus::kConverged)
-    throw InputError(
-        "place", fmt::format("could not place the {} and the tail tip on the floor by moving {} ({})",
-                             TrexGeometry::contact_names()[foot], place.size(), to_string(initial.status)));
+  if (initial.status != DesignStatus::kConverged) {
+    std::string moved;
+    for (const auto& name : place) moved += (moved.empty() ? "" : ", ") + name;
+    throw InputError("place", fmt::format("could not put {} and the tail tip on the floor by moving {} ({})",
+                                          TrexGeometry::contact_names()[foot], moved, to_string(initial.status)));
+  }
 
   // The optimized row: every variable but x by default (x moves nothing: the floor is flat).
   std::vector<FreeVariable> free;
