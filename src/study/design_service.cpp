@@ -89,8 +89,9 @@ DesignRun run_design(const std::string& json_text) {
   if (initial.status != DesignStatus::kConverged) {
     std::string moved;
     for (const auto& name : place) moved += (moved.empty() ? "" : ", ") + name;
-    throw InputError("place", fmt::format("could not put {} and the tail tip on the floor by moving {} ({})",
-                                          TrexGeometry::contact_names()[foot], moved, to_string(initial.status)));
+    throw InputError("place",
+                     fmt::format("could not put {} and the tail tip on the floor by moving {} ({})",
+                                 TrexGeometry::contact_names()[foot], moved, to_string(initial.status)));
   }
 
   // The optimized row: every variable but x by default (x moves nothing: the floor is flat).
