@@ -57,5 +57,6 @@ CommandRunner add_merge_command(CLI::App& app);
 CommandRunner add_models_command(CLI::App& app);
 CommandRunner add_simulate_command(CLI::App& app);
 CommandRunner add_analyze_command(CLI::App& app);
+CommandRunner add_design_command(CLI::App& app);
 
 }  // namespace simpact::app

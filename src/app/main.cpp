@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
   runners["models"] = simpact::app::add_models_command(app);
   runners["simulate"] = simpact::app::add_simulate_command(app);
   runners["analyze"] = simpact::app::add_analyze_command(app);
+  runners["design"] = simpact::app::add_design_command(app);
   if (argc <= 1) {  // no subcommand: say what there is, not "A subcommand is required"
     std::fputs(app.help().c_str(), stdout);
     return 0;

@@ -45,6 +45,10 @@ std::string model_note(const std::string& name) {
     return "theta must also be at least the smallest admissible angle, where balls a and b touch "
            "(pi/3 for equal radii; larger cue ball -> smaller angle).";
   if (name == "cradle") return "balls n+1..9 must not be given (m7 with n = 3 is an error).";
+  if (name == "trex")
+    return "r2 must be below r1; y and theta are solved so the chosen foot and the tail tip touch the floor "
+           "(a posture that cannot be placed, or puts the other foot on the floor, is inadmissible: "
+           "on_task_error: record). See docs/trex.md.";
   if (is_test_function(name))
     return "a test function of sensitivity analysis, not an impact: one output y (/outputs/y, "
            "/samples/outputs_y); "

@@ -149,7 +149,7 @@ def test_examples(examples):
         with open(os.path.join(examples, name)) as f:
             doc = json.load(f)
         command = shlex.split(doc.get("_comment", ""), comments=True)
-        check(command[:1] == ["simpact"] and command[1] in ("resolve", "check", "simulate"),
+        check(command[:1] == ["simpact"] and command[1] in ("resolve", "check", "simulate", "design"),
               f"{name}: _comment starts with the command that runs it")
         if command[:1] != ["simpact"]:
             continue

@@ -1,0 +1,68 @@
+// JSON front end of `simpact design` (impact design by root finding, Sec. VII-B, Table I):
+//   in:  {"model": "trex", "foot": "right",
+//         "configuration": {"y": 0.1238, "theta": 5.78, ...},   (default: Table I "Initial")
+//         "design": {"r1": 0.07, "r2": 0.04, "l_u": 0.08, "l_l": 0.10},  (default: the same)
+//         "place": ["y", "theta"],     (solved first so both contacts touch: the "initial" row)
+//         "free": {"theta": {}, "r1": {"min": 0.06, "max": 0.08}, ...},  (each may give
+//                  "min", "max", "scale"; the "optimized" row solves for these)
+//         optional: "cosine_tolerance" (1e-12), "gap_tolerance" [m] (1e-13), "length_scale" [m]
+//         (0.01), "max_iterations" (100), "_comment"}
+//   out: {"model", "foot", "status", "iterations", "at_bound": [names],
+//         "rows": [{"name": "initial"|"optimized", "status", "iterations", "configuration": {..},
+//                   "design": {..}, "tail_length", "metric_product", "normalized_product",
+//                   "gaps": {contact: φ}, "points": {name: [x, y]}}, ...]}
+// io knows formats only: names are checked against the model by the study layer's service.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace simpact {
+
+using NamedValues = std::vector<std::pair<std::string, double>>;
+
+struct DesignFreeVariable {
+  std::string name;
+  std::optional<double> min, max, scale;
+};
+
+struct DesignRequest {
+  std::string model;
+  std::string foot = "right";
+  NamedValues configuration, design;  // overrides of the model's defaults, in the order given
+  std::optional<std::vector<std::string>> place;
+  std::optional<std::vector<DesignFreeVariable>> free;
+  std::optional<double> cosine_tolerance, gap_tolerance, length_scale;
+  std::optional<int> max_iterations;
+};
+
+struct DesignRow {
+  std::string name;    // "initial" or "optimized"
+  std::string status;  // of the solve that produced the row: converged, max_iterations, stalled
+  int iterations = 0;
+  NamedValues configuration, design, gaps;
+  double tail_length = 0.0;         // [m]
+  double metric_product = 0.0;      // <u,v>_g [kg-1 for normals of length gaps]
+  double normalized_product = 0.0;  // <u,v>_g / (||u||_g ||v||_g)
+  std::vector<std::pair<std::string, std::array<double, 2>>> points;  // for drawing [m]
+};
+
+struct DesignReport {
+  std::string model, foot;
+  std::vector<DesignRow> rows;
+  std::vector<std::string> at_bound;
+  bool converged() const { return !rows.empty() && rows.back().status == "converged"; }
+};
+
+// Throws InputError naming the field ("free.r1.min", "place[1]", "foot").
+DesignRequest parse_design_request(const std::string& json_text);
+
+std::string design_to_json(const DesignReport& report, int indent = -1);
+
+// The rows as Table I prints them (lengths in cm, angles in rad, normalized <u,v>_g).
+std::string design_table_text(const DesignReport& report);
+
+}  // namespace simpact

@@ -1,0 +1,93 @@
+#include "simpact/models/trex_impact_model.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "simpact/core/input_error.hpp"
+#include "simpact/models/trex_design.hpp"
+
+namespace simpact {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// Parameter order after the four design parameters.
+enum { kTheta = 4, kPhiL, kGammaL, kPhiR, kGammaR, kPhiT, kFoot, kSpeed, kRestitution, kCount };
+
+struct Placed {
+  TrexGeometry geometry;
+  DofVector q;
+  TrexContact foot;
+};
+
+Placed place(const std::vector<ParameterInfo>& infos, const ParameterSet& params) {
+  double v[kCount];
+  for (int i = 0; i < kCount; ++i) v[i] = read_parameter(params, infos[i]);
+  Placed p{TrexGeometry(TrexDesign{v[0], v[1], v[2], v[3]}), DofVector::Zero(kTrexDof),
+           v[kFoot] == 0.0 ? kTrexFootL : kTrexFootR};
+  p.q << 0.0, 0.0, v[kTheta], v[kPhiL], v[kGammaL], v[kPhiR], v[kGammaR], v[kPhiT];
+  ContactVector phi;
+  p.geometry.gaps(p.q, phi);
+  p.q[kTrexY] = -phi[kTrexTailTip];  // the tail tip on the floor; Newton then moves y and θ
+  DesignSolverOptions options;
+  options.orthogonality = false;
+  options.max_iterations = 50;
+  const DesignResult r = solve_impact_design(trex_configuration_evaluator(p.geometry, p.foot), p.q,
+                                             {{kTrexY, -kInf, kInf, 0.01}, {kTrexTheta}}, options);
+  if (r.status != DesignStatus::kConverged)
+    throw InputError("theta",
+                     fmt::format("no configuration near theta = {} where the {} and the tail tip both "
+                                 "touch the floor (placement {})",
+                                 v[kTheta], TrexGeometry::contact_names()[p.foot], to_string(r.status)));
+  p.q = r.w;
+  p.geometry.gaps(p.q, phi);
+  const int other = p.foot == kTrexFootL ? kTrexFootR : kTrexFootL;
+  if (!(phi[other] > kGapTolerance))
+    throw InputError(
+        other == kTrexFootL ? "phi_L" : "phi_R",
+        fmt::format("the {} is {} m above the floor when the {} and the tail touch (must be above it)",
+                    TrexGeometry::contact_names()[other], phi[other], TrexGeometry::contact_names()[p.foot]));
+  return p;
+}
+
+}  // namespace
+
+TrexImpactModel::TrexImpactModel() {
+  const TrexTableRow initial = trex_table1_initial();
+  parameters_ = trex_design_parameters();
+  parameters_.push_back({"theta", "rad", "body angle to start the placement from (solved with y)",
+                         initial.q[kTrexTheta], -kInf, kInf, false});
+  parameters_.push_back({"phi_L", "rad", "left hip angle", initial.q[kTrexHipL], -kInf, kInf, false});
+  parameters_.push_back({"gamma_L", "rad", "left knee angle", initial.q[kTrexKneeL], -kInf, kInf, false});
+  parameters_.push_back({"phi_R", "rad", "right hip angle", initial.q[kTrexHipR], -kInf, kInf, false});
+  parameters_.push_back({"gamma_R", "rad", "right knee angle", initial.q[kTrexKneeR], -kInf, kInf, false});
+  parameters_.push_back(
+      {"phi_T", "rad", "body joint (tail) angle", initial.q[kTrexTail], -kInf, kInf, false});
+  parameters_.push_back(
+      {"foot", "1", "the foot that touches with the tail: 0 left, 1 right", 1.0, 0.0, 1.0, true});
+  parameters_.push_back({"speed", "m s-1", "falling speed of the whole robot", 1.0, 0.0, kInf, false});
+  parameters_.push_back(restitution_parameter());
+}
+
+DofVector TrexImpactModel::placed_configuration(const ParameterSet& params) const {
+  return place(parameters_, params).q;
+}
+
+ImpactProblem TrexImpactModel::make_problem(const ParameterSet& params) const {
+  const Placed p = place(parameters_, params);
+  const double speed = read_parameter(params, parameters_[kSpeed]);
+  NormalMatrix jac;
+  p.geometry.gap_jacobian(p.q, jac);
+  ImpactProblem::RowMajorMatrix normals(2, kTrexDof);
+  normals.row(0) = jac.row(p.foot);
+  normals.row(1) = jac.row(kTrexTailTip);
+  const DofMatrix mass = p.geometry.mass_matrix(p.q);
+  DofVector velocity = DofVector::Zero(kTrexDof);
+  velocity[kTrexY] = -speed;
+  const Eigen::VectorXd momentum = mass * velocity;
+  return ImpactProblem(KineticMetric(mass), normals, momentum,
+                       read_parameter(params, parameters_[kRestitution]));
+}
+
+}  // namespace simpact
