@@ -191,6 +191,7 @@ TaskStatus SimulationTaskKernel::compute(std::int64_t task, const ParameterSet& 
   sim.restitution = params.get("restitution", 1.0);
   const double simultaneity = params.get("simultaneity_tolerance", 0.0);
   sim.simultaneity_tolerance = simultaneity > 0.0 ? simultaneity : -1.0;
+  sim.newton = options_.newton;
   sim.seed = mix64(options_.seed ^ mix64(static_cast<std::uint64_t>(task)));
   if (options_.record > 0) {
     for (int j = 0; j <= options_.record; ++j)

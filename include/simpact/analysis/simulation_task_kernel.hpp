@@ -27,6 +27,7 @@
 #include "simpact/core/fixed_size.hpp"
 #include "simpact/core/ordering_policy.hpp"
 #include "simpact/core/parameter_info.hpp"
+#include "simpact/integrate/midpoint_integrator.hpp"
 #include "simpact/sweep/task_kernel.hpp"
 
 namespace simpact {
@@ -41,6 +42,7 @@ struct SimulationStudyOptions {
   int record = 0;
   int record_dof = 0;  // coordinates per recorded state (the model's dof at the first task)
   std::uint64_t seed = 0;  // the random ordering's draws: keyed by (seed, task, impact)
+  NewtonOptions newton;    // the midpoint integrator's Newton settings (its defaults)
 };
 
 // The model's parameters followed by dt, restitution and simultaneity_tolerance. Throws
