@@ -71,7 +71,8 @@ SimulationTaskKernel::SimulationTaskKernel(SimulationStudyOptions options) : opt
   if (single.empty()) throw InputError("orderings", "a time-stepped sweep needs at least one ordering");
   for (OrderingPolicy o : single)
     if (o == OrderingPolicy::kAll)
-      throw InputError("orderings", "'all' is not a single ordering: a simulation follows one ordering per run");
+      throw InputError("orderings",
+                       "'all' is not a single ordering: a simulation follows one ordering per run");
   if (options_.steps <= 0 && !(options_.t_end >= 0.0))
     throw InputError("simulate.t_end", "must be a non-negative time [s]");
   if (options_.record > 0 && options_.record_dof <= 0)
@@ -87,8 +88,9 @@ SimulationTaskKernel::SimulationTaskKernel(SimulationStudyOptions options) : opt
                           "indeterminacy between the " + na + " and " + nb +
                               " orderings: norm of the difference of their final momenta in the kinetic "
                               "metric of the " +
-                              na + " final configuration, divided by the larger of the initial and that final "
-                                   "momentum norm"},
+                              na +
+                              " final configuration, divided by the larger of the initial and that final "
+                              "momentum norm"},
                          [pair](const SimulationTaskValues& v) { return v.pair_xi[pair]; }));
     }
   t.push_back(scalar({"initial", "energy", "J", "total energy T + V of the initial state"},
@@ -103,9 +105,9 @@ SimulationTaskKernel::SimulationTaskKernel(SimulationStudyOptions options) : opt
                          // 0/0 (nothing moves, no potential) is "unchanged"; e1/0 stays ±inf.
                          return e0 == 0.0 && e1 == 0.0 ? 1.0 : e1 / e0;
                        }));
-    t.push_back(scalar({"max_drift_" + o, "energy", "J",
-                        "largest total-energy change over a step without an impact" + what},
-                       [s](const SimulationTaskValues& v) { return v.max_drift[s]; }));
+    t.push_back(scalar(
+        {"max_drift_" + o, "energy", "J", "largest total-energy change over a step without an impact" + what},
+        [s](const SimulationTaskValues& v) { return v.max_drift[s]; }));
   }
   for (std::size_t s = 0; s < single.size(); ++s) {
     const std::string o = name(single[s]), what = ", ordering " + o;
@@ -114,8 +116,9 @@ SimulationTaskKernel::SimulationTaskKernel(SimulationStudyOptions options) : opt
     t.push_back(scalar({"plastic_impacts_" + o, "outcomes", "1",
                         "impacts resolved plastic (Zeno chatter or no elastic outcome)" + what},
                        [s](const SimulationTaskValues& v) { return v.plastic[s]; }));
-    t.push_back(scalar({"zeno_impacts_" + o, "outcomes", "1", "impacts resolved plastic as Zeno chatter" + what},
-                       [s](const SimulationTaskValues& v) { return v.zeno[s]; }));
+    t.push_back(
+        scalar({"zeno_impacts_" + o, "outcomes", "1", "impacts resolved plastic as Zeno chatter" + what},
+               [s](const SimulationTaskValues& v) { return v.zeno[s]; }));
     t.push_back(scalar({"newton_mean_" + o, "outcomes", "1", "mean Newton iterations per step" + what},
                        [s](const SimulationTaskValues& v) { return v.newton_mean[s]; }));
     t.push_back(scalar({"newton_max_" + o, "outcomes", "1", "most Newton iterations in one step" + what},
@@ -123,8 +126,9 @@ SimulationTaskKernel::SimulationTaskKernel(SimulationStudyOptions options) : opt
   }
   if (options_.record > 0) {
     const int states = options_.record + 1, dof = options_.record_dof;
-    t.push_back({{"t", "trajectory", "s", "times of the recorded states", states},
-                 [](const SimulationTaskValues& v, double* out) { std::copy(v.times.begin(), v.times.end(), out); }});
+    t.push_back(
+        {{"t", "trajectory", "s", "times of the recorded states", states},
+         [](const SimulationTaskValues& v, double* out) { std::copy(v.times.begin(), v.times.end(), out); }});
     const std::string layout = fmt::format(" ({} states x {} coordinates, state-major)", states, dof);
     for (std::size_t s = 0; s < single.size(); ++s) {
       const std::string o = name(single[s]);
@@ -149,8 +153,8 @@ std::unique_ptr<TaskScratch> SimulationTaskKernel::make_scratch() const {
   SimulationTaskValues& v = scratch->values;
   const std::size_t n = options_.orderings.size();
   v.ok.resize(n);
-  for (auto* column : {&v.energy_final, &v.max_drift, &v.impacts, &v.plastic, &v.zeno, &v.newton_mean,
-                       &v.newton_max})
+  for (auto* column :
+       {&v.energy_final, &v.max_drift, &v.impacts, &v.plastic, &v.zeno, &v.newton_mean, &v.newton_max})
     column->resize(n);
   v.q_final.resize(n);
   v.p_final.resize(n);
@@ -182,9 +186,10 @@ TaskStatus SimulationTaskKernel::compute(std::int64_t task, const ParameterSet& 
   const DynamicModel& model = *system.model;
   const int n = model.dof();
   if (options_.record > 0 && n != options_.record_dof)
-    throw InputError("simulate.record", fmt::format("this task's model has {} coordinates, the recorded arrays "
-                                                    "hold {} (record needs the same number in every task)",
-                                                    n, options_.record_dof));
+    throw InputError("simulate.record",
+                     fmt::format("this task's model has {} coordinates, the recorded arrays "
+                                 "hold {} (record needs the same number in every task)",
+                                 n, options_.record_dof));
   SimulationOptions sim;
   sim.dt = params.require("dt");
   sim.steps = static_cast<long>(steps_for(sim.dt));
@@ -197,7 +202,8 @@ TaskStatus SimulationTaskKernel::compute(std::int64_t task, const ParameterSet& 
     for (int j = 0; j <= options_.record; ++j)
       sim.record_steps.push_back(std::lround(static_cast<double>(j) * static_cast<double>(sim.steps) /
                                              static_cast<double>(options_.record)));
-    for (std::size_t j = 0; j < v.times.size(); ++j) v.times[j] = static_cast<double>(sim.record_steps[j]) * sim.dt;
+    for (std::size_t j = 0; j < v.times.size(); ++j)
+      v.times[j] = static_cast<double>(sim.record_steps[j]) * sim.dt;
   }
   const DofVector q0 = system.q0;
   const DofVector p0 = model.mass_matrix(q0) * system.v0;

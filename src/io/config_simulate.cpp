@@ -37,9 +37,9 @@ void ConfigParser::parse_simulate(const YAML::Node& node, const YAML::Node* mode
       have_catalog_ = true;
     } else {
       const std::string near = nearest_name(*name, dynamic_.models);
-      error("simulate.model", fmt::format("unknown time-stepping model '{}' ({}allowed: {})", *name,
-                                          near.empty() ? "" : "did you mean '" + near + "'?; ",
-                                          join(dynamic_.models)));
+      error("simulate.model",
+            fmt::format("unknown time-stepping model '{}' ({}allowed: {})", *name,
+                        near.empty() ? "" : "did you mean '" + near + "'?; ", join(dynamic_.models)));
     }
   }
   const auto* steps = view.get("steps");
@@ -60,7 +60,8 @@ void ConfigParser::parse_simulate(const YAML::Node& node, const YAML::Node* mode
   if (const auto* record = view.get("record")) {
     spec.record = static_cast<int>(
         integer(*record, "simulate.record", 1, kMaxRecord,
-                fmt::format("must be an integer in 1..{} (record + 1 equally spaced states per task)", kMaxRecord))
+                fmt::format("must be an integer in 1..{} (record + 1 equally spaced states per task)",
+                            kMaxRecord))
             .value_or(0));
   }
   // dt, restitution, simultaneity_tolerance given here are fixed parameters (as under params:).
@@ -92,8 +93,9 @@ void ConfigParser::check_simulate(const MapView& top) {
   }
   for (OrderingPolicy o : config_.orderings)
     if (o == OrderingPolicy::kAll)
-      error("orderings", "'all' is not available with simulate: (each run follows one ordering; list single "
-                         "orderings, e.g. [argmin, argmax])");
+      error("orderings",
+            "'all' is not available with simulate: (each run follows one ordering; list single "
+            "orderings, e.g. [argmin, argmax])");
 }
 
 }  // namespace simpact::detail

@@ -30,9 +30,9 @@ constexpr std::int64_t kMaxTasks = std::int64_t{1} << 62;
 // One axis is materialized in memory (and in the file as a coordinate): cap its length.
 constexpr std::int64_t kMaxAxisPoints = 100'000'000;
 
-inline const Names kTopKeys = {"model", "params",        "grid",   "monte_carlo", "orderings", "minimality",
-                               "seed",  "on_task_error", "limits", "output",      "design",    "sensitivity",
-                               "simulate"};
+inline const Names kTopKeys = {"model",      "params",      "grid",          "monte_carlo", "orderings",
+                               "minimality", "seed",        "on_task_error", "limits",      "output",
+                               "design",     "sensitivity", "simulate"};
 inline const Names kAxisKeys = {"start", "stop", "num", "spacing", "values", "units", "long_name"};
 inline const Names kMonteCarloKeys = {"samples_per_point", "samples", "seed", "method", "params"};
 // The keys of `limits:`, from the core's list of user-settable caps.

@@ -73,7 +73,8 @@ TEST(SimulationTaskKernel, ElasticCradleEndsAtZeroZeroVWithEnergyConserved) {
         const SimulationTaskKernel kernel(cradle_options(gap / v + 3.0 / hz));
         TaskStatus status{};
         auto r = run(kernel, cradle(v, 1.0 / hz, 1.0, gap), &status);
-        const std::string what = "v=" + std::to_string(v) + " hz=" + std::to_string(hz) + " gap=" + std::to_string(gap);
+        const std::string what =
+            "v=" + std::to_string(v) + " hz=" + std::to_string(hz) + " gap=" + std::to_string(gap);
         EXPECT_EQ(status, TaskStatus::kOk) << what;
         EXPECT_NEAR(r["energy/initial"][0], 0.5 * v * v, 1e-15 * v * v);
         for (const char* o : {"argmin", "argmax"}) {

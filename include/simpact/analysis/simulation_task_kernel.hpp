@@ -40,7 +40,7 @@ struct SimulationStudyOptions {
   // > 0: per-task arrays of record + 1 states per ordering, after steps round(j·S/record),
   // j = 0..record (the initial state first, the final state last), S the task's step count.
   int record = 0;
-  int record_dof = 0;  // coordinates per recorded state (the model's dof at the first task)
+  int record_dof = 0;      // coordinates per recorded state (the model's dof at the first task)
   std::uint64_t seed = 0;  // the random ordering's draws: keyed by (seed, task, impact)
   NewtonOptions newton;    // the midpoint integrator's Newton settings (its defaults)
 };
@@ -60,7 +60,7 @@ struct SimulationTaskValues {
   std::vector<char> ok;  // the ordering's simulation finished
   std::vector<double> energy_final, max_drift, impacts, plastic, zeno, newton_mean, newton_max;
   std::vector<DofVector> q_final, p_final;
-  std::vector<double> times;                             // of the recorded states [s]
+  std::vector<double> times;                              // of the recorded states [s]
   std::vector<std::vector<double>> q_records, p_records;  // [ordering][record·dof + i]
   std::vector<double> pair_xi;  // ξ per ordering pair a < b, in the order (0,1), (0,2), …, (1,2), …
 };

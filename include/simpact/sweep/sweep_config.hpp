@@ -41,7 +41,7 @@ struct SimulateSpec {
 };
 
 struct SweepConfig {
-  std::string model;                     // with simulate: the dynamic model's name
+  std::string model;                          // with simulate: the dynamic model's name
   ParameterSet fixed;                         // params: values used by every task
   std::vector<GridAxis> fixed_described;      // the same, with units/long_name (one value each)
   std::vector<GridAxis> grid;                 // slowest-varying first (C order)
@@ -55,8 +55,8 @@ struct SweepConfig {
   ResolveLimits limits;  // caps of each resolution (core defaults; YAML `limits:`)
   OutputOptions output;
   std::optional<SimulateSpec> simulate;  // present: a time-stepped sweep of `model`
-  std::string source_text;  // the YAML exactly as given
-  std::string source_hash;  // sha256 hex of source_text
+  std::string source_text;               // the YAML exactly as given
+  std::string source_hash;               // sha256 hex of source_text
 
   std::int64_t grid_points() const;  // product of the axis sizes (1 with no grid)
   std::int64_t replicas() const;     // monte_carlo->samples_per_point, the design's rows, or 1
