@@ -105,9 +105,12 @@ SimulationTaskKernel::SimulationTaskKernel(SimulationStudyOptions options) : opt
                          // 0/0 (nothing moves, no potential) is "unchanged"; e1/0 stays ±inf.
                          return e0 == 0.0 && e1 == 0.0 ? 1.0 : e1 / e0;
                        }));
-    t.push_back(scalar(
-        {"max_drift_" + o, "energy", "J", "largest total-energy change over a step without an impact" + what},
-        [s](const SimulationTaskValues& v) { return v.max_drift[s]; }));
+    t.push_back(
+        scalar({"max_drift_" + o, "energy", "J",
+                "largest drift |E - E_ref| of the total energy between impacts (E_ref: after the last "
+                "impact, or initial)" +
+                    what},
+               [s](const SimulationTaskValues& v) { return v.max_drift[s]; }));
   }
   for (std::size_t s = 0; s < single.size(); ++s) {
     const std::string o = name(single[s]), what = ", ordering " + o;
