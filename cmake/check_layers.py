@@ -17,7 +17,7 @@ ALLOWED = {
     "models": {"core"},
     "integrate": {"core", "models"},
     "sweep": {"core"},
-    "analysis": {"core", "models", "sweep"},
+    "analysis": {"core", "models", "integrate", "sweep"},
     "io": {"core", "sweep"},
     "study": {"core", "models", "integrate", "sweep", "analysis", "io"},
     "app": {"core", "models", "integrate", "sweep", "analysis", "io", "study"},

@@ -1,8 +1,11 @@
 #include "sweep_setup.hpp"
 
 #include "simpact/analysis/function_task_kernel.hpp"
+#include "simpact/analysis/simulation_task_kernel.hpp"
+#include "simpact/integrate/dynamic_models.hpp"
 #include "simpact/models/model_catalog.hpp"
 #include "simpact/models/test_functions.hpp"
+#include "simpact/sweep/parameter_space.hpp"
 
 namespace simpact::app {
 
@@ -14,6 +17,33 @@ bool catalog(const std::string& model, std::vector<ParameterInfo>& parameters) {
       return true;
     }
   return false;
+}
+DynamicCatalog dynamic_catalog() {
+  return {dynamic_model_names(), [](const std::string& model, std::vector<ParameterInfo>& parameters) {
+            for (const auto& name : dynamic_model_names())
+              if (name == model) {
+                parameters = simulation_sweep_parameters(name);
+                return true;
+              }
+            return false;
+          }};
+}
+
+// A time-stepped sweep's kernel; recorded arrays are sized by the first task's model.
+std::unique_ptr<TaskKernel> make_simulation_kernel(const SweepConfig& config) {
+  SimulationStudyOptions o;
+  o.model = config.model;
+  o.orderings = config.orderings;
+  o.steps = config.simulate->steps;
+  o.t_end = config.simulate->t_end;
+  o.record = config.simulate->record;
+  o.seed = config.seed;
+  if (o.record > 0) {
+    ParameterSet first;
+    ParameterSpace(config).parameters_of(0, first);
+    o.record_dof = simulation_dof(config.model, first);
+  }
+  return std::make_unique<SimulationTaskKernel>(std::move(o));
 }
 }  // namespace
 
@@ -33,17 +63,18 @@ std::vector<ParameterInfo> sweep_model_parameters(const std::string& name) {
 }
 
 std::unique_ptr<TaskKernel> make_task_kernel(const SweepConfig& config) {
+  if (config.simulate) return make_simulation_kernel(config);
   if (is_test_function(config.model))
     return std::make_unique<FunctionTaskKernel>(make_test_function(config.model));
   return std::make_unique<ImpactTaskKernel>(make_model(config.model), study_options(config));
 }
 
 SweepConfig load_config(const std::string& path) {
-  return load_sweep_config(path, sweep_model_names(), catalog);
+  return load_sweep_config(path, sweep_model_names(), catalog, dynamic_catalog());
 }
 
 SweepConfig parse_config_text(const std::string& text) {
-  return parse_sweep_config(text, sweep_model_names(), catalog);
+  return parse_sweep_config(text, sweep_model_names(), catalog, dynamic_catalog());
 }
 
 ImpactStudyOptions study_options(const SweepConfig& config) {

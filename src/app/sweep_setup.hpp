@@ -22,8 +22,8 @@ ImpactStudyOptions study_options(const SweepConfig& config);
 std::vector<std::string> sweep_model_names();
 std::vector<ParameterInfo> sweep_model_parameters(const std::string& name);
 bool is_impact_model(const std::string& name);
-// The kernel of config.model: ImpactTaskKernel or FunctionTaskKernel. The sweep engine only
-// sees the TaskKernel interface.
+// The kernel of config.model: SimulationTaskKernel (simulate:), ImpactTaskKernel or
+// FunctionTaskKernel. The sweep engine only sees the TaskKernel interface.
 std::unique_ptr<TaskKernel> make_task_kernel(const SweepConfig& config);
 
 }  // namespace simpact::app

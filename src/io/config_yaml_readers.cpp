@@ -27,12 +27,17 @@ SweepConfig ConfigParser::parse(const std::string& text) {
   }
   try {
     const MapView top = keys(root, "", kTopKeys);
-    parse_model(top.get("model"));
+    if (const auto* simulate = top.get("simulate")) {
+      parse_simulate(*simulate, top.get("model"));
+    } else {
+      parse_model(top.get("model"));
+    }
     parse_params(top.get("params"));
     parse_grid(top.get("grid"));
     parse_monte_carlo(top.get("monte_carlo"));
     parse_orderings(top.get("orderings"));
     parse_options(top);
+    if (config_.simulate) check_simulate(top);
     parse_design(top.get("design"), top.get("sensitivity"));
     check_required();
   } catch (const YAML::Exception& e) {

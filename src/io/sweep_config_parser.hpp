@@ -30,8 +30,9 @@ constexpr std::int64_t kMaxTasks = std::int64_t{1} << 62;
 // One axis is materialized in memory (and in the file as a coordinate): cap its length.
 constexpr std::int64_t kMaxAxisPoints = 100'000'000;
 
-inline const Names kTopKeys = {"model", "params",        "grid",   "monte_carlo", "orderings", "minimality",
-                               "seed",  "on_task_error", "limits", "output",      "design",    "sensitivity"};
+inline const Names kTopKeys = {"model",      "params",      "grid",          "monte_carlo", "orderings",
+                               "minimality", "seed",        "on_task_error", "limits",      "output",
+                               "design",     "sensitivity", "simulate"};
 inline const Names kAxisKeys = {"start", "stop", "num", "spacing", "values", "units", "long_name"};
 inline const Names kMonteCarloKeys = {"samples_per_point", "samples", "seed", "method", "params"};
 // The keys of `limits:`, from the core's list of user-settable caps.
@@ -41,6 +42,10 @@ inline Names resolve_limit_names() {
   return names;
 }
 inline const Names kLimitKeys = resolve_limit_names();
+inline const Names kSimulateKeys = {"model", "steps", "t_end", "dt", "restitution", "simultaneity_tolerance",
+                                    "record"};
+// The integrator's sweepable settings a `simulate:` section may also fix (config_simulate.cpp).
+inline const Names kSimulateParameterKeys = {"dt", "restitution", "simultaneity_tolerance"};
 inline const Names kOutputKeys = {"samples", "momenta", "chunk_size", "compression"};
 inline const Names kRandomCommonKeys = {"dist", "units", "long_name"};
 // The keys each distribution takes, indexed by DistributionKind.
@@ -99,8 +104,8 @@ class ConfigParser {
   friend class ReaderAccess;  // design/sensitivity sections (config_design_sections.cpp)
 
  public:
-  ConfigParser(const Names& known_models, const ModelCatalog& catalog)
-      : known_models_(known_models), catalog_(catalog) {}
+  ConfigParser(const Names& known_models, const ModelCatalog& catalog, const DynamicCatalog& dynamic)
+      : known_models_(known_models), catalog_(catalog), dynamic_(dynamic) {}
 
   SweepConfig parse(const std::string& text);
 
@@ -157,6 +162,13 @@ class ConfigParser {
 
   void parse_model(const YAML::Node* node);
 
+  // simulate: (config_simulate.cpp): the dynamic model, its parameters' catalog, run length,
+  // record, and dt/restitution/simultaneity_tolerance when fixed there. Replaces parse_model.
+  void parse_simulate(const YAML::Node& node, const YAML::Node* model);
+  // After the options: a time-stepped sweep takes single orderings only (default argmin, argmax)
+  // and refuses the settings it would ignore (minimality, limits, output.momenta).
+  void check_simulate(const MapView& top);
+
   void parse_params(const YAML::Node* node);
 
   void parse_grid(const YAML::Node* node);
@@ -183,6 +195,7 @@ class ConfigParser {
 
   const Names& known_models_;
   const ModelCatalog& catalog_;
+  const DynamicCatalog& dynamic_;
   bool have_catalog_ = false;
   std::vector<ParameterInfo> parameters_;
   std::map<std::string, std::string> section_of_;  // parameter -> where it was given

@@ -104,20 +104,20 @@ void reject_control_characters(const std::string& text) {
 }  // namespace
 
 SweepConfig parse_sweep_config(const std::string& yaml_text, const std::vector<std::string>& known_models,
-                               const ModelCatalog& catalog) {
+                               const ModelCatalog& catalog, const DynamicCatalog& dynamic) {
   reject_control_characters(yaml_text);
-  return detail::ConfigParser(known_models, catalog).parse(yaml_text);
+  return detail::ConfigParser(known_models, catalog, dynamic).parse(yaml_text);
 }
 
 SweepConfig load_sweep_config(const std::string& path, const std::vector<std::string>& known_models,
-                              const ModelCatalog& catalog) {
+                              const ModelCatalog& catalog, const DynamicCatalog& dynamic) {
   std::string text;
   try {
     text = read_capped_input(path, kMaxConfigBytes, "config", false);
   } catch (const IoError& e) {
     throw ConfigErrors({e.what()});
   }
-  return parse_sweep_config(text, known_models, catalog);
+  return parse_sweep_config(text, known_models, catalog, dynamic);
 }
 
 }  // namespace simpact

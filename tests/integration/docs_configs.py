@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Every sweep config written out in the docs (```yaml blocks with a `model:` key in README.md
+"""Every sweep config written out in the docs (```yaml blocks with a `model:` or `simulate:` key in README.md
 and docs/*.md) is checked with `--dry-run` and then run for real; and the docs link nothing
 outside the repository (`../` paths).
 
@@ -27,7 +27,7 @@ def main():
         for m in re.finditer(r"\]\((\.\./[^)]*)\)|`(\.\./[^`]*)`", text):
             failed.append(f"{name}: link outside the repository: {m.group(1) or m.group(2)}")
         for i, m in enumerate(re.finditer(r"```yaml\n(.*?)```", text, re.S)):
-            if not re.search(r"^model:", m.group(1), re.M):
+            if not re.search(r"^(model|simulate):", m.group(1), re.M):
                 continue
             count += 1
             config = os.path.join(tmp, f"{os.path.basename(doc)}_{i}.yaml")

@@ -71,7 +71,7 @@ def main():
                 cm = f["energy"][std].attrs["cell_methods"]
                 check("replica: standard_deviation" in str(cm) and "ddof = 0" in str(f["energy"][std].attrs["comment"]),
                       f"{name}: {std} cell_methods {cm!r}")
-            elif impact:
+            elif impact and "outcomes/unique" in f:  # with `all` (time-stepped sweeps have none)
                 u = f["outcomes/unique"]
                 check(list(u.attrs["flag_values"]) == [0.0, 1.0] and str(u.attrs["flag_meanings"]) == "indeterminate unique",
                       f"{name}: outcomes/unique flag_values/flag_meanings")

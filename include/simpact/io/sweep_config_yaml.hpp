@@ -21,6 +21,14 @@ namespace simpact {
 // leaves it out, the loader adds it (range [0, 1], default 1).
 using ModelCatalog = std::function<bool(const std::string& model, std::vector<ParameterInfo>& parameters)>;
 
+// The time-stepping models a `simulate:` section may name, and their sweepable parameters
+// (the model's own, dt, restitution, simultaneity_tolerance): supplied by the caller like
+// ModelCatalog, so that io/ does not depend on integrate/. Empty: `simulate:` is refused.
+struct DynamicCatalog {
+  std::vector<std::string> models;
+  ModelCatalog parameters;
+};
+
 // Every problem found in a config, one line each ("key.path: message"); what() joins them
 // with newlines.
 struct ConfigErrors : std::runtime_error {
@@ -32,12 +40,12 @@ struct ConfigErrors : std::runtime_error {
 // `catalog` gives their parameters (an empty std::function skips parameter-name, range and
 // required-parameter checks). Throws ConfigErrors listing all the errors found.
 SweepConfig parse_sweep_config(const std::string& yaml_text, const std::vector<std::string>& known_models,
-                               const ModelCatalog& catalog);
+                               const ModelCatalog& catalog, const DynamicCatalog& dynamic = {});
 
 // Reads the file at `path` and parses it; an unreadable file gives the single error line
 // "config: cannot read '<path>': <reason>".
 SweepConfig load_sweep_config(const std::string& path, const std::vector<std::string>& known_models,
-                              const ModelCatalog& catalog);
+                              const ModelCatalog& catalog, const DynamicCatalog& dynamic = {});
 
 // Edit distance (insertions, deletions, substitutions, adjacent transpositions): the basis of
 // the "did you mean" suggestions. Exposed for the command line's own suggestions.

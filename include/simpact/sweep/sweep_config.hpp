@@ -31,8 +31,17 @@ struct OutputOptions {
   int compression = 4;          // gzip level 0..9
 };
 
+// `simulate:` (docs/config.md "Time-stepped sweeps"): the tasks are time-stepped runs of a
+// dynamic model (integrate/) under each ordering, not single impacts. dt, restitution and
+// simultaneity_tolerance are parameters like the model's (fixed, grid axes or random).
+struct SimulateSpec {
+  std::int64_t steps = 0;  // > 0: steps of dt per run
+  double t_end = 0.0;      // used when steps == 0: ceil(t_end/dt) steps per run [s]
+  int record = 0;          // > 0: record + 1 states per task and ordering as per-task arrays
+};
+
 struct SweepConfig {
-  std::string model;
+  std::string model;                          // with simulate: the dynamic model's name
   ParameterSet fixed;                         // params: values used by every task
   std::vector<GridAxis> fixed_described;      // the same, with units/long_name (one value each)
   std::vector<GridAxis> grid;                 // slowest-varying first (C order)
@@ -45,8 +54,9 @@ struct SweepConfig {
   TaskErrorMode on_task_error = TaskErrorMode::kAbort;
   ResolveLimits limits;  // caps of each resolution (core defaults; YAML `limits:`)
   OutputOptions output;
-  std::string source_text;  // the YAML exactly as given
-  std::string source_hash;  // sha256 hex of source_text
+  std::optional<SimulateSpec> simulate;  // present: a time-stepped sweep of `model`
+  std::string source_text;               // the YAML exactly as given
+  std::string source_hash;               // sha256 hex of source_text
 
   std::int64_t grid_points() const;  // product of the axis sizes (1 with no grid)
   std::int64_t replicas() const;     // monte_carlo->samples_per_point, the design's rows, or 1

@@ -1,0 +1,102 @@
+// The sweep task of time-stepped runs (issue 12, "Sweeps"): parameters → dynamic model
+// (integrate/dynamic_models.hpp) → one simulation per configured ordering policy (same initial
+// state, dt, steps, restitution, simultaneity tolerance) → named results.
+//
+// The sweepable parameters of a task are the dynamic model's own plus three of the integrator
+// (simulation_sweep_parameters): dt [s], restitution and simultaneity_tolerance [s] (0: the
+// integrator's default 1e-9·dt). The run length is `steps`, or ceil(t_end/dt) steps (at least
+// t_end, whatever the task's dt).
+//
+// ξ between orderings a and b (columns xi_maps/<a>_vs_<b>) compares their final momenta in the
+// kinetic metric of the first ordering's final configuration q_a:
+//   ξ = ||p_a − p_b||_{M(q_a)⁻¹} / max(||p₀||_{M(q₀)⁻¹}, ||p_a||_{M(q_a)⁻¹}),  ||p||²_{M⁻¹} = pᵀM⁻¹p,
+// (0 when numerator and denominator are both 0). With one impact and nothing after it this is
+// `resolve`'s ξ (the denominator is the pre-impact momentum norm: energy never grows in an impact).
+//
+// A simulation that fails (NewtonError, ImpactError) publishes NaN for that ordering and every ξ
+// it enters, and the task's status is `failed`; a model the parameters cannot build (InputError)
+// throws, handled by the sweep's on_task_error like any bad task.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "simpact/core/fixed_size.hpp"
+#include "simpact/core/ordering_policy.hpp"
+#include "simpact/core/parameter_info.hpp"
+#include "simpact/integrate/midpoint_integrator.hpp"
+#include "simpact/sweep/task_kernel.hpp"
+
+namespace simpact {
+
+struct SimulationStudyOptions {
+  std::string model;  // a dynamic model name (dynamic_model_names())
+  std::vector<OrderingPolicy> orderings{OrderingPolicy::kArgmin, OrderingPolicy::kArgmax};  // single policies
+  std::int64_t steps = 0;  // > 0: this many steps of dt
+  double t_end = 0.0;      // used when steps == 0: ceil(t_end/dt) steps [s]
+  // > 0: per-task arrays of record + 1 states per ordering, after steps round(j·S/record),
+  // j = 0..record (the initial state first, the final state last), S the task's step count.
+  int record = 0;
+  int record_dof = 0;      // coordinates per recorded state (the model's dof at the first task)
+  std::uint64_t seed = 0;  // the random ordering's draws: keyed by (seed, task, impact)
+  NewtonOptions newton;    // the midpoint integrator's Newton settings (its defaults)
+};
+
+// The model's parameters followed by dt, restitution and simultaneity_tolerance. Throws
+// InputError("model", ...) for an unknown model.
+std::vector<ParameterInfo> simulation_sweep_parameters(const std::string& model);
+
+// The number of coordinates of `model` built from a task's parameters (the integrator's are
+// ignored): sizes the recorded arrays. Throws InputError for parameters that build no model.
+int simulation_dof(const std::string& model, const ParameterSet& params);
+
+// Everything one task's columns are computed from, per ordering (NaN where it failed).
+struct SimulationTaskValues {
+  double energy_initial = 0.0;  // E_0 = T + V at the initial state [J]
+  int dof = 0;
+  std::vector<char> ok;  // the ordering's simulation finished
+  std::vector<double> energy_final, max_drift, impacts, plastic, zeno, newton_mean, newton_max;
+  std::vector<DofVector> q_final, p_final;
+  std::vector<double> times;                              // of the recorded states [s]
+  std::vector<std::vector<double>> q_records, p_records;  // [ordering][record·dof + i]
+  std::vector<double> pair_xi;  // ξ per ordering pair a < b, in the order (0,1), (0,2), …, (1,2), …
+};
+
+struct SimulationColumn {
+  ResultColumn column;
+  std::function<void(const SimulationTaskValues&, double* out)> extract;
+};
+
+class SimulationTaskScratch final : public TaskScratch {
+ public:
+  SimulationTaskValues values;
+};
+
+class SimulationTaskKernel final : public TaskKernel {
+ public:
+  // Throws InputError("orderings", ...) for `all` or fewer than one ordering, ("model", ...) for an
+  // unknown model.
+  explicit SimulationTaskKernel(SimulationStudyOptions options);
+  const std::vector<ResultColumn>& columns() const override { return columns_; }
+  std::unique_ptr<TaskScratch> make_scratch() const override;
+  TaskStatus evaluate(std::int64_t task, const ParameterSet& params, TaskScratch& scratch,
+                      double* results) const override;
+  int headline_column() const override { return headline_; }
+
+  // Runs task `task` into `scratch.values` and returns its status.
+  TaskStatus compute(std::int64_t task, const ParameterSet& params, SimulationTaskScratch& scratch) const;
+  const std::vector<SimulationColumn>& table() const { return table_; }
+  // The step count of a task with time step dt.
+  std::int64_t steps_for(double dt) const;
+
+ private:
+  SimulationStudyOptions options_;
+  std::vector<SimulationColumn> table_;
+  std::vector<ResultColumn> columns_;
+  int headline_ = -1;
+};
+
+}  // namespace simpact

@@ -1,0 +1,283 @@
+#include "simpact/analysis/simulation_task_kernel.hpp"
+
+#include <fmt/format.h>
+
+#include <Eigen/Cholesky>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <utility>
+
+#include "simpact/core/counter_rng.hpp"
+#include "simpact/core/input_error.hpp"
+#include "simpact/integrate/dynamic_models.hpp"
+#include "simpact/integrate/simulation.hpp"
+
+namespace simpact {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+// The most steps one task may run (ceil(t_end/dt) with a tiny dt is refused, not attempted).
+constexpr double kMaxTaskSteps = 1e9;
+
+std::string name(OrderingPolicy o) {
+  return std::string(ordering_policy_name(o));
+}
+
+template <typename F>
+SimulationColumn scalar(ResultColumn column, F value) {
+  return {std::move(column), [value](const SimulationTaskValues& v, double* out) { out[0] = value(v); }};
+}
+
+// ||p||_{M(q)⁻¹} = sqrt(pᵀ M(q)⁻¹ p).
+double kinetic_norm(const DynamicModel& model, const DofVector& q, const DofVector& p) {
+  const DofMatrix m = model.mass_matrix(q);
+  const DofVector x = m.ldlt().solve(p);
+  return std::sqrt(std::max(0.0, p.dot(x)));
+}
+
+// The parameters of `params` that `model` takes (dt, restitution, ... are the integrator's).
+DynamicSystem build_system(const std::string& model, const ParameterSet& params) {
+  const auto& infos = dynamic_model_parameters(model);
+  ParameterSet own;
+  for (const auto& [key, value] : params.entries())
+    if (std::any_of(infos.begin(), infos.end(), [&](const ParameterInfo& i) { return i.name == key; }))
+      own.set(key, value);
+  return make_dynamic_system(model, own);
+}
+
+}  // namespace
+
+int simulation_dof(const std::string& model, const ParameterSet& params) {
+  return build_system(model, params).model->dof();
+}
+
+std::vector<ParameterInfo> simulation_sweep_parameters(const std::string& model) {
+  std::vector<ParameterInfo> out = dynamic_model_parameters(model);
+  const double inf = std::numeric_limits<double>::infinity();
+  out.push_back({"dt", "s", "time step", kNaN, 1e-12, 1e6, false});
+  out.push_back({"restitution", "1", "coefficient of restitution of every impact", 1.0, 0.0, 1.0, false});
+  out.push_back({"simultaneity_tolerance", "s",
+                 "contacts closing within this time of each other are one simultaneous impact (0: 1e-9 dt)",
+                 0.0, 0.0, inf, false});
+  return out;
+}
+
+SimulationTaskKernel::SimulationTaskKernel(SimulationStudyOptions options) : options_(std::move(options)) {
+  dynamic_model_parameters(options_.model);  // throws InputError("model") for an unknown name
+  auto& single = options_.orderings;
+  if (single.empty()) throw InputError("orderings", "a time-stepped sweep needs at least one ordering");
+  for (OrderingPolicy o : single)
+    if (o == OrderingPolicy::kAll)
+      throw InputError("orderings",
+                       "'all' is not a single ordering: a simulation follows one ordering per run");
+  if (options_.steps <= 0 && !(options_.t_end >= 0.0))
+    throw InputError("simulate.t_end", "must be a non-negative time [s]");
+  if (options_.record > 0 && options_.record_dof <= 0)
+    throw InputError("simulate.record", "needs the model's number of coordinates (record_dof)");
+
+  auto& t = table_;
+  std::size_t pair = 0;
+  for (std::size_t a = 0; a < single.size(); ++a)
+    for (std::size_t b = a + 1; b < single.size(); ++b, ++pair) {
+      if (headline_ < 0) headline_ = static_cast<int>(t.size());
+      const std::string na = name(single[a]), nb = name(single[b]);
+      t.push_back(scalar({na + "_vs_" + nb, "xi_maps", "1",
+                          "indeterminacy between the " + na + " and " + nb +
+                              " orderings: norm of the difference of their final momenta in the kinetic "
+                              "metric of the " +
+                              na +
+                              " final configuration, divided by the larger of the initial and that final "
+                              "momentum norm"},
+                         [pair](const SimulationTaskValues& v) { return v.pair_xi[pair]; }));
+    }
+  t.push_back(scalar({"initial", "energy", "J", "total energy T + V of the initial state"},
+                     [](const SimulationTaskValues& v) { return v.energy_initial; }));
+  for (std::size_t s = 0; s < single.size(); ++s) {
+    const std::string o = name(single[s]), what = ", ordering " + o;
+    t.push_back(scalar({"final_" + o, "energy", "J", "total energy T + V of the final state" + what},
+                       [s](const SimulationTaskValues& v) { return v.energy_final[s]; }));
+    t.push_back(scalar({"ratio_" + o, "energy", "1", "final over initial total energy E_end / E_0" + what},
+                       [s](const SimulationTaskValues& v) {
+                         const double e0 = v.energy_initial, e1 = v.energy_final[s];
+                         // 0/0 (nothing moves, no potential) is "unchanged"; e1/0 stays ±inf.
+                         return e0 == 0.0 && e1 == 0.0 ? 1.0 : e1 / e0;
+                       }));
+    t.push_back(
+        scalar({"max_drift_" + o, "energy", "J",
+                "largest drift |E - E_ref| of the total energy between impacts (E_ref: after the last "
+                "impact, or initial)" +
+                    what},
+               [s](const SimulationTaskValues& v) { return v.max_drift[s]; }));
+  }
+  for (std::size_t s = 0; s < single.size(); ++s) {
+    const std::string o = name(single[s]), what = ", ordering " + o;
+    t.push_back(scalar({"impacts_" + o, "outcomes", "1", "number of impacts" + what},
+                       [s](const SimulationTaskValues& v) { return v.impacts[s]; }));
+    t.push_back(scalar({"plastic_impacts_" + o, "outcomes", "1",
+                        "impacts resolved plastic (Zeno chatter or no elastic outcome)" + what},
+                       [s](const SimulationTaskValues& v) { return v.plastic[s]; }));
+    t.push_back(
+        scalar({"zeno_impacts_" + o, "outcomes", "1", "impacts resolved plastic as Zeno chatter" + what},
+               [s](const SimulationTaskValues& v) { return v.zeno[s]; }));
+    t.push_back(scalar({"newton_mean_" + o, "outcomes", "1", "mean Newton iterations per step" + what},
+                       [s](const SimulationTaskValues& v) { return v.newton_mean[s]; }));
+    t.push_back(scalar({"newton_max_" + o, "outcomes", "1", "most Newton iterations in one step" + what},
+                       [s](const SimulationTaskValues& v) { return v.newton_max[s]; }));
+  }
+  if (options_.record > 0) {
+    const int states = options_.record + 1, dof = options_.record_dof;
+    t.push_back(
+        {{"t", "trajectory", "s", "times of the recorded states", states},
+         [](const SimulationTaskValues& v, double* out) { std::copy(v.times.begin(), v.times.end(), out); }});
+    const std::string layout = fmt::format(" ({} states x {} coordinates, state-major)", states, dof);
+    for (std::size_t s = 0; s < single.size(); ++s) {
+      const std::string o = name(single[s]);
+      t.push_back({{"q_" + o, "trajectory", "SI (m or rad per coordinate)",
+                    "recorded generalized coordinates, ordering " + o + layout, states * dof},
+                   [s](const SimulationTaskValues& v, double* out) {
+                     std::copy(v.q_records[s].begin(), v.q_records[s].end(), out);
+                   }});
+      t.push_back({{"p_" + o, "trajectory", "SI (kg m s-1 or kg m2 s-1 per coordinate)",
+                    "recorded conjugate momenta, ordering " + o + layout, states * dof},
+                   [s](const SimulationTaskValues& v, double* out) {
+                     std::copy(v.p_records[s].begin(), v.p_records[s].end(), out);
+                   }});
+    }
+  }
+  columns_.reserve(table_.size());
+  for (const SimulationColumn& c : table_) columns_.push_back(c.column);
+}
+
+std::unique_ptr<TaskScratch> SimulationTaskKernel::make_scratch() const {
+  auto scratch = std::make_unique<SimulationTaskScratch>();
+  SimulationTaskValues& v = scratch->values;
+  const std::size_t n = options_.orderings.size();
+  v.ok.resize(n);
+  for (auto* column :
+       {&v.energy_final, &v.max_drift, &v.impacts, &v.plastic, &v.zeno, &v.newton_mean, &v.newton_max})
+    column->resize(n);
+  v.q_final.resize(n);
+  v.p_final.resize(n);
+  const auto states = static_cast<std::size_t>(options_.record + 1);
+  const auto values = states * static_cast<std::size_t>(options_.record_dof);
+  v.times.assign(options_.record > 0 ? states : 0, 0.0);
+  v.q_records.assign(n, std::vector<double>(options_.record > 0 ? values : 0));
+  v.p_records.assign(n, std::vector<double>(options_.record > 0 ? values : 0));
+  v.pair_xi.resize(n < 2 ? 0 : n * (n - 1) / 2);
+  return scratch;
+}
+
+std::int64_t SimulationTaskKernel::steps_for(double dt) const {
+  if (options_.steps > 0) return options_.steps;
+  // At least t_end: the relative slack keeps t_end = k·dt from adding a step to rounding.
+  const double n = std::ceil(options_.t_end / dt * (1.0 - 1e-12));
+  if (!(n <= kMaxTaskSteps))
+    throw InputError("dt", fmt::format("{:g} s gives more than {:g} steps up to t_end = {:g} s", dt,
+                                       kMaxTaskSteps, options_.t_end));
+  return static_cast<std::int64_t>(std::max(0.0, n));
+}
+
+TaskStatus SimulationTaskKernel::compute(std::int64_t task, const ParameterSet& params,
+                                         SimulationTaskScratch& scratch) const {
+  SimulationTaskValues& v = scratch.values;
+  if (v.ok.size() != options_.orderings.size())
+    throw std::logic_error("SimulationTaskKernel: scratch not from make_scratch");
+  const DynamicSystem system = build_system(options_.model, params);
+  const DynamicModel& model = *system.model;
+  const int n = model.dof();
+  if (options_.record > 0 && n != options_.record_dof)
+    throw InputError("simulate.record",
+                     fmt::format("this task's model has {} coordinates, the recorded arrays "
+                                 "hold {} (record needs the same number in every task)",
+                                 n, options_.record_dof));
+  SimulationOptions sim;
+  sim.dt = params.require("dt");
+  sim.steps = static_cast<long>(steps_for(sim.dt));
+  sim.restitution = params.get("restitution", 1.0);
+  const double simultaneity = params.get("simultaneity_tolerance", 0.0);
+  sim.simultaneity_tolerance = simultaneity > 0.0 ? simultaneity : -1.0;
+  sim.newton = options_.newton;
+  sim.seed = mix64(options_.seed ^ mix64(static_cast<std::uint64_t>(task)));
+  if (options_.record > 0) {
+    for (int j = 0; j <= options_.record; ++j)
+      sim.record_steps.push_back(std::lround(static_cast<double>(j) * static_cast<double>(sim.steps) /
+                                             static_cast<double>(options_.record)));
+    for (std::size_t j = 0; j < v.times.size(); ++j)
+      v.times[j] = static_cast<double>(sim.record_steps[j]) * sim.dt;
+  }
+  const DofVector q0 = system.q0;
+  const DofVector p0 = model.mass_matrix(q0) * system.v0;
+  v.energy_initial = model.energy(q0, p0);
+  v.dof = n;
+
+  TaskStatus status = TaskStatus::kOk;
+  for (std::size_t s = 0; s < options_.orderings.size(); ++s) {
+    sim.policy = options_.orderings[s];
+    v.ok[s] = 0;
+    v.energy_final[s] = v.max_drift[s] = v.impacts[s] = v.plastic[s] = v.zeno[s] = v.newton_mean[s] =
+        v.newton_max[s] = kNaN;
+    std::fill(v.q_records[s].begin(), v.q_records[s].end(), kNaN);
+    std::fill(v.p_records[s].begin(), v.p_records[s].end(), kNaN);
+    SimulationResult result;
+    try {
+      result = simulate(model, q0, p0, sim);
+    } catch (const NewtonError&) {
+      status = TaskStatus::kFailed;
+      continue;
+    } catch (const ImpactError&) {
+      status = TaskStatus::kFailed;
+      continue;
+    }
+    v.ok[s] = 1;
+    v.q_final[s] = result.q;
+    v.p_final[s] = result.p;
+    v.energy_final[s] = model.energy(result.q, result.p);
+    v.max_drift[s] = result.max_energy_drift;
+    v.impacts[s] = static_cast<double>(result.impacts.size());
+    double plastic = 0.0, zeno = 0.0;
+    for (const ImpactRecord& i : result.impacts) {
+      plastic += i.plastic ? 1.0 : 0.0;
+      zeno += i.zeno ? 1.0 : 0.0;
+    }
+    v.plastic[s] = plastic;
+    v.zeno[s] = zeno;
+    v.newton_mean[s] = result.newton_mean;
+    v.newton_max[s] = result.newton_max;
+    for (std::size_t r = 0; r < result.records.size() && r < v.times.size(); ++r) {
+      const StateRecord& rec = result.records[r];
+      for (int i = 0; i < n; ++i) {
+        v.q_records[s][r * static_cast<std::size_t>(n) + static_cast<std::size_t>(i)] = rec.q[i];
+        v.p_records[s][r * static_cast<std::size_t>(n) + static_cast<std::size_t>(i)] = rec.p[i];
+      }
+    }
+  }
+  const double norm0 = kinetic_norm(model, q0, p0);
+  std::size_t pair = 0;
+  for (std::size_t a = 0; a < options_.orderings.size(); ++a)
+    for (std::size_t b = a + 1; b < options_.orderings.size(); ++b, ++pair) {
+      if (!v.ok[a] || !v.ok[b]) {
+        v.pair_xi[pair] = kNaN;
+        continue;
+      }
+      const double diff = kinetic_norm(model, v.q_final[a], v.p_final[a] - v.p_final[b]);
+      const double norm = std::max(norm0, kinetic_norm(model, v.q_final[a], v.p_final[a]));
+      v.pair_xi[pair] = norm > 0.0 ? diff / norm : (diff == 0.0 ? 0.0 : HUGE_VAL);
+    }
+  return status;
+}
+
+TaskStatus SimulationTaskKernel::evaluate(std::int64_t task, const ParameterSet& params,
+                                          TaskScratch& scratch_base, double* results) const {
+  auto& scratch = static_cast<SimulationTaskScratch&>(scratch_base);
+  const TaskStatus status = compute(task, params, scratch);
+  for (const SimulationColumn& c : table_) {
+    c.extract(scratch.values, results);
+    results += c.column.length;
+  }
+  return status;
+}
+
+}  // namespace simpact

@@ -1,0 +1,132 @@
+"""Time-stepped sweeps (`simulate:` configs, issue 12) end to end with the real program:
+  * configs/cradle_timestep.yaml: every elastic cell E_end/E_0 = 1 to 1e-9 and final momenta
+    [0, 0, m v]; restitution e gives e^2 + (1 - e^2)/3; impacts counted, none failed;
+  * configs/billiards_timestep.yaml: xi at zero offset = `simpact resolve`'s xi_argmin_argmax to
+    1e-9, xi < 1e-9 once the offset delays b beyond the simultaneity tolerance;
+  * results bit-identical over 1 and 2 MPI ranks, 1 and 2 threads, and after SIGKILL + --resume;
+  * bad simulate: input is one line naming the field, exit 2.
+
+usage: timestep_sweeps.py SIMPACT"""
+import json
+import os
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+
+import sweep_common as sc
+from sweep_kill_resume import kill_landed
+
+
+def fail(msg):
+    sys.exit(f"FAIL: {msg}")
+
+
+def check_cradle(path):
+    with h5py.File(path, "r") as f:
+        e = f["grid/restitution"][()]
+        axes = [a.decode() if isinstance(a, bytes) else a for a in f["grid"].keys()]
+        for o in ("argmin", "argmax"):
+            ratio = f[f"energy/ratio_{o}"][()]  # (gap, dt, restitution)
+            expected = e**2 + (1 - e**2) / 3
+            err = np.abs(ratio - expected[None, None, :]).max()
+            if not err < 1e-9:
+                fail(f"cradle {o}: E_end/E_0 off e^2 + (1-e^2)/3 by {err:.3g}")
+            p = f[f"samples/trajectory_p_{o}"][()]  # [task, 2 states x 3 coordinates]
+            elastic = f["samples/restitution"][()] == 1.0
+            final = p[elastic, 3:]
+            if not np.abs(final - [0.0, 0.0, 1.0]).max() < 1e-9:
+                fail(f"cradle {o}: elastic final momenta {final} are not [0, 0, 1]")
+            if not (f[f"outcomes/impacts_{o}"][()] >= 1).all():
+                fail(f"cradle {o}: a cell without an impact")
+        if f["status/failed"][()].sum() != 0 or f["status/ok"][()].sum() != f["samples/status"].shape[0]:
+            fail("cradle: tasks not all ok")
+    print(f"ok: cradle_timestep: E_end/E_0 = e^2 + (1-e^2)/3 to 1e-9, elastic final p = [0, 0, 1] ({axes})")
+
+
+def check_billiards(simpact, path, d):
+    with h5py.File(path, "r") as f:
+        xi = f["xi_maps/argmin_vs_argmax"][()]  # (offset, theta)
+        offset, theta = f["grid/offset"][()], f["grid/theta"][()]
+    if not np.array_equal(offset, [0.0, 1e-7, 1e-5, 1e-3]):
+        fail(f"billiards: unexpected offsets {offset}")
+    for j, t in enumerate(theta):
+        req = os.path.join(d, "resolve.json")
+        with open(req, "w") as fh:
+            json.dump({"model": "billiards", "params": {"theta": float(t)}, "ordering": "argmin"}, fh)
+        p = subprocess.run([simpact, "resolve", req], capture_output=True, text=True, check=True)
+        ref = json.loads(p.stdout)["xi_argmin_argmax"]
+        if not abs(xi[0, j] - ref) < 1e-9:
+            fail(f"billiards theta={t}: xi at offset 0 is {xi[0, j]}, resolve gives {ref}")
+    if not (xi[0] > 0.003).all():
+        fail(f"billiards: xi at offset 0 should be positive everywhere: {xi[0]}")
+    if not np.abs(xi[2:]).max() < 1e-9:
+        fail(f"billiards: xi with offsets beyond the tolerance {xi[2:]} is not < 1e-9")
+    print(f"ok: billiards_timestep: xi(offset 0) = resolve to 1e-9 over {len(theta)} angles; "
+          f"xi < 1e-9 for sequential arrivals")
+
+
+KILL_CONFIG = """simulate:
+  model: cradle
+  t_end: 0.25
+  record: 4
+params: {n: 3, radius: 0.05, mass: 1.0, speed: 1.0}
+grid:
+  gap: {start: 0.01, stop: 0.1, num: 160}
+  dt: {values: [1/600, 1/3000, 1/6000]}
+  restitution: {values: [0.5, 1.0]}
+orderings: [argmin, argmax, random]
+seed: 7
+output: {samples: true, chunk_size: 20}
+"""
+
+ERRORS = [
+    ("simulate:\n  model: cradel\n  steps: 10\n  dt: 1e-3\n", "simulate.model: unknown time-stepping model 'cradel'"),
+    ("simulate:\n  model: cradle\n  dt: 1e-3\n", "simulate.steps: give exactly one of steps, t_end"),
+    ("simulate:\n  model: cradle\n  steps: 10\n", "params: missing required parameter 'dt'"),
+    ("simulate:\n  model: cradle\n  steps: 10\n  dt: 0\n", "simulate.dt: 0 is outside the allowed range"),
+    ("simulate:\n  model: cradle\n  steps: 10\n  dt: 1e-3\ngrid:\n  dt: {values: [1e-3]}\n",
+     "grid.dt: 'dt' is already given in simulate"),
+    ("simulate:\n  model: cradle\n  steps: 10\n  dt: 1e-3\norderings: [all, argmin]\n", "orderings: 'all' is not available"),
+    ("simulate:\n  model: cradle\n  steps: 10\n  dt: 1e-3\n  record: 0\n", "simulate.record: must be an integer"),
+    ("model: cradle\nsimulate:\n  model: cradle\n  steps: 10\n  dt: 1e-3\n", "model: not used with simulate:"),
+    ("simulate:\n  model: cradle\n  t_end: -1\n  dt: 1e-3\n", "simulate.t_end: -1 must be a positive time"),
+]
+
+
+def main():
+    simpact = sys.argv[1]
+    d = sc.tempdir()
+    cradle, billiards = f"{d}/cradle.h5", f"{d}/billiards.h5"
+    sc.run(simpact, "configs/cradle_timestep.yaml", cradle, ranks=0, threads=2)
+    check_cradle(cradle)
+    sc.run(simpact, "configs/billiards_timestep.yaml", billiards, ranks=0, threads=2)
+    check_billiards(simpact, billiards, d)
+
+    for name, ref in (("cradle_timestep", cradle), ("billiards_timestep", billiards)):
+        for i, (what, ranks, threads) in enumerate((("1 rank, 1 thread", 1, 1), ("2 ranks", 2, 1),
+                                                   ("2 ranks x 2 threads", 2, 2))):
+            out = f"{d}/{name}{i}.h5"
+            sc.run(simpact, f"configs/{name}.yaml", out, ranks=ranks, threads=threads)
+            sc.assert_identical(ref, out, f"{name}: {what}")
+
+    config = sc.write_config(KILL_CONFIG, d, "kill.yaml")
+    ref = f"{d}/kill_ref.h5"
+    sc.run(simpact, config, ref, ranks=2, threads=1)
+    out = f"{d}/killed.h5"
+    kill_landed(simpact, config, out, 0.3, True, "time-stepped sweep, whole job")
+    sc.run(simpact, config, out, ranks=2, threads=1, extra=("--resume",))
+    sc.assert_identical(ref, out, "time-stepped sweep killed then resumed")
+
+    for i, (text, expected) in enumerate(ERRORS):
+        bad = sc.write_config(text, d, f"bad{i}.yaml")
+        p = sc.run(simpact, bad, f"{d}/bad{i}.h5", check=False)
+        lines = p.stderr.strip().splitlines()
+        if p.returncode != 2 or len(lines) != 1 or expected not in lines[0]:
+            fail(f"bad config {text!r}: rc={p.returncode}, stderr={p.stderr!r}; expected one line with {expected!r}")
+    print(f"ok: {len(ERRORS)} bad simulate: configs give one line naming the field, exit 2")
+
+
+if __name__ == "__main__":
+    main()
