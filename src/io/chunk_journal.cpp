@@ -1,3 +1,5 @@
+// Journal records (version 3): a header tying the record to its config, kind and task range, a
+// payload of rows or of per-grid-point partial statistics, and a checksum over both.
 #include "simpact/io/chunk_journal.hpp"
 
 #include <fcntl.h>
@@ -11,8 +13,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
+#include "journal_write.hpp"
 #include "simpact/io/io_error.hpp"
 #include "simpact/io/safe_file.hpp"
 
@@ -23,19 +25,26 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::uint64_t kRecordMagicV1 = 0x314e524a504d4953ULL;  // "SIMPJRN1" (no config hash)
-constexpr std::uint64_t kRecordMagic = 0x324e524a504d4953ULL;    // "SIMPJRN2"
+constexpr std::uint64_t kRecordMagicV2 = 0x324e524a504d4953ULL;  // "SIMPJRN2" (rows only)
+constexpr std::uint64_t kRecordMagic = 0x334e524a504d4953ULL;    // "SIMPJRN3"
 
 struct RecordHeader {
   std::uint64_t magic;
+  std::int64_t kind;  // JournalRecords
   std::int64_t chunk;
   std::int64_t first_task;
   std::int64_t count;
-  std::int64_t values_per_task;
+  std::int64_t width;        // rows: values per task; statistics: reduced columns
+  std::int64_t first_point;  // statistics: the grid points touched (rows: 0, 0)
+  std::int64_t points;
   std::uint64_t payload_bytes;
   char config_hash[64];    // hex sha256 of the config the record was computed for
   std::uint64_t checksum;  // FNV-1a over the header fields above and the payload
 };
-static_assert(sizeof(RecordHeader) == 120, "journal record header layout");
+static_assert(sizeof(RecordHeader) == kJournalRecordHeaderBytes, "journal record header layout");
+using StatisticsState = RunningStatistics::State;
+constexpr std::uint64_t kStatusBytes = 8 * kTaskStatusCount;
+static_assert(kStatusBytes + sizeof(StatisticsState) == journal_point_bytes(1), "journal statistics layout");
 
 void set_hash(RecordHeader& h, const std::string& hash) {
   std::memset(h.config_hash, 0, sizeof h.config_hash);
@@ -57,42 +66,80 @@ std::uint64_t fnv1a(const void* data, std::size_t n, std::uint64_t h = 0xcbf29ce
   return h;
 }
 
-std::uint64_t record_checksum(const RecordHeader& h, const std::vector<char>& payload) {
-  std::uint64_t sum = fnv1a(&h, offsetof(RecordHeader, checksum));
-  return fnv1a(payload.data(), payload.size(), sum);
+std::uint64_t record_checksum(const RecordHeader& h, const char* payload, std::size_t bytes) {
+  return fnv1a(payload, bytes, fnv1a(&h, offsetof(RecordHeader, checksum)));
 }
 
-std::vector<char> encode_payload(const ChunkResults& c, std::int64_t vpt) {
-  const std::size_t n = static_cast<std::size_t>(c.count);
-  std::vector<char> payload(n * 16 + n * static_cast<std::size_t>(vpt) * 8);
-  char* p = payload.data();
-  std::memcpy(p, c.status.data(), n * 8);
-  std::memcpy(p + n * 8, c.counters.data(), n * 8);
-  std::memcpy(p + n * 16, c.values.data(), n * static_cast<std::size_t>(vpt) * 8);
-  return payload;
+// A record buffer: header (checksum filled in last) followed by `payload_bytes` bytes.
+std::vector<char> new_record(RecordHeader& h, const std::string& hash) {
+  h.magic = kRecordMagic;
+  set_hash(h, hash);
+  return std::vector<char>(sizeof h + h.payload_bytes);
 }
 
-void write_all(int fd, const void* data, std::size_t n, const std::string& path) {
-  const char* p = static_cast<const char*>(data);
-  while (n > 0) {
-    const ssize_t w = ::write(fd, p, n);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      throw IoError(fmt::format("{}: write failed: {}", path, std::strerror(errno)));
+void seal(RecordHeader& h, std::vector<char>& record) {
+  h.checksum = record_checksum(h, record.data() + sizeof h, h.payload_bytes);
+  std::memcpy(record.data(), &h, sizeof h);
+}
+
+// The grid points a chunk's tasks belong to.
+std::int64_t first_point_of(const JournalManifest& m, std::int64_t chunk) {
+  return chunk * m.chunk_size / m.replicas;
+}
+std::int64_t points_of(const JournalManifest& m, std::int64_t chunk) {
+  const std::int64_t first = chunk * m.chunk_size;
+  return (first + m.chunk_tasks(chunk) - 1) / m.replicas - first / m.replicas + 1;
+}
+
+// What a record of `chunk` must say in its header for this manifest.
+bool header_fits(const RecordHeader& h, const JournalManifest& m) {
+  if (h.kind != static_cast<std::int64_t>(m.records) || h.chunk < 0 || h.chunk >= m.chunk_count() ||
+      h.first_task != h.chunk * m.chunk_size || h.count != m.chunk_tasks(h.chunk))
+    return false;
+  if (m.records == JournalRecords::kRows)
+    return h.width == m.values_per_task && h.first_point == 0 && h.points == 0 &&
+           h.payload_bytes ==
+               static_cast<std::uint64_t>(h.count) * (16 + 8 * static_cast<std::uint64_t>(h.width));
+  return h.width == m.statistic_columns && h.first_point == first_point_of(m, h.chunk) &&
+         h.points == points_of(m, h.chunk) &&
+         h.payload_bytes == static_cast<std::uint64_t>(h.points * journal_point_bytes(h.width));
+}
+
+// Decodes a statistics payload; false if it does not account for each of the chunk's tasks
+// exactly once (per grid point: the status counts sum to its tasks in the chunk).
+bool decode_statistics(const RecordHeader& h, const char* p, std::int64_t replicas, ChunkStatistics& out) {
+  out.chunk = h.chunk;
+  out.first_task = h.first_task;
+  out.count = h.count;
+  out.reset(h.first_point, h.points, h.width);
+  for (std::int64_t g = h.first_point; g < h.first_point + h.points; ++g) {
+    std::int64_t* status = out.status_of(g);
+    std::memcpy(status, p, kStatusBytes);
+    p += kStatusBytes;
+    const std::int64_t tasks =
+        std::min(h.first_task + h.count, (g + 1) * replicas) - std::max(h.first_task, g * replicas);
+    std::int64_t sum = 0;
+    for (int k = 0; k < kTaskStatusCount; ++k) {
+      if (status[k] < 0) return false;
+      sum += status[k];
     }
-    p += w;
-    n -= static_cast<std::size_t>(w);
+    if (sum != tasks) return false;
+    RunningStatistics* values = out.values_of(g);
+    for (std::int64_t c = 0; c < h.width; ++c) {
+      StatisticsState s{};
+      std::memcpy(&s, p, sizeof s);
+      p += sizeof s;
+      if (s.count < 0 || s.count > tasks) return false;
+      values[c] = RunningStatistics::from_state(s);
+    }
   }
+  return true;
 }
 
-std::string manifest_text(const JournalManifest& m) {
-  return fmt::format(
-      "journal_version {}\nconfig_hash {}\ntask_count {}\nchunk_size {}\nvalues_per_task {}\ncolumns {}\n",
-      kJournalVersion, m.config_hash, m.task_count, m.chunk_size, m.values_per_task, m.columns);
-}
-
-std::int64_t expected_count(const JournalManifest& m, std::int64_t chunk) {
-  return std::min(m.chunk_size, m.task_count - chunk * m.chunk_size);
+double monotonic_seconds() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
 }  // namespace
@@ -104,103 +151,12 @@ void ChunkResults::resize(std::int64_t n, std::int64_t values_per_task) {
   values.assign(static_cast<std::size_t>(n * values_per_task), 0.0);
 }
 
-std::string journal_directory(const std::string& output_path) {
-  return output_path + ".journal";
-}
-
-void create_journal(const std::string& directory, const JournalManifest& manifest) {
-  std::error_code ec;
-  fs::create_directories(directory, ec);
-  if (ec) throw IoError(fmt::format("{}: cannot create journal directory: {}", directory, ec.message()));
-  const std::string tmp = directory + "/manifest.tmp";
-  ::unlink(tmp.c_str());  // a stale one from a killed run (the directory is ours and locked)
-  const int fd = create_exclusive(tmp);
-  const std::string text = manifest_text(manifest);
-  try {
-    write_all(fd, text.data(), text.size(), tmp);
-    if (::fsync(fd) != 0) throw IoError(fmt::format("{}: fsync failed: {}", tmp, std::strerror(errno)));
-  } catch (...) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw;
-  }
-  ::close(fd);
-  if (::rename(tmp.c_str(), (directory + "/manifest").c_str()) != 0)
-    throw IoError(fmt::format("{}: cannot write journal manifest: {}", directory, std::strerror(errno)));
-  sync_parent_directory(directory + "/manifest");
-}
-
-ManifestStatus read_journal_manifest(const std::string& directory, JournalManifest& m, std::string* why) {
-  const std::string path = directory + "/manifest";
-  auto say = [&](const std::string& reason) {
-    if (why) *why = reason;
-  };
-  if (path_kind(path) == PathKind::kAbsent) {
-    say("it has no manifest");
-    return ManifestStatus::kMissing;
-  }
-  std::string text;
-  try {
-    text = read_capped_input(path, 1 << 16, "journal manifest", false);
-  } catch (const std::exception& e) {
-    say(e.what());
-    return ManifestStatus::kUnreadable;
-  }
-  std::istringstream in(text);
-  std::string key;
-  int seen = 0;
-  long long version = 1;
-  while (in >> key) {
-    if (key == "journal_version")
-      in >> version;
-    else if (key == "config_hash")
-      in >> m.config_hash, ++seen;
-    else if (key == "task_count")
-      in >> m.task_count, ++seen;
-    else if (key == "chunk_size")
-      in >> m.chunk_size, ++seen;
-    else if (key == "values_per_task")
-      in >> m.values_per_task, ++seen;
-    else if (key == "columns")
-      in >> m.columns, ++seen;
-    if (!in) break;
-  }
-  if (seen != 5 || m.chunk_size <= 0 || m.task_count < 0) {
-    say(text.empty() ? "its manifest is empty" : "its manifest is incomplete or garbled");
-    return ManifestStatus::kUnreadable;
-  }
-  if (version != kJournalVersion) {
-    say(fmt::format("it is a version {} journal (this simpact writes version {})", version, kJournalVersion));
-    return ManifestStatus::kOldVersion;
-  }
-  return ManifestStatus::kOk;
-}
-
-JournalContents journal_contents(const std::string& directory) {
-  JournalContents c;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(directory, ec)) {
-    if (e.path().extension() != ".bin") continue;
-    ++c.record_files;
-    std::error_code size_ec;
-    const auto size = e.file_size(size_ec);
-    if (!size_ec) c.record_bytes += size;
-  }
-  return c;
-}
-
-void clear_journal(const std::string& directory) {
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(directory, ec)) {
-    if (e.path().filename() == "lock") continue;
-    std::error_code rm;
-    fs::remove_all(e.path(), rm);
-  }
-}
-
-void remove_journal(const std::string& directory) {
-  std::error_code ec;
-  fs::remove_all(directory, ec);
+void ChunkStatistics::reset(std::int64_t first, std::int64_t n, std::int64_t cols) {
+  first_point = first;
+  points = n;
+  columns = cols;
+  status.assign(static_cast<std::size_t>(n * kTaskStatusCount), 0);
+  values.assign(static_cast<std::size_t>(n * cols), RunningStatistics{});
 }
 
 ChunkJournalWriter::ChunkJournalWriter(const std::string& directory, int rank, const std::string& run_id,
@@ -216,14 +172,6 @@ ChunkJournalWriter::~ChunkJournalWriter() {
   ::close(fd_);
 }
 
-namespace {
-double monotonic_seconds() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
-}  // namespace
-
 void ChunkJournalWriter::sync() {
   if (::fdatasync(fd_) != 0)
     throw IoError(fmt::format("{}: fdatasync failed: {}", path_, std::strerror(errno)));
@@ -231,24 +179,55 @@ void ChunkJournalWriter::sync() {
   unsynced_ = false;
 }
 
+void ChunkJournalWriter::write_record(std::vector<char>& record) {
+  // One write of header + payload: the record is either whole or detectably torn.
+  detail::write_all(fd_, record.data(), record.size(), path_);
+  unsynced_ = true;
+  if (monotonic_seconds() - last_sync_ >= sync_interval_s_) sync();
+}
+
 void ChunkJournalWriter::append(const ChunkResults& chunk, std::int64_t values_per_task) {
-  const std::vector<char> payload = encode_payload(chunk, values_per_task);
+  const auto n = static_cast<std::size_t>(chunk.count);
   RecordHeader h{};
-  h.magic = kRecordMagic;
+  h.kind = static_cast<std::int64_t>(JournalRecords::kRows);
   h.chunk = chunk.chunk;
   h.first_task = chunk.first_task;
   h.count = chunk.count;
-  h.values_per_task = values_per_task;
-  h.payload_bytes = payload.size();
-  set_hash(h, config_hash_);
-  h.checksum = record_checksum(h, payload);
-  // One write of header + payload, then a data sync: the record is either whole or detectably torn.
-  std::vector<char> record(sizeof h + payload.size());
-  std::memcpy(record.data(), &h, sizeof h);
-  std::memcpy(record.data() + sizeof h, payload.data(), payload.size());
-  write_all(fd_, record.data(), record.size(), path_);
-  unsynced_ = true;
-  if (monotonic_seconds() - last_sync_ >= sync_interval_s_) sync();
+  h.width = values_per_task;
+  h.payload_bytes = n * 16 + n * static_cast<std::size_t>(values_per_task) * 8;
+  std::vector<char> record = new_record(h, config_hash_);
+  char* p = record.data() + sizeof h;
+  std::memcpy(p, chunk.status.data(), n * 8);
+  std::memcpy(p + n * 8, chunk.counters.data(), n * 8);
+  std::memcpy(p + n * 16, chunk.values.data(), n * static_cast<std::size_t>(values_per_task) * 8);
+  seal(h, record);
+  write_record(record);
+}
+
+void ChunkJournalWriter::append(const ChunkStatistics& chunk) {
+  RecordHeader h{};
+  h.kind = static_cast<std::int64_t>(JournalRecords::kStatistics);
+  h.chunk = chunk.chunk;
+  h.first_task = chunk.first_task;
+  h.count = chunk.count;
+  h.width = chunk.columns;
+  h.first_point = chunk.first_point;
+  h.points = chunk.points;
+  h.payload_bytes = static_cast<std::uint64_t>(chunk.points * journal_point_bytes(chunk.columns));
+  std::vector<char> record = new_record(h, config_hash_);
+  char* p = record.data() + sizeof h;
+  for (std::int64_t g = chunk.first_point; g < chunk.first_point + chunk.points; ++g) {
+    std::memcpy(p, chunk.status_of(g), kStatusBytes);
+    p += kStatusBytes;
+    const RunningStatistics* values = chunk.values_of(g);
+    for (std::int64_t c = 0; c < chunk.columns; ++c) {
+      const StatisticsState s = values[c].state();
+      std::memcpy(p, &s, sizeof s);
+      p += sizeof s;
+    }
+  }
+  seal(h, record);
+  write_record(record);
 }
 
 JournalIndex JournalIndex::scan(const std::string& directory, const JournalManifest& manifest) {
@@ -259,6 +238,7 @@ JournalIndex JournalIndex::scan(const std::string& directory, const JournalManif
   for (const auto& e : fs::directory_iterator(directory, ec))
     if (e.path().extension() == ".bin") files.push_back(e.path().string());
   std::sort(files.begin(), files.end());  // deterministic choice among (identical) duplicates
+  ChunkStatistics decoded;
   for (const auto& file : files) {
     if (path_kind(file) != PathKind::kRegular) {
       index.problems_.push_back(fmt::format("{}: not a regular file: ignored", file));
@@ -279,19 +259,16 @@ JournalIndex JournalIndex::scan(const std::string& directory, const JournalManif
     while (offset < file_bytes) {
       if (file_bytes - offset < sizeof h) break;  // torn header: the run was killed while writing it
       if (!in.read(reinterpret_cast<char*>(&h), sizeof h)) break;
-      if (h.magic == kRecordMagicV1) {
-        reject("is from an older simpact (journal version 1)");
+      if (h.magic == kRecordMagicV1 || h.magic == kRecordMagicV2) {
+        reject(
+            fmt::format("is from an older simpact (journal version {})", h.magic == kRecordMagicV1 ? 1 : 2));
         break;
       }
       if (h.magic != kRecordMagic) {
         reject("is not a simpact journal record");
         break;
       }
-      const bool sane = h.values_per_task == manifest.values_per_task && h.chunk >= 0 &&
-                        h.chunk < manifest.chunk_count() && h.first_task == h.chunk * manifest.chunk_size &&
-                        h.count == expected_count(manifest, h.chunk) &&
-                        h.payload_bytes == static_cast<std::uint64_t>(h.count) * (16 + 8 * h.values_per_task);
-      if (!sane) {
+      if (!header_fits(h, manifest)) {
         reject(
             fmt::format("does not fit this sweep (chunk {}, tasks {}+{})", h.chunk, h.first_task, h.count));
         break;
@@ -299,12 +276,17 @@ JournalIndex JournalIndex::scan(const std::string& directory, const JournalManif
       if (file_bytes - offset - sizeof h < h.payload_bytes) break;  // torn payload
       std::vector<char> payload(h.payload_bytes);
       if (!in.read(payload.data(), static_cast<std::streamsize>(payload.size()))) break;
-      if (record_checksum(h, payload) != h.checksum) {
+      if (record_checksum(h, payload.data(), payload.size()) != h.checksum) {
         reject("fails its checksum");
         break;
       }
       if (!same_hash(h, manifest.config_hash)) {
         reject("belongs to another config");
+        break;
+      }
+      if (manifest.records == JournalRecords::kStatistics &&
+          !decode_statistics(h, payload.data(), manifest.replicas, decoded)) {
+        reject(fmt::format("does not account for the tasks of chunk {} exactly once", h.chunk));
         break;
       }
       index.entries_.emplace(h.chunk, Entry{file, offset, h.first_task, h.count});
@@ -326,7 +308,10 @@ std::vector<std::uint8_t> JournalIndex::done_bitmap() const {
   return bits;
 }
 
-void JournalIndex::read(std::int64_t chunk, ChunkResults& out) const {
+std::vector<char> JournalIndex::read_payload(std::int64_t chunk, JournalRecords kind) const {
+  if (manifest_.records != kind)
+    throw IoError(fmt::format("journal: chunk {}: the journal holds {} records", chunk,
+                              manifest_.records == JournalRecords::kRows ? "row" : "statistics"));
   const auto it = entries_.find(chunk);
   if (it == entries_.end()) throw IoError(fmt::format("journal: chunk {} is missing", chunk));
   const Entry& e = it->second;
@@ -335,27 +320,44 @@ void JournalIndex::read(std::int64_t chunk, ChunkResults& out) const {
   in.seekg(static_cast<std::streamoff>(e.offset));
   RecordHeader h{};
   in.read(reinterpret_cast<char*>(&h), sizeof h);
-  const std::int64_t vpt = manifest_.values_per_task;
-  const std::uint64_t bytes = static_cast<std::uint64_t>(e.count) * static_cast<std::uint64_t>(16 + 8 * vpt);
   std::vector<char> payload;
-  if (in && h.payload_bytes == bytes) {
-    payload.resize(bytes);
-    in.read(payload.data(), static_cast<std::streamsize>(bytes));
+  const bool fits = in && h.magic == kRecordMagic && header_fits(h, manifest_) && h.chunk == chunk;
+  if (fits) {
+    payload.resize(h.payload_bytes);
+    in.read(payload.data(), static_cast<std::streamsize>(payload.size()));
   }
-  if (!in || h.magic != kRecordMagic || h.chunk != chunk || h.first_task != e.first_task ||
-      h.count != e.count || h.payload_bytes != bytes || !same_hash(h, manifest_.config_hash) ||
-      record_checksum(h, payload) != h.checksum)
+  if (!fits || !in || !same_hash(h, manifest_.config_hash) ||
+      record_checksum(h, payload.data(), payload.size()) != h.checksum)
     throw IoError(
         fmt::format("{}: the record of chunk {} at byte {} changed or is corrupt since the journal was "
                     "scanned",
                     e.file, chunk, e.offset));
+  return payload;
+}
+
+void JournalIndex::read(std::int64_t chunk, ChunkResults& out) const {
+  const std::vector<char> payload = read_payload(chunk, JournalRecords::kRows);
+  const std::int64_t vpt = manifest_.values_per_task;
   out.chunk = chunk;
-  out.first_task = e.first_task;
-  out.resize(e.count, vpt);
-  const auto n = static_cast<std::size_t>(e.count);
+  out.first_task = chunk * manifest_.chunk_size;
+  out.resize(manifest_.chunk_tasks(chunk), vpt);
+  const auto n = static_cast<std::size_t>(out.count);
   std::memcpy(out.status.data(), payload.data(), n * 8);
   std::memcpy(out.counters.data(), payload.data() + n * 8, n * 8);
   std::memcpy(out.values.data(), payload.data() + n * 16, n * static_cast<std::size_t>(vpt) * 8);
+}
+
+void JournalIndex::read_statistics(std::int64_t chunk, ChunkStatistics& out) const {
+  const std::vector<char> payload = read_payload(chunk, JournalRecords::kStatistics);
+  RecordHeader h{};
+  h.chunk = chunk;
+  h.first_task = chunk * manifest_.chunk_size;
+  h.count = manifest_.chunk_tasks(chunk);
+  h.width = manifest_.statistic_columns;
+  h.first_point = first_point_of(manifest_, chunk);
+  h.points = points_of(manifest_, chunk);
+  if (!decode_statistics(h, payload.data(), manifest_.replicas, out))
+    throw IoError(fmt::format("journal: chunk {}: its statistics do not account for its tasks", chunk));
 }
 
 }  // namespace simpact

@@ -1,6 +1,6 @@
 // The final write of a sweep: every rank reduces a contiguous block of grid points from the
-// finished chunks (in task order) and writes its hyperslabs collectively; samples, progress,
-// provenance, and `complete = 1` last.
+// finished chunks (each grid point's chunk partials merged in chunk order) and writes its
+// hyperslabs collectively; samples, progress, provenance, and `complete = 1` last.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -33,7 +33,8 @@ struct Finalizer {
   const ParameterSpace& space;
   const TaskKernel& kernel;
   const JournalManifest& manifest;
-  const ChunkResultSource& index;
+  const ChunkResultSource* rows;
+  const ChunkStatisticsSource& statistics;
   double hdf5_seconds = 0.0;
   std::array<std::int64_t, kTaskStatusCount> status_totals{};  // all ranks, after write()
 
@@ -79,14 +80,49 @@ struct Finalizer {
     }
   };
 
+  // Merges each grid point's partial statistics over the chunks that hold its replicas, in chunk
+  // order, through a one-chunk cache (grid points are visited in order).
+  struct PointMerger {
+    const ChunkStatisticsSource& source;
+    const JournalManifest& manifest;
+    ChunkStatistics cache;
+    std::int64_t cached = -1;
+    void merge(std::int64_t point, std::vector<RunningStatistics>& stats, TaskStatusCounts& status) {
+      std::fill(stats.begin(), stats.end(), RunningStatistics{});
+      status.fill(0);
+      const std::int64_t first_chunk = point * manifest.replicas / manifest.chunk_size;
+      const std::int64_t last_chunk = ((point + 1) * manifest.replicas - 1) / manifest.chunk_size;
+      for (std::int64_t chunk = first_chunk; chunk <= last_chunk; ++chunk) {
+        if (chunk != cached) {
+          cached = -1;
+          source.read_statistics(chunk, cache);
+          cached = chunk;
+        }
+        if (point < cache.first_point || point >= cache.first_point + cache.points ||
+            cache.columns != static_cast<std::int64_t>(stats.size()))
+          throw IoError(fmt::format("chunk {} holds grid points {}+{}, not grid point {}", chunk,
+                                    cache.first_point, cache.points, point));
+        const RunningStatistics* partial = cache.values_of(point);
+        for (std::size_t c = 0; c < stats.size(); ++c) stats[c].merge(partial[c]);
+        for (int k = 0; k < kTaskStatusCount; ++k)
+          status[static_cast<std::size_t>(k)] += cache.status_of(point)[k];
+      }
+    }
+  };
+
   void write(const std::string& path, const std::vector<ProvenanceRow>& provenance) {
     const SweepFileLayout layout = make_layout(config, space, kernel, manifest.chunk_count());
     std::unique_ptr<SweepFile> file;
     timed([&] { file = std::make_unique<SweepFile>(SweepFile::create(path, mpi.comm, layout)); });
-    TaskReader reader{index, manifest.chunk_size, {}, -1, manifest.values_per_task};
     const ColumnOffsets cols(kernel);
     const std::size_t columns = cols.scalars.size();
     const bool replicas = space.replicas() > 1;
+    if (rows == nullptr && (!replicas || config.output.samples || !cols.arrays.empty()))
+      throw IoError("the final write needs per-task results, but only statistics were journaled");
+    std::unique_ptr<TaskReader> reader;
+    if (rows != nullptr)
+      reader.reset(new TaskReader{*rows, manifest.chunk_size, {}, -1, manifest.values_per_task});
+    PointMerger merger{statistics, manifest, {}, -1};
     const std::size_t maps_per_column = replicas ? 5 : 1;
 
     // Grid maps: a contiguous block of grid points per rank, written in equal-count rounds.
@@ -101,37 +137,40 @@ struct Finalizer {
       const std::int64_t b = std::min(last, a + slab_points);
       for (auto& m : maps) m.assign(static_cast<std::size_t>(b - a), 0.0);
       std::vector<RunningStatistics> stats(columns);
+      TaskStatusCounts status{};
+      const std::size_t headline =
+          kernel.headline_column() >= 0
+              ? static_cast<std::size_t>(std::find(cols.scalars.begin(), cols.scalars.end(),
+                                                   static_cast<std::size_t>(kernel.headline_column())) -
+                                         cols.scalars.begin())
+              : columns;
       std::string error;  // a rank that cannot read its tasks must not leave the others in a collective
       try {
         for (std::int64_t g = a; g < b; ++g) {
-          std::fill(stats.begin(), stats.end(), RunningStatistics{});
           const auto at = static_cast<std::size_t>(g - a);
-          for (std::int64_t r = 0; r < space.replicas(); ++r) {
-            const std::int64_t task = space.task_of(g, r);
-            const double* v = reader.values(task);
-            for (std::size_t c = 0; c < columns; ++c) stats[c].add(v[cols.offset[cols.scalars[c]]]);
-            const std::int64_t st = std::clamp<std::int64_t>(reader.status(task), 0, kTaskStatusCount - 1);
-            maps[columns * maps_per_column + static_cast<std::size_t>(st)][at] += 1.0;
-            ++status_totals[static_cast<std::size_t>(st)];
-          }
-          for (std::size_t c = 0; c < columns; ++c) {
-            const std::size_t base = c * maps_per_column;
-            if (!replicas) {  // the single replica's value itself (NaN stays NaN)
-              maps[base][at] = reader.values(space.task_of(g, 0))[cols.offset[cols.scalars[c]]];
-              continue;
+          if (replicas) {
+            merger.merge(g, stats, status);
+            for (std::size_t c = 0; c < columns; ++c) {
+              const std::size_t base = c * maps_per_column;
+              maps[base + 0][at] = stats[c].mean();
+              maps[base + 1][at] = stats[c].std();
+              maps[base + 2][at] = stats[c].min();
+              maps[base + 3][at] = stats[c].max();
+              maps[base + 4][at] = static_cast<double>(stats[c].count());
             }
-            maps[base + 0][at] = stats[c].mean();
-            maps[base + 1][at] = stats[c].std();
-            maps[base + 2][at] = stats[c].min();
-            maps[base + 3][at] = stats[c].max();
-            maps[base + 4][at] = static_cast<double>(stats[c].count());
+            if (headline < columns) maps.back()[at] = stats[headline].mean();
+          } else {  // the single replica's value itself (NaN stays NaN)
+            const std::int64_t task = space.task_of(g, 0);
+            const double* v = reader->values(task);
+            status.fill(0);
+            ++status[static_cast<std::size_t>(
+                std::clamp<std::int64_t>(reader->status(task), 0, kTaskStatusCount - 1))];
+            for (std::size_t c = 0; c < columns; ++c) maps[c][at] = v[cols.offset[cols.scalars[c]]];
+            if (headline < columns) maps.back()[at] = maps[headline][at];
           }
-          if (kernel.headline_column() >= 0) {
-            const auto h =
-                static_cast<std::size_t>(std::find(cols.scalars.begin(), cols.scalars.end(),
-                                                   static_cast<std::size_t>(kernel.headline_column())) -
-                                         cols.scalars.begin());
-            maps.back()[at] = replicas ? stats[h].mean() : maps[h * maps_per_column][at];
+          for (std::size_t k = 0; k < status.size(); ++k) {
+            maps[columns * maps_per_column + k][at] = static_cast<double>(status[k]);
+            status_totals[k] += status[k];
           }
         }
       } catch (const std::exception& e) {
@@ -144,10 +183,10 @@ struct Finalizer {
     }
     MPI_Allreduce(MPI_IN_PLACE, status_totals.data(), kTaskStatusCount, MPI_INT64_T, MPI_SUM, mpi.comm);
 
-    if (config.output.samples || !cols.arrays.empty()) write_samples(*file, reader, cols);
+    if (config.output.samples || !cols.arrays.empty()) write_samples(*file, *reader, cols);
 
     timed([&] {
-      const std::vector<std::uint8_t> done = index.done_bitmap();
+      const std::vector<std::uint8_t> done = statistics.done_bitmap();
       file->write_progress(0, done.data(), mpi.rank == 0 ? static_cast<std::int64_t>(done.size()) : 0);
       file->write_provenance(provenance);
       file->flush();
@@ -220,11 +259,11 @@ struct Finalizer {
 
 double write_sweep_file(MPI_Comm comm, const std::string& path, const SweepConfig& config,
                         const TaskKernel& kernel, const JournalManifest& manifest,
-                        const ChunkResultSource& source, const std::vector<ProvenanceRow>& provenance,
-                        TaskStatusCounts* status_counts) {
+                        const ChunkResultSource* rows, const ChunkStatisticsSource& statistics,
+                        const std::vector<ProvenanceRow>& provenance, TaskStatusCounts* status_counts) {
   const Mpi mpi(comm);
   const ParameterSpace space(config);
-  Finalizer finalizer{mpi, config, space, kernel, manifest, source};
+  Finalizer finalizer{mpi, config, space, kernel, manifest, rows, statistics};
   finalizer.write(path, provenance);
   if (status_counts != nullptr) *status_counts = finalizer.status_totals;
   return finalizer.hdf5_seconds;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "chunk_reduction.hpp"
 #include "mpi_context.hpp"
 #include "output_staging.hpp"
 #include "run_provenance.hpp"
@@ -29,7 +30,8 @@ double merge_shards(MPI_Comm comm, const SweepConfig& config, const TaskKernel& 
                     const std::vector<std::string>& shard_paths, const std::string& output_path,
                     const std::string& command_line) {
   const auto start_time = now_iso8601();
-  const JournalManifest manifest = sweep_manifest(config, kernel);
+  JournalManifest manifest = sweep_manifest(config, kernel);
+  manifest.records = JournalRecords::kRows;  // shard files hold rows
   const Mpi mpi(comm);
   // The output must be a regular file or absent; rank 0 locks it and stages the merged file in
   // <output>.journal/, checked and agreed before any shard is read.
@@ -110,7 +112,9 @@ double merge_shards(MPI_Comm comm, const SweepConfig& config, const TaskKernel& 
   row.end_time = now_iso8601();
   provenance.push_back(row);
   const ShardSource source(std::move(shards), manifest, kernel);
-  const double seconds = write_sweep_file(comm, staging, config, kernel, manifest, source, provenance);
+  const detail::RowStatisticsSource statistics(source, manifest, kernel);
+  const double seconds =
+      write_sweep_file(comm, staging, config, kernel, manifest, &source, statistics, provenance);
   MPI_Barrier(comm);
   if (mpi.rank == 0) {
     try {

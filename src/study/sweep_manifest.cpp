@@ -27,6 +27,16 @@ JournalManifest sweep_manifest(const SweepConfig& config, const TaskKernel& kern
       config.output.chunk_size > 0 ? config.output.chunk_size : default_chunk_size(config.task_count());
   manifest.values_per_task = values_per_task(kernel);
   manifest.columns = column_list(kernel);
+  manifest.replicas = config.replicas();
+  bool arrays = false;
+  for (const auto& c : kernel.columns()) {
+    arrays = arrays || c.length > 1;
+    if (c.length == 1) ++manifest.statistic_columns;
+  }
+  // Rows only where a task's own values are written: per-task tables or arrays, or grids without
+  // replicas (a grid point's map value is its one task's value, NaN and ±inf included).
+  manifest.records = config.output.samples || arrays || manifest.replicas == 1 ? JournalRecords::kRows
+                                                                               : JournalRecords::kStatistics;
   return manifest;
 }
 

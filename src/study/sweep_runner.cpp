@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "chunk_reduction.hpp"
 #include "compute_chunk.hpp"
 #include "mpi_context.hpp"
 #include "output_staging.hpp"
@@ -32,6 +33,7 @@ using Clock = std::chrono::steady_clock;
 using detail::agree_or_throw;
 using detail::append_provenance_line;
 using detail::broadcast_string;
+using detail::ColumnOffsets;
 using detail::compute_chunk;
 using detail::decide_mode;
 using detail::make_layout;
@@ -41,7 +43,9 @@ using detail::now_iso8601;
 using detail::ProgressLog;
 using detail::provenance_row;
 using detail::read_provenance_lines;
+using detail::reduce_chunk;
 using detail::replace_output;
+using detail::RowStatisticsSource;
 
 SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKernel& kernel,
                           const SweepRunOptions& options) {
@@ -51,7 +55,10 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
   SweepRunSummary summary;
   summary.tasks = space.task_count();
 
-  const JournalManifest manifest = sweep_manifest(config, kernel);
+  JournalManifest manifest = sweep_manifest(config, kernel);
+  // A shard file holds its chunks' rows (the merge reduces them as a single run would).
+  if (options.shard_count > 1) manifest.records = JournalRecords::kRows;
+  const bool journal_rows = manifest.records == JournalRecords::kRows;
   summary.chunks = manifest.chunk_count();
   const std::string& path = options.output_path;
   const std::string journal = journal_directory(path);
@@ -143,6 +150,8 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
         summary.tasks - static_cast<std::int64_t>(pending.size()) * manifest.chunk_size;
     ProgressLog progress(summary.tasks, std::max<std::int64_t>(0, already), options.progress_interval_s);
     ChunkResults chunk;
+    ChunkStatistics partial;
+    const ColumnOffsets cols(kernel);
     auto stopping = [&] { return options.stop_signal != nullptr && *options.stop_signal != 0; };
     for (std::int64_t claimed = stopping() ? -1 : scheduler.next(); claimed >= 0;
          claimed = stopping() ? -1 : scheduler.next()) {
@@ -151,7 +160,12 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
       chunk.resize(std::min(manifest.chunk_size, summary.tasks - chunk.first_task), manifest.values_per_task);
       try {
         compute_chunk(space, kernel, config, scratch, chunk);
-        writer->append(chunk, manifest.values_per_task);
+        if (journal_rows) {
+          writer->append(chunk, manifest.values_per_task);
+        } else {
+          reduce_chunk(chunk, manifest.replicas, manifest.values_per_task, cols, partial);
+          writer->append(partial);
+        }
       } catch (const std::exception& e) {
         // A failing task or a failing journal write (disk full) on one rank: every finished
         // chunk is already journaled, so end all ranks now rather than leave them waiting.
@@ -233,9 +247,13 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
   if (options.shard_count > 1)
     hdf5_seconds += write_shard_file(comm, staging, config, kernel, manifest, index, provenance,
                                      options.shard_index, options.shard_count);
-  else
+  else if (journal_rows)
     hdf5_seconds +=
-        write_sweep_file(comm, staging, config, kernel, manifest, index, provenance, &summary.status_counts);
+        write_sweep_file(comm, staging, config, kernel, manifest, &index,
+                         RowStatisticsSource(index, manifest, kernel), provenance, &summary.status_counts);
+  else
+    hdf5_seconds += write_sweep_file(comm, staging, config, kernel, manifest, nullptr, index, provenance,
+                                     &summary.status_counts);
   MPI_Barrier(comm);
   if (mpi.rank == 0) {
     try {

@@ -1,6 +1,9 @@
 #include "simpact/study/sweep_size_estimate.hpp"
 
+#include <cmath>
 #include <cstddef>
+
+#include "simpact/study/sweep_runner.hpp"
 
 namespace simpact {
 
@@ -11,7 +14,18 @@ SweepSizeEstimate estimate_sweep_sizes(const SweepConfig& config, const TaskKern
   const double tasks = static_cast<double>(config.task_count());
   const double values = scalars + array_values;
   SweepSizeEstimate e;
-  e.journal_bytes = tasks * (16.0 + 8.0 * values);  // status and counter, then the values
+  const JournalManifest journal = sweep_manifest(config, kernel);
+  const auto chunks = static_cast<double>(journal.chunk_count());
+  if (journal.records == JournalRecords::kRows) {
+    e.journal_bytes = chunks * static_cast<double>(kJournalRecordHeaderBytes) +
+                      tasks * (16.0 + 8.0 * values);  // status, counter, values
+  } else {  // per chunk, per grid point touched: tasks per status, then 5 statistics per scalar
+    const double points_per_chunk =
+        std::ceil(static_cast<double>(journal.chunk_size) / static_cast<double>(journal.replicas)) + 1.0;
+    e.journal_bytes =
+        chunks * (kJournalRecordHeaderBytes +
+                  points_per_chunk * static_cast<double>(journal_point_bytes(journal.statistic_columns)));
+  }
   // Per grid point: one map per scalar (five over replicas), a count per status, and /xi.
   const double maps = scalars * (config.replicas() > 1 ? 5.0 : 1.0) + kTaskStatusCount + 1.0;
   e.file_bytes = static_cast<double>(config.grid_points()) * 8.0 * maps;

@@ -150,9 +150,9 @@ def main():
 
     rank1 = glob.glob(f"{out}.journal/rank-1-*.bin")[0]
     with open(rank1, "r+b") as f:
-        f.seek(120 + 40)  # inside the first record's payload
+        f.seek(144 + 40)  # inside the first record's payload (after its 144-byte header)
         byte = f.read(1)
-        f.seek(120 + 40)
+        f.seek(144 + 40)
         f.write(bytes([byte[0] ^ 0xFF]))
     p, seconds = mpirun(simpact, ["run", config, "-o", out, "--resume"])
     if p.returncode != 0 or "fails its checksum" not in p.stdout + p.stderr:

@@ -203,11 +203,16 @@ def main():
     interrupt(simpact, other, other_out, min_records=3)
     for i, f in enumerate(records(other_out)):
         shutil.copy(f, f"{out}.journal/rank-9-{i}.bin")  # same shape, speed 2 instead of 1
-    # A crafted 1-task record for chunk 0 with a valid checksum and this config's hash.
+    # A crafted 1-task row record (journal version 3: output.samples keeps rows) for chunk 0 with
+    # a valid checksum and this config's hash.
     hash_hex = saved.split("config_hash ")[1].split()[0].encode()
     vpt = int(saved.split("values_per_task ")[1].split()[0])
+    if saved.split("records ")[1].split()[0] != "rows":
+        fail("output.samples: true must journal rows")
     payload = struct.pack("<qQ", 0, 0) + struct.pack(f"<{vpt}d", *([0.5] * vpt))
-    head = struct.pack("<Qqqqq Q", 0x324e524a504d4953, 0, 0, 1, vpt, len(payload)) + hash_hex.ljust(64, b"\0")
+    # magic "SIMPJRN3", kind 0 (rows), chunk 0, first task 0, 1 task, width, no grid points
+    head = (struct.pack("<Qqqqqqqq Q", 0x334e524a504d4953, 0, 0, 0, 1, vpt, 0, 0, len(payload)) +
+            hash_hex.ljust(64, b"\0"))
     crafted = head + struct.pack("<Q", fnv1a(payload, fnv1a(head))) + payload
     open(f"{out}.journal/rank-0-0.bin", "wb").write(crafted)
 

@@ -1,5 +1,6 @@
 """A sweep split into 3 shards (`simpact run --shard i/3`, one of them under mpirun -n 2),
-merged by `simpact merge`, is bit-identical to a single run; merge refuses shards of another
+merged by `simpact merge`, is bit-identical to a single run — also to one whose journal held
+partial statistics (no per-task output) while the shards hold rows; merge refuses shards of another
 config, a missing shard, a duplicate shard and a non-shard file.
 
 usage: shard_merge.py SIMPACT"""
@@ -20,7 +21,7 @@ monte_carlo:
   params:
     m3: {{dist: lognormal, mu: 0.0, sigma: 0.3}}
 orderings: [all, argmin, argmax]
-output: {{samples: {samples}, momenta: true, chunk_size: 10}}
+output: {{samples: {samples}, momenta: {momenta}, chunk_size: 10}}
 """
 
 
@@ -43,8 +44,12 @@ def refuses(simpact, shards, out, what, needle):
 def main():
     simpact = sys.argv[1]
     d = sc.tempdir()
-    for samples in ("false", "true"):
-        config = sc.write_config(CONFIG.format(seed=1, samples=samples), d, f"c{samples}.yaml")
+    for samples, momenta in (("false", "true"), ("true", "true"), ("false", "false")):
+        if momenta == "false":
+            samples = "none"  # file tag: the single run journals statistics
+        config = sc.write_config(
+            CONFIG.format(seed=1, samples=samples if momenta == "true" else "false", momenta=momenta), d,
+            f"c{samples}.yaml")
         ref = f"{d}/single_{samples}.h5"
         sc.run(simpact, config, ref)
         shards = []
@@ -54,8 +59,9 @@ def main():
             shards.append(shard)
         merged = f"{d}/merged_{samples}.h5"
         merge(simpact, list(reversed(shards)), merged)
-        sc.assert_identical(ref, merged, f"3 shards merged (samples: {samples})")
-    other = sc.write_config(CONFIG.format(seed=2, samples="false"), d, "other.yaml")
+        what = "no per-task output: statistics journal" if samples == "none" else f"samples: {samples}"
+        sc.assert_identical(ref, merged, f"3 shards merged ({what})")
+    other = sc.write_config(CONFIG.format(seed=2, samples="false", momenta="true"), d, "other.yaml")
     sc.run(simpact, other, f"{d}/other0.h5", extra=("--shard", "0/3"))
     s = [f"{d}/shard{i}_false.h5" for i in range(3)]
     refuses(simpact, [f"{d}/other0.h5", s[1], s[2]], f"{d}/m1.h5", "a shard of another config", "different config")

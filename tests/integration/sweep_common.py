@@ -68,6 +68,27 @@ def assert_identical(reference, other, what):
     print(f"ok: {what}: {len(a)} datasets bit-identical")
 
 
+def assert_close(reference, other, what, rtol=1e-13):
+    """Like assert_identical, except that means and standard deviations over replicas (and /xi,
+    a mean) may differ in rounding only: statistics merged from other chunk partials."""
+    a, _ = datasets(reference)
+    b, _ = datasets(other)
+    if a.keys() != b.keys():
+        sys.exit(f"FAIL: {what}: different datasets: {sorted(a.keys() ^ b.keys())}")
+    rounded = 0
+    for name in a:
+        if a[name] == b[name]:
+            continue
+        if not (name == "xi" or name.endswith("_mean") or name.endswith("_std")):
+            sys.exit(f"FAIL: {what}: dataset /{name} differs (only means and stds may round differently)")
+        x = np.frombuffer(a[name][2], dtype=a[name][0])
+        y = np.frombuffer(b[name][2], dtype=b[name][0])
+        if not np.allclose(x, y, rtol=rtol, atol=rtol * np.nanmax(np.abs(x)), equal_nan=True):
+            sys.exit(f"FAIL: {what}: dataset /{name} differs beyond rounding (rtol {rtol})")
+        rounded += 1
+    print(f"ok: {what}: {len(a) - rounded} datasets bit-identical, {rounded} equal to rtol {rtol}")
+
+
 def write_config(text, directory, name):
     path = os.path.join(directory, name)
     with open(path, "w") as f:

@@ -1,7 +1,8 @@
 """SIGKILL a sweep running under mpirun -n 2 at three points (early, middle, during the final
 HDF5 write), check the file left behind is not marked complete, resume, and compare with an
-uninterrupted run bit for bit. Also: --resume refuses a changed config; an existing output is
-not overwritten without --resume/--overwrite.
+uninterrupted run bit for bit — with a journal of rows (per-task samples) and of partial
+statistics (no samples). Also: --resume refuses a changed config; an existing output is not
+overwritten without --resume/--overwrite.
 
 usage: sweep_kill_resume.py SIMPACT"""
 import glob
@@ -33,18 +34,35 @@ output: {samples: true, chunk_size: 500}
 """
 
 
+HEADER_BYTES = 144  # a journal record's header (version 3)
+
+
+def journal_total(manifest):
+    """Bytes of a whole journal (every chunk's record once) described by its manifest."""
+    tasks, size = int(manifest["task_count"]), int(manifest["chunk_size"])
+    chunks = -(-tasks // size)
+    if manifest["records"] == "rows":
+        return chunks * HEADER_BYTES + tasks * (16 + 8 * int(manifest["values_per_task"]))
+    replicas, point = int(manifest["replicas"]), 8 * 5 + 40 * int(manifest["statistic_columns"])
+    total = 0
+    for c in range(chunks):
+        first, last = c * size, min(tasks, (c + 1) * size) - 1
+        total += HEADER_BYTES + (last // replicas - first // replicas + 1) * point
+    return total
+
+
+def read_manifest(out):
+    return dict(line.split(" ", 1) for line in open(f"{out}.journal/manifest").read().splitlines())
+
+
 def journal_fraction(out):
     """Share of the task records present in the journal (0..1)."""
-    d = out + ".journal"
     try:
-        manifest = dict(line.split(" ", 1) for line in open(f"{d}/manifest").read().splitlines())
+        manifest = read_manifest(out)
     except OSError:
         return 0.0
-    tasks, vpt = int(manifest["task_count"]), int(manifest["values_per_task"])
-    chunks = -(-tasks // int(manifest["chunk_size"]))
-    total = chunks * 120 + tasks * (16 + 8 * vpt)
-    size = sum(os.path.getsize(f) for f in glob.glob(f"{d}/*.bin"))
-    return size / total
+    size = sum(os.path.getsize(f) for f in glob.glob(f"{out}.journal/*.bin"))
+    return size / journal_total(manifest)
 
 
 def job_processes(out):
@@ -122,11 +140,23 @@ def main():
     config = sc.write_config(CONFIG, d, "sweep.yaml")
     ref = f"{d}/ref.h5"
     sc.run(simpact, config, ref, ranks=2, threads=1)
+    statistics = sc.write_config(CONFIG.replace("samples: true", "samples: false"), d, "statistics.yaml")
+    ref_statistics = f"{d}/ref_statistics.h5"
+    sc.run(simpact, statistics, ref_statistics, ranks=2, threads=1)
 
+    for records, cfg, reference in (("rows", config, ref), ("statistics", statistics, ref_statistics)):
+        kill_and_resume(simpact, d, records, cfg, reference)
+    check_refusals(simpact, d, config, ref)
+
+
+def kill_and_resume(simpact, d, records, config, ref):
     for label, fraction, whole_job in (("early, one rank", 0.05, False), ("middle, whole job", 0.5, True),
                                        ("finalize, whole job", 1.0, True)):
-        out = f"{d}/{label.split(',')[0]}.h5"
+        label = f"{records} journal, {label}"
+        out = f"{d}/{label.split(',')[0].replace(' ', '_')}_{fraction}.h5"
         kill_landed(simpact, config, out, fraction, whole_job, label)
+        if os.path.exists(out + ".journal/manifest") and read_manifest(out)["records"] != records:
+            sys.exit(f"FAIL: killed {label}: the journal holds {read_manifest(out)['records']}")
         if not os.path.exists(out) and not os.path.exists(out + ".journal"):
             sys.exit(f"FAIL: killed {label}: neither the file nor its journal exists")
         if is_complete(out):
@@ -143,6 +173,8 @@ def main():
             sys.exit(f"FAIL: {label}: journal left behind after a complete resume")
         sc.assert_identical(ref, out, f"killed {label} then resumed")
 
+
+def check_refusals(simpact, d, config, ref):
     # Resume of a finished file does nothing and succeeds.
     p = sc.run(simpact, config, ref, ranks=0, extra=("--resume",))
     # An existing output is never replaced silently.

@@ -1,4 +1,4 @@
-// The crash-safe journal (version 2) and the file-safety helpers (issue 10): records are tied to
+// The crash-safe journal (version 3, row records) and the file-safety helpers (issue 10): records are tied to
 // their config and task range, a manifest is durable and checked, inputs are capped and must be
 // regular files, the output lock names its holder.
 #include "simpact/io/chunk_journal.hpp"

@@ -1,8 +1,10 @@
 // The crash-safe record of finished work (DESIGN §3, design (b)): while a sweep runs, each rank
 // appends one checksummed record per finished chunk to its own file in <output>.journal/ and
-// syncs it to disk before claiming more work. A SIGKILL at any moment loses at most the chunks
-// in flight: a torn last record fails its checksum and is ignored. The HDF5 file is written from
-// the journal at the end (collectively), so a kill during that step is repaired by --resume.
+// syncs it to disk before claiming more work. A record holds either the chunk's per-task rows
+// (when per-task output is wanted) or, by default, its per-grid-point partial statistics, so
+// that the journal grows with grid points × chunks rather than with tasks. A SIGKILL at any moment loses at
+// most the chunks in flight: a torn last record fails its checksum and is ignored. The HDF5 file is written
+// from the journal at the end (collectively), so a kill during that step is repaired by --resume.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +12,16 @@
 #include <string>
 #include <vector>
 
+#include "simpact/sweep/running_statistics.hpp"
+#include "simpact/sweep/task_kernel.hpp"
+
 namespace simpact {
+
+// What a journal record of a chunk holds.
+enum class JournalRecords : std::int64_t {
+  kRows = 0,        // every task's status, random counter and values
+  kStatistics = 1,  // per grid point: tasks per status and partial statistics per scalar column
+};
 
 // What the journal was started for; --resume refuses a journal whose manifest differs.
 struct JournalManifest {
@@ -19,11 +30,17 @@ struct JournalManifest {
   std::int64_t chunk_size = 0;
   std::int64_t values_per_task = 0;
   std::string columns;  // comma-separated result column names
+  JournalRecords records = JournalRecords::kRows;
+  std::int64_t replicas = 1;           // tasks per grid point (consecutive tasks)
+  std::int64_t statistic_columns = 0;  // kStatistics: scalar columns reduced per grid point
 
   std::int64_t chunk_count() const { return chunk_size > 0 ? (task_count + chunk_size - 1) / chunk_size : 0; }
+  // Tasks of chunk `chunk` (the last one may be short).
+  std::int64_t chunk_tasks(std::int64_t chunk) const;
   bool operator==(const JournalManifest& o) const {
     return config_hash == o.config_hash && task_count == o.task_count && chunk_size == o.chunk_size &&
-           values_per_task == o.values_per_task && columns == o.columns;
+           values_per_task == o.values_per_task && columns == o.columns && records == o.records &&
+           replicas == o.replicas && statistic_columns == o.statistic_columns;
   }
 };
 
@@ -39,6 +56,31 @@ struct ChunkResults {
   void resize(std::int64_t n, std::int64_t values_per_task);
 };
 
+// The partial statistics of one chunk's tasks, per grid point it touches (grid points hold
+// `replicas` consecutive tasks, so a chunk touches a contiguous range of them).
+struct ChunkStatistics {
+  std::int64_t chunk = 0;
+  std::int64_t first_task = 0;
+  std::int64_t count = 0;
+  std::int64_t first_point = 0;
+  std::int64_t points = 0;
+  std::int64_t columns = 0;
+  std::vector<std::int64_t> status;       // points × kTaskStatusCount: tasks per status
+  std::vector<RunningStatistics> values;  // points × columns: finite values of each column
+
+  void reset(std::int64_t first_point, std::int64_t points, std::int64_t columns);
+  std::int64_t* status_of(std::int64_t point) {
+    return status.data() + (point - first_point) * kTaskStatusCount;
+  }
+  const std::int64_t* status_of(std::int64_t point) const {
+    return status.data() + (point - first_point) * kTaskStatusCount;
+  }
+  RunningStatistics* values_of(std::int64_t point) { return values.data() + (point - first_point) * columns; }
+  const RunningStatistics* values_of(std::int64_t point) const {
+    return values.data() + (point - first_point) * columns;
+  }
+};
+
 // Where finished chunks can be read back from: the journal of a run, or the shard files of a
 // sharded sweep being merged.
 class ChunkResultSource {
@@ -49,9 +91,27 @@ class ChunkResultSource {
   virtual void read(std::int64_t chunk, ChunkResults& out) const = 0;
 };
 
-// Version 2 (this one): every record carries the config hash and its task range; the manifest
-// names the version. Journals of version 1 are refused (their records are not tied to a config).
-constexpr int kJournalVersion = 2;
+// Where the partial statistics of finished chunks can be read back from.
+class ChunkStatisticsSource {
+ public:
+  virtual ~ChunkStatisticsSource() = default;
+  virtual std::vector<std::uint8_t> done_bitmap() const = 0;
+  // Reads chunk `chunk`'s partial statistics (throws IoError if missing or corrupt).
+  virtual void read_statistics(std::int64_t chunk, ChunkStatistics& out) const = 0;
+};
+
+// Version 3 (this one): a record holds rows or partial statistics (the manifest says which);
+// every record carries the config hash and its task range. Journals of versions 1 and 2 are
+// refused on --resume with a message naming the version (finish them with that simpact, or
+// --overwrite): their records hold rows that a version 3 run of the same config would not write.
+constexpr int kJournalVersion = 3;
+// Record sizes (the one source for size estimates and checks): a header, then either rows of
+// 16 + 8·values_per_task bytes per task, or per grid point the chunk touches its tasks per status
+// (8 bytes each) and per reduced column count, mean, M2, min, max (40 bytes).
+constexpr std::int64_t kJournalRecordHeaderBytes = 144;
+constexpr std::int64_t journal_point_bytes(std::int64_t statistic_columns) {
+  return 8 * kTaskStatusCount + 40 * statistic_columns;
+}
 
 std::string journal_directory(const std::string& output_path);
 // Creates the directory if needed and writes the manifest durably (temp file, fsync, rename,
@@ -85,9 +145,12 @@ class ChunkJournalWriter {
   // process (the kernel holds the data). To also survive a node crash it is fdatasync()ed, at
   // most once per `sync_interval_s` (syncing every chunk cost more than computing it) and at close.
   void append(const ChunkResults& chunk, std::int64_t values_per_task);
+  void append(const ChunkStatistics& chunk);
   void sync();
 
  private:
+  void write_record(std::vector<char>& record);
+
   int fd_ = -1;
   std::string path_;
   std::string config_hash_;
@@ -97,10 +160,11 @@ class ChunkJournalWriter {
 };
 
 // Every valid record in a journal directory, by chunk. A record counts only if its checksum, its
-// config hash (the manifest's), its chunk, first task and task count (exactly the chunk's) all
+// config hash (the manifest's), its kind, chunk, first task and task count (exactly the chunk's)
+// and, for statistics, its grid points and per-point task counts (exactly the chunk's tasks) all
 // check; anything else is listed in problems() and its chunk is recomputed. A torn last record
 // (a kill during the write) is ignored silently.
-class JournalIndex final : public ChunkResultSource {
+class JournalIndex final : public ChunkResultSource, public ChunkStatisticsSource {
  public:
   static JournalIndex scan(const std::string& directory, const JournalManifest& manifest);
   const std::vector<std::string>& problems() const { return problems_; }
@@ -109,9 +173,12 @@ class JournalIndex final : public ChunkResultSource {
   bool done(std::int64_t chunk) const { return entries_.count(chunk) > 0; }
   std::int64_t done_count() const { return static_cast<std::int64_t>(entries_.size()); }
   std::vector<std::uint8_t> done_bitmap() const override;
-  void read(std::int64_t chunk, ChunkResults& out) const override;
+  void read(std::int64_t chunk, ChunkResults& out) const override;                // kRows journals
+  void read_statistics(std::int64_t chunk, ChunkStatistics& out) const override;  // kStatistics
 
  private:
+  std::vector<char> read_payload(std::int64_t chunk, JournalRecords kind) const;
+
   struct Entry {
     std::string file;
     std::uint64_t offset = 0;

@@ -75,14 +75,18 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
                           const SweepRunOptions& options);
 
 // Writes the complete HDF5 result file of a sweep from finished chunks (collective over
-// `comm`): per-grid-point statistics reduced in task order, optional samples, the progress
-// bitmap, provenance, and `complete = 1` last. Returns the seconds spent in HDF5 calls.
+// `comm`): per-grid-point statistics merged from the chunks' partials in chunk order, optional
+// samples, the progress bitmap, provenance, and `complete = 1` last. `rows` (per-task results)
+// may be null only when the file needs no task's own values (replicas, no samples, no arrays).
+// Returns the seconds spent in HDF5 calls.
 double write_sweep_file(MPI_Comm comm, const std::string& path, const SweepConfig& config,
                         const TaskKernel& kernel, const JournalManifest& manifest,
-                        const ChunkResultSource& source, const std::vector<ProvenanceRow>& provenance,
+                        const ChunkResultSource* rows, const ChunkStatisticsSource& statistics,
+                        const std::vector<ProvenanceRow>& provenance,
                         TaskStatusCounts* status_counts = nullptr);
 
-// The journal manifest a sweep of `config` with this kernel uses.
+// The journal manifest a sweep of `config` with this kernel uses: partial statistics records
+// unless the output needs per-task values (then rows).
 JournalManifest sweep_manifest(const SweepConfig& config, const TaskKernel& kernel);
 
 // Merges the shard files of one sharded sweep into the result file a single run would have

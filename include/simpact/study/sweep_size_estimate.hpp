@@ -9,7 +9,7 @@
 namespace simpact {
 
 struct SweepSizeEstimate {
-  double journal_bytes = 0.0;  // every task's row: status, random counter, values [B]
+  double journal_bytes = 0.0;  // rows or per-grid-point partial statistics (chunk_journal.hpp) [B]
   double file_bytes = 0.0;     // grid maps, status counts, /xi, per-task tables and arrays [B]
 };
 
