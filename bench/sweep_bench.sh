@@ -3,8 +3,11 @@
 #   * tasks/s and the share of wall time spent in HDF5 for billiards_theta and billiards_mc at
 #     1 and 2 MPI ranks (one OpenMP thread per rank), from simpact's own end-of-run summary;
 #   * peak resident memory per rank (GNU time, one per rank) for 1e5 vs 1e6 tasks: it must stay
-#     flat, since nothing in a rank grows with the task count.
-# Prints one line per measurement. Needs /usr/bin/time (package `time`).
+#     flat, since nothing in a rank grows with the task count;
+#   * where billiards_mc's time goes on 1 rank, 1 thread (issue 8: ≥ 0.25 of
+#     BM_BilliardsBuildAndResolve's rate, measured here in the same run), see phases() below.
+# Prints one line per measurement. Needs /usr/bin/time (package `time`); perf (optional) splits
+# the journal from the rest. SWEEP_BENCH_PHASES_ONLY=1 runs only the breakdown.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 simpact="${1:-build/simpact}"
@@ -16,6 +19,76 @@ trap 'rm -rf "$work"' EXIT
 summary() {  # "done: N tasks (...) in S s, R tasks/s, HDF5 H s (P%), ..." → "R tasks/s, HDF5 P%"
   sed -n 's/.*done: \([0-9]*\) tasks.* in \([0-9.]*\) s, \([0-9]*\) tasks\/s, HDF5 [0-9.]* s (\([0-9.]*\)%).*/\1 tasks in \2 s: \3 tasks\/s, HDF5 \4% of wall time/p'
 }
+
+# The per-phase breakdown of configs/billiards_mc.yaml on 1 rank, 1 thread, in CPU time (user +
+# system, GNU time; best of 3 runs) so that a shared machine does not skew it; like the core
+# benchmark's items/s, which Google Benchmark computes from CPU time:
+#   startup   a 64-task run's CPU time (process start, MPI init, config, a tiny file, exit);
+#   run       the full run's CPU time minus startup: the sweep's tasks/s and the ratio;
+#   sample, build, resolve, columns: the compute loop in process (bench/sweep_phases_bench);
+#   HDF5      the HDF5 library's share of perf's samples of the run (without perf: rank 0's wall
+#             time in HDF5 calls, from simpact's summary);
+#   journal   the share of perf's samples in *Journal* symbols (append, read-back);
+#   rest      run − loop − HDF5 − journal: per-θ statistics (reduce), scheduling, file I/O.
+phases() {
+  local bench_dir config=configs/billiards_mc.yaml
+  bench_dir="$(dirname "$simpact")/bench"
+  sed "s/samples_per_point: 2048/samples_per_point: 1/" "$config" >"$work/tiny.yaml"
+  best_cpu() {  # best_cpu CONFIG → "cpu_seconds summary-line" of the best of 3 runs
+    local best=1e9 best_line="" cpu
+    for _ in 1 2 3; do
+      /usr/bin/time -f "%U %S" -o "$work/cpu" "$simpact" run "$1" -o "$work/phases.h5" --overwrite \
+        >"$work/log" 2>&1
+      cpu=$(awk '{ print $1 + $2 }' "$work/cpu")
+      if awk -v c="$cpu" -v b="$best" 'BEGIN { exit !(c < b) }'; then best=$cpu best_line=$(grep 'done:' "$work/log"); fi
+    done
+    echo "$best $best_line"
+  }
+  local full tiny
+  full=$(best_cpu "$config")
+  tiny=$(best_cpu "$work/tiny.yaml")
+  local loop="" reference journal_share="" hdf5_share=""
+  [ -x "$bench_dir/sweep_phases_bench" ] && loop=$("$bench_dir/sweep_phases_bench" "$config")
+  reference=$("$bench_dir/core_bench" --benchmark_filter='BM_BilliardsBuildAndResolve$' --benchmark_min_time=0.5 2>/dev/null |
+    sed -n 's/.*items_per_second=\([0-9.]*\)\([kM]\)\/s.*/\1 \2/p' | awk '{ print $1 * ($2 == "M" ? 1e6 : 1e3) }')
+  if command -v perf >/dev/null 2>&1; then
+    perf record -q -F 2000 -o "$work/perf.data" "$simpact" run "$config" -o "$work/phases.h5" --overwrite \
+      >/dev/null 2>&1 || true
+    journal_share=$(perf report -i "$work/perf.data" --comm simpact --no-children --stdio 2>/dev/null |
+      awk '/^ +[0-9.]+%/ && /Journal/ { sub("%", "", $1); s += $1 } END { printf "%.1f", s }')
+    hdf5_share=$(perf report -i "$work/perf.data" --comm simpact --sort dso --stdio 2>/dev/null |
+      awk '/^ +[0-9.]+%/ && /hdf5/ { sub("%", "", $1); s += $1 } END { printf "%.1f", s }')
+  fi
+  awk -v full="$full" -v tiny="$tiny" -v ref="$reference" -v journal="$journal_share" -v hdf5_share="$hdf5_share" '
+    /^  (sample|build|resolve|columns) / { ns[$1] = $2; order[++n] = $1; line[$1] = $0 }
+    END {
+      split(full, f, " "); split(tiny, t, " ")
+      match(full, /done: [0-9]+ tasks/); tasks = substr(full, RSTART + 6, RLENGTH - 12) + 0
+      match(full, /HDF5 [0-9.]+ s/); hdf5 = substr(full, RSTART + 5, RLENGTH - 7) + 0
+      match(full, /[0-9]+ tasks\/s/); wall_rate = substr(full, RSTART, RLENGTH - 8) + 0
+      run = f[1] - t[1]; rate = tasks / run; per = 1e9 / tasks
+      loop = 0; for (i = 1; i <= n; ++i) loop += ns[order[i]]
+      printf "billiards_mc phases, 1 rank, 1 thread: %d tasks in %.3f CPU s = %.0f tasks/s (summary, wall: %d tasks/s)\n",
+        tasks, run, rate, wall_rate
+      for (i = 1; i <= n; ++i) print line[order[i]]
+      if (hdf5_share != "") {
+        printf "  HDF5     %7.0f ns/task  (%s %% of the perf samples: the HDF5 library; summary: %.3f s wall)\n",
+          hdf5_share / 100 * f[1] * per, hdf5_share, hdf5
+        hdf5 = hdf5_share / 100 * f[1]
+      } else {
+        printf "  HDF5     %7.0f ns/task  (final write, %.3f s wall, from the summary)\n", hdf5 * per, hdf5
+      }
+      j = journal == "" ? 0 : journal / 100 * f[1] * per
+      if (journal != "") printf "  journal  %7.0f ns/task  (%s %% of the perf samples: symbols *Journal*)\n", j, journal
+      if (n > 0) printf "  rest     %7.0f ns/task  (run - loop - HDF5 - journal: reduce, scheduling, I/O)\n", run * per - hdf5 * per - loop - j
+      printf "  startup  %.3f CPU s once  (process start, MPI init, config, exit)\n", t[1]
+      printf "  BM_BilliardsBuildAndResolve %.0f /s: the sweep runs at %.3f of it (issue 8: >= 0.25)\n",
+        ref, rate / ref
+    }' <<<"$loop"
+}
+
+phases
+[ "${SWEEP_BENCH_PHASES_ONLY:-0}" = 1 ] && exit 0
 
 for config in billiards_theta billiards_mc; do
   for ranks in 1 2; do

@@ -159,7 +159,7 @@ TaskStatus ImpactTaskKernel::compute(std::int64_t task, const ParameterSet& para
   ImpactTaskValues& v = scratch.values;
   if (v.ok.size() != single_.size())
     throw std::logic_error("ImpactTaskKernel: scratch not from make_scratch");
-  const ImpactProblem problem = model_->make_problem(params);
+  const ImpactProblem problem = model_->build(params, scratch.binding, scratch.system);
   TaskStatus status = TaskStatus::kOk;
   auto worse = [&](TaskStatus s) {
     if (static_cast<std::int64_t>(s) > static_cast<std::int64_t>(status)) status = s;

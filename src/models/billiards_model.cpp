@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "simpact/core/input_error.hpp"
 
@@ -28,6 +29,7 @@ BilliardsModel::BilliardsModel() {
       {"speed", "m s-1", "speed of the cue ball", 1.0, 0.0, kInf, false},
       restitution_parameter(),
   };
+  if (parameters_.size() != kParameterCount) throw std::logic_error("BilliardsModel: parameter count");
 }
 
 double BilliardsModel::min_theta(double r_a, double r_b, double r_c) {
@@ -35,9 +37,16 @@ double BilliardsModel::min_theta(double r_a, double r_b, double r_c) {
   return std::acos(std::clamp((a * a + b * b - c * c) / (2.0 * a * b), -1.0, 1.0));
 }
 
-ImpactProblem BilliardsModel::make_problem(const ParameterSet& params) const {
-  double v[11];
-  for (std::size_t i = 0; i < parameters_.size(); ++i) v[i] = read_parameter(params, parameters_[i]);
+// M (diagonal), the two normals and p⁻ of parameter values v (parameters_ order, checked), in
+// fixed-capacity storage: building a task's problem allocates nothing.
+struct BilliardsModel::Geometry {
+  DofMatrix mass;
+  NormalMatrix normals;
+  DofVector momentum;
+  double restitution;
+};
+
+BilliardsModel::Geometry BilliardsModel::geometry(const double* v) {
   const double theta = v[0], r_a = v[1], r_b = v[2], r_c = v[3], density = v[7], psi = v[8], speed = v[9];
   const double theta_min = min_theta(r_a, r_b, r_c);
   if (theta < theta_min * (1.0 - 1e-12))
@@ -49,18 +58,36 @@ ImpactProblem BilliardsModel::make_problem(const ParameterSet& params) const {
   };
   const double m_a = mass_of(v[4], r_a), m_b = mass_of(v[5], r_b), m_c = mass_of(v[6], r_c);
 
-  Eigen::MatrixXd mass = Eigen::MatrixXd::Zero(6, 6);
-  mass.diagonal() << m_a, m_a, m_b, m_b, m_c, m_c;
+  Geometry g;
+  g.mass.setZero(6, 6);
+  g.mass.diagonal() << m_a, m_a, m_b, m_b, m_c, m_c;
   const double half = 0.5 * theta;
   const double na_x = std::cos(half), na_y = std::sin(half);   // unit vector c → a
   const double nb_x = std::cos(half), nb_y = -std::sin(half);  // unit vector c → b
-  ImpactProblem::RowMajorMatrix normals = ImpactProblem::RowMajorMatrix::Zero(2, 6);
-  normals.row(0) << na_x, na_y, 0.0, 0.0, -na_x, -na_y;
-  normals.row(1) << 0.0, 0.0, nb_x, nb_y, -nb_x, -nb_y;
-  Eigen::VectorXd momentum = Eigen::VectorXd::Zero(6);
-  momentum[4] = m_c * speed * std::cos(psi);
-  momentum[5] = m_c * speed * std::sin(psi);
-  return ImpactProblem(KineticMetric(mass), normals, momentum, v[10]);
+  g.normals.setZero(2, 6);
+  g.normals.row(0) << na_x, na_y, 0.0, 0.0, -na_x, -na_y;
+  g.normals.row(1) << 0.0, 0.0, nb_x, nb_y, -nb_x, -nb_y;
+  g.momentum.setZero(6);
+  g.momentum[4] = m_c * speed * std::cos(psi);
+  g.momentum[5] = m_c * speed * std::sin(psi);
+  g.restitution = v[kParameterCount - 1];
+  return g;
+}
+
+ImpactProblem BilliardsModel::make_problem(const ParameterSet& params) const {
+  double v[kParameterCount];
+  for (std::size_t i = 0; i < kParameterCount; ++i) v[i] = read_parameter(params, parameters_[i]);
+  const Geometry g = geometry(v);
+  return ImpactProblem(KineticMetric(g.mass), g.normals, g.momentum, g.restitution);
+}
+
+ImpactProblem BilliardsModel::build(const ParameterSet& params, ParameterBinding& binding,
+                                    ImpactSystem& system) const {
+  double v[kParameterCount];
+  binding.read(params, parameters_, v);
+  const Geometry g = geometry(v);
+  system = ImpactSystem(KineticMetric(g.mass), g.normals);
+  return ImpactProblem(system, g.momentum, g.restitution);
 }
 
 }  // namespace simpact

@@ -13,8 +13,13 @@ ParameterInfo restitution_parameter() {
 }
 
 double read_parameter(const ParameterSet& params, const ParameterInfo& info) {
-  const double v = params.has(info.name) ? params.get(info.name, 0.0) : info.default_value;
-  if (std::isnan(v) && !params.has(info.name)) throw InputError(info.name, "required parameter is missing");
+  const bool given = params.has(info.name);
+  return check_parameter(info, given, given ? params.get(info.name, 0.0) : 0.0);
+}
+
+double check_parameter(const ParameterInfo& info, bool given, double value) {
+  const double v = given ? value : info.default_value;
+  if (std::isnan(v) && !given) throw InputError(info.name, "required parameter is missing");
   if (!std::isfinite(v)) throw InputError(info.name, "must be finite");
   if (v < info.min || v > info.max)
     throw InputError(info.name,
@@ -22,6 +27,13 @@ double read_parameter(const ParameterSet& params, const ParameterInfo& info) {
   if (info.integer && v != std::round(v))
     throw InputError(info.name, fmt::format("{} must be an integer", v));
   return v;
+}
+
+ImpactProblem ImpactModel::build(const ParameterSet& params, ParameterBinding& /*binding*/,
+                                 ImpactSystem& system) const {
+  const ImpactProblem problem = make_problem(params);
+  system = problem.system();
+  return ImpactProblem(system, problem.momentum(), problem.restitution());
 }
 
 }  // namespace simpact

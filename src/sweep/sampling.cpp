@@ -29,30 +29,50 @@ double normal_tail_quantile(double q) {
 
 // A truncated standard normal on [alpha, beta] at u. p = Φ(α) + u·(Φ(β) − Φ(α)) is computed from
 // Φ below the median and from Q above it, so neither tail loses digits to cancellation.
-double truncated_standard_normal(double alpha, double beta, double u) {
-  const double p = normal_cdf(alpha) + u * (normal_cdf(beta) - normal_cdf(alpha));
+double truncated_standard_normal(const NormalTruncation& t, double u) {
+  const double p = t.cdf_alpha + u * (t.cdf_beta - t.cdf_alpha);
   double x;
   if (p < 0.5) {
     x = normal_quantile(p);
   } else {
-    const double q = normal_tail(alpha) - u * (normal_tail(alpha) - normal_tail(beta));
+    const double q = t.tail_alpha - u * (t.tail_alpha - t.tail_beta);
     x = normal_tail_quantile(q);
   }
-  return std::clamp(x, alpha, beta);  // rounding may step just outside
+  return std::clamp(x, t.alpha, t.beta);  // rounding may step just outside
 }
 
-// SplitMix64's finalizer: a fast bijective mixer of 64 bits.
+// Keep u strictly inside (0, 1): the inverse CDFs diverge at the ends.
+double inside_unit_interval(double u) {
+  constexpr double kLowest = 0x1.0p-64;
+  constexpr double kHighest = 1.0 - 0x1.0p-53;
+  return std::clamp(u, kLowest, kHighest);
+}
+
+// A truncated normal's quantile at u (already inside (0, 1)).
+double truncated_normal_quantile(const Distribution& d, const NormalTruncation& t, double u) {
+  const double x = d.a + d.b * truncated_standard_normal(t, u);
+  return std::clamp(x, d.low, d.high);
+}
+
 }  // namespace
+
+NormalTruncation NormalTruncation::of(const Distribution& d) {
+  NormalTruncation t;
+  t.alpha = (d.low - d.a) / d.b;
+  t.beta = (d.high - d.a) / d.b;
+  t.cdf_alpha = normal_cdf(t.alpha);
+  t.cdf_beta = normal_cdf(t.beta);
+  t.tail_alpha = normal_tail(t.alpha);
+  t.tail_beta = normal_tail(t.beta);
+  return t;
+}
 
 double normal_quantile(double u) {
   return -kSqrt2 * boost::math::erfc_inv(2.0 * u);
 }
 
 double Distribution::quantile(double u) const {
-  // Keep u strictly inside (0, 1): the inverse CDFs diverge at the ends.
-  constexpr double kLowest = 0x1.0p-64;
-  constexpr double kHighest = 1.0 - 0x1.0p-53;
-  u = std::clamp(u, kLowest, kHighest);
+  u = inside_unit_interval(u);
   switch (kind) {
     case DistributionKind::kUniform:
       return std::min(a + (b - a) * u, b);
@@ -60,10 +80,8 @@ double Distribution::quantile(double u) const {
       return a + b * normal_quantile(u);
     case DistributionKind::kLogNormal:
       return std::exp(a + b * normal_quantile(u));
-    case DistributionKind::kTruncatedNormal: {
-      const double x = a + b * truncated_standard_normal((low - a) / b, (high - a) / b, u);
-      return std::clamp(x, low, high);
-    }
+    case DistributionKind::kTruncatedNormal:
+      return truncated_normal_quantile(*this, NormalTruncation::of(*this), u);
     case DistributionKind::kChoice: {
       if (values.empty()) return std::nan("");
       double total = 0.0;
@@ -83,19 +101,32 @@ double Distribution::quantile(double u) const {
   return std::nan("");
 }
 
-std::uint64_t permute_index(std::uint64_t index, std::uint64_t n, std::uint64_t key) {
-  if (n <= 1) return 0;
+namespace {
+
+// The Feistel network's half width for a domain of n > 1: half of the smallest even b with 2^b >= n.
+int feistel_half(std::uint64_t n) {
   int bits = 64 - __builtin_clzll(n - 1);  // smallest b with 2^b >= n
   bits += bits & 1;                        // even, so both Feistel halves have b/2 bits
-  const int half = bits / 2;
+  return bits / 2;
+}
+
+// The key-independent part of round `round`'s function of the right half.
+std::uint64_t round_input(std::uint64_t round, std::uint64_t right) {
+  return mix64((round << 56) ^ right);
+}
+
+// permute_index with round_input(round, right) given by `input` (computed, or read from a table).
+template <typename RoundInput>
+std::uint64_t feistel_permute(std::uint64_t index, std::uint64_t n, std::uint64_t key, int half,
+                              RoundInput input) {
   const std::uint64_t mask = half == 32 ? 0xffffffffULL : (std::uint64_t{1} << half) - 1;
   std::uint64_t x = index;
   // Cycle walking: a bijection on [0, 2^bits) iterated until it lands in [0, n) restricts to a
   // bijection on [0, n). Terminates because index < n lies on a cycle through [0, n).
   do {
     std::uint64_t left = x >> half, right = x & mask;
-    for (std::uint64_t round = 0; round < 4; ++round) {
-      const std::uint64_t f = mix64(key ^ mix64((round << 56) ^ right)) & mask;
+    for (std::uint64_t round = 0; round < kFeistelRounds; ++round) {
+      const std::uint64_t f = mix64(key ^ input(round, right)) & mask;
       const std::uint64_t next = left ^ f;
       left = right;
       right = next;
@@ -103,6 +134,31 @@ std::uint64_t permute_index(std::uint64_t index, std::uint64_t n, std::uint64_t 
     x = (left << half) | right;
   } while (x >= n);
   return x;
+}
+
+}  // namespace
+
+std::uint64_t permute_index(std::uint64_t index, std::uint64_t n, std::uint64_t key) {
+  if (n <= 1) return 0;
+  return feistel_permute(index, n, key, feistel_half(n), round_input);
+}
+
+FeistelRoundTable::FeistelRoundTable(std::uint64_t n) {
+  if (n <= 1 || feistel_half(n) > kMaxHalf) return;
+  half_ = feistel_half(n);
+  inputs_.resize(kFeistelRounds << half_);
+  for (std::uint64_t round = 0; round < kFeistelRounds; ++round)
+    for (std::uint64_t right = 0; right < (std::uint64_t{1} << half_); ++right)
+      inputs_[(round << half_) | right] = round_input(round, right);
+}
+
+std::uint64_t FeistelRoundTable::permute(std::uint64_t index, std::uint64_t n, std::uint64_t key) const {
+  if (inputs_.empty() || n <= 1 || feistel_half(n) != half_) return permute_index(index, n, key);
+  const std::uint64_t* inputs = inputs_.data();
+  const int half = half_;
+  return feistel_permute(index, n, key, half, [inputs, half](std::uint64_t round, std::uint64_t right) {
+    return inputs[(round << half) | right];
+  });
 }
 
 SobolSequence::SobolSequence(std::size_t dimension) : dimension_(dimension) {
@@ -132,7 +188,15 @@ void SobolSequence::point(std::uint64_t index, double* x) const {
 MonteCarloSampler::MonteCarloSampler(MonteCarloSpec spec)
     : spec_(std::move(spec)),
       point_seed_(mix64(spec_.seed ^ 0x9e3779b97f4a7c15ULL)),
-      sobol_(spec_.method == SamplingMethod::kSobol ? spec_.parameters.size() : 0) {}
+      sobol_(spec_.method == SamplingMethod::kSobol ? spec_.parameters.size() : 0),
+      feistel_(spec_.method == SamplingMethod::kLatinHypercube
+                   ? static_cast<std::uint64_t>(spec_.samples_per_point)
+                   : 0) {
+  for (const RandomParameter& p : spec_.parameters)
+    truncations_.push_back(p.distribution.kind == DistributionKind::kTruncatedNormal
+                               ? NormalTruncation::of(p.distribution)
+                               : NormalTruncation{});
+}
 
 std::uint64_t MonteCarloSampler::unit_point(std::int64_t task, std::int64_t grid_point, std::int64_t replica,
                                             double* u) const {
@@ -148,7 +212,7 @@ std::uint64_t MonteCarloSampler::unit_point(std::int64_t task, std::int64_t grid
       const auto strata = static_cast<std::uint64_t>(spec_.samples_per_point);
       for (std::size_t j = 0; j < d; ++j) {
         const std::uint64_t stratum =
-            permute_index(static_cast<std::uint64_t>(replica), strata, point_rng.next_u64());
+            feistel_.permute(static_cast<std::uint64_t>(replica), strata, point_rng.next_u64());
         const double v =
             (static_cast<double>(stratum) + task_rng.uniform_open()) / static_cast<double>(strata);
         // Rounding must not push v onto the next stratum's edge (or to 1).
@@ -174,8 +238,12 @@ std::uint64_t MonteCarloSampler::unit_point(std::int64_t task, std::int64_t grid
 std::uint64_t MonteCarloSampler::draw(std::int64_t task, std::int64_t grid_point, std::int64_t replica,
                                       double* values) const {
   const std::uint64_t used = unit_point(task, grid_point, replica, values);
-  for (std::size_t j = 0; j < dimension(); ++j)
-    values[j] = spec_.parameters[j].distribution.quantile(values[j]);
+  for (std::size_t j = 0; j < dimension(); ++j) {
+    const Distribution& d = spec_.parameters[j].distribution;
+    values[j] = d.kind == DistributionKind::kTruncatedNormal
+                    ? truncated_normal_quantile(d, truncations_[j], inside_unit_interval(values[j]))
+                    : d.quantile(values[j]);
+  }
   return used;
 }
 

@@ -268,6 +268,36 @@ TEST(Sampling, PermuteIndexIsABijection) {
   EXPECT_NE(permute_index(5, 1000, 1), permute_index(5, 1000, 2));
 }
 
+// The sampler's fast paths are the plain functions bit for bit: the table-driven Feistel rounds
+// (for every n, with the fallback beyond the table and for another n), and truncated normals
+// drawn with their constants computed once.
+TEST(Sampling, FeistelRoundTableIsPermuteIndex) {
+  for (std::uint64_t n : {0u, 1u, 2u, 3u, 17u, 1000u, 2048u, 4097u, 1048576u, 1048577u}) {
+    const FeistelRoundTable table(n);
+    for (std::uint64_t key : {0ull, 7ull, 0xdeadbeefcafef00dull})
+      for (std::uint64_t i = 0; i < std::min<std::uint64_t>(n, 300); ++i)
+        ASSERT_EQ(table.permute(i, n, key), permute_index(i, n, key)) << "n=" << n << " i=" << i;
+    EXPECT_EQ(table.permute(5, 64, 3), permute_index(5, 64, 3));  // another n: computed
+  }
+}
+
+TEST(Sampling, DrawsAreQuantilesOfUnitPoints) {
+  const std::vector<Distribution> kinds = {
+      normal(DistributionKind::kTruncatedNormal, 0.0, 0.05, -0.2, 0.2),
+      normal(DistributionKind::kTruncatedNormal, 1.0, 2.0, 4.0, kInf),  // far upper tail
+      normal(DistributionKind::kTruncatedNormal, 0.0, 1.0, -kInf, -3.0),
+      normal(DistributionKind::kLogNormal, 1.4, 0.05), uniform(0.95, 1.05)};
+  for (SamplingMethod method : {SamplingMethod::kRandom, SamplingMethod::kLatinHypercube}) {
+    const MonteCarloSampler sampler(spec_of(method, 2048, kinds, 3));
+    double u[5], x[5];
+    for (std::int64_t task = 0; task < 4096; task += 37) {
+      sampler.unit_point(task, task / 2048, task % 2048, u);
+      sampler.draw(task, task / 2048, task % 2048, x);
+      for (std::size_t j = 0; j < kinds.size(); ++j) ASSERT_EQ(x[j], kinds[j].quantile(u[j])) << j;
+    }
+  }
+}
+
 TEST(Sampling, SobolKnownPoints) {
   // Joe–Kuo direction numbers, Gray-code order (as scipy.stats.qmc.Sobol, scramble=False).
   const double expected[][3] = {{0, 0, 0},

@@ -23,8 +23,7 @@
 namespace simpact {
 
 struct ImpactStudyOptions {
-  std::vector<OrderingPolicy> orderings{OrderingPolicy::kAll, OrderingPolicy::kArgmin,
-                                        OrderingPolicy::kArgmax};
+  std::vector<OrderingPolicy> orderings{kDefaultSweepOrderings.begin(), kDefaultSweepOrderings.end()};
   Minimality minimality = Minimality::kPropagation;
   ResolveLimits limits;
   std::uint64_t seed = 0;  // for the random ordering
@@ -58,10 +57,13 @@ struct ImpactColumn {
   std::function<void(const ImpactTaskValues&, double* out)> extract;
 };
 
-// The per-thread state of the kernel: the core workspace and the task's values.
+// The per-thread state of the kernel: the task's system (rebuilt in place), where the model's
+// parameters sit in the tasks' ParameterSet, the core workspace and the task's values.
 class ImpactTaskScratch final : public TaskScratch {
  public:
   explicit ImpactTaskScratch(const ResolveLimits& limits) : workspace(limits) {}
+  ImpactSystem system;
+  ParameterBinding binding;
   ImpactWorkspace workspace;
   ImpactTaskValues values;
 };

@@ -18,10 +18,15 @@ class BilliardsModel final : public ImpactModel {
   const std::vector<ParameterInfo>& parameters() const override { return parameters_; }
   int max_dof() const override { return 6; }
   ImpactProblem make_problem(const ParameterSet& params) const override;
+  ImpactProblem build(const ParameterSet& params, ParameterBinding& binding,
+                      ImpactSystem& system) const override;
   // θ_min: a and b touching, by the law of cosines.
   static double min_theta(double r_a, double r_b, double r_c);
 
  private:
+  static constexpr std::size_t kParameterCount = 11;  // theta … speed, restitution (last)
+  struct Geometry;
+  static Geometry geometry(const double* values);
   std::vector<ParameterInfo> parameters_;
 };
 

@@ -9,6 +9,7 @@
 #include "simpact/core/impact_problem.hpp"
 #include "simpact/core/parameter_info.hpp"
 #include "simpact/core/parameter_set.hpp"
+#include "simpact/models/parameter_binding.hpp"
 
 namespace simpact {
 
@@ -22,11 +23,20 @@ class ImpactModel {
   virtual int max_dof() const = 0;
   // Throws InputError naming the parameter when a value is missing or out of range.
   virtual ImpactProblem make_problem(const ParameterSet& params) const = 0;
+  // The sweep's fast path, bit for bit the problem of make_problem(params): builds the system
+  // into `system` (caller-owned, reused across tasks: no allocation) and returns the problem
+  // borrowing it. `binding` (one per caller and model) caches where each parameter sits in
+  // `params`. The default builds make_problem(params) and copies its system.
+  virtual ImpactProblem build(const ParameterSet& params, ParameterBinding& binding,
+                              ImpactSystem& system) const;
 };
 
 // The restitution parameter every model shares: R of eq. (16), 1 = elastic, 0 = plastic.
 ParameterInfo restitution_parameter();
 // Reads a parameter with its default, checking range and integrality against `info`.
 double read_parameter(const ParameterSet& params, const ParameterInfo& info);
+// The same check for a value already looked up: `given` false means absent (value ignored,
+// the default used). Returns the value to use.
+double check_parameter(const ParameterInfo& info, bool given, double value);
 
 }  // namespace simpact

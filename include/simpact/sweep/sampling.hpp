@@ -37,6 +37,14 @@ struct Distribution {
   double quantile(double u) const;
 };
 
+// What a truncated normal's quantile needs besides u: the standardized bounds and Φ, Q = 1 − Φ
+// there. MonteCarloSampler computes them once per parameter instead of once per draw.
+struct NormalTruncation {
+  double alpha = 0.0, beta = 0.0;  // (low − mean) / std, (high − mean) / std
+  double cdf_alpha = 0.0, cdf_beta = 0.0, tail_alpha = 0.0, tail_beta = 0.0;
+  static NormalTruncation of(const Distribution& d);
+};
+
 struct RandomParameter {
   std::string name, units, long_name;
   Distribution distribution;
@@ -57,6 +65,22 @@ double normal_quantile(double u);
 // cycle-walked back into [0, n) (the domain is < 4n, so < 4 rounds of walking on average).
 // Used by Latin hypercube sampling so a task finds its stratum without seeing the other tasks.
 std::uint64_t permute_index(std::uint64_t index, std::uint64_t n, std::uint64_t key);
+inline constexpr std::uint64_t kFeistelRounds = 4;
+
+// permute_index for one n, faster: each round's function is mix64(key ^ mix64((round << 56) ^
+// right)), and its inner, key-independent half is read from a table of kFeistelRounds · 2^half
+// entries made once (for n <= 2^(2 kMaxHalf); larger n compute it). Same values, bit for bit.
+class FeistelRoundTable {
+ public:
+  static constexpr int kMaxHalf = 10;  // at most 4 · 1024 entries (32 KiB)
+  explicit FeistelRoundTable(std::uint64_t n);
+  // permute_index(index, n, key) for the n given to the constructor.
+  std::uint64_t permute(std::uint64_t index, std::uint64_t n, std::uint64_t key) const;
+
+ private:
+  int half_ = 0;
+  std::vector<std::uint64_t> inputs_;  // [round << half | right]
+};
 
 // The Sobol sequence in Gray-code order (Antonov–Saleev), with the Joe–Kuo direction numbers of
 // boost::random::sobol (new-joe-kuo-6.21201, up to 3667 dimensions). Point n is the XOR of the
@@ -102,8 +126,10 @@ class MonteCarloSampler {
 
  private:
   MonteCarloSpec spec_;
-  std::uint64_t point_seed_;  // seeds the per-grid-point stream (keys and shifts)
-  SobolSequence sobol_;       // dimension 0 unless method is sobol
+  std::uint64_t point_seed_;                   // seeds the per-grid-point stream (keys and shifts)
+  SobolSequence sobol_;                        // dimension 0 unless method is sobol
+  FeistelRoundTable feistel_;                  // LHS strata permutations (empty unless method is lhs)
+  std::vector<NormalTruncation> truncations_;  // per parameter (used by truncated normals)
 };
 
 }  // namespace simpact
