@@ -34,6 +34,15 @@ void Simulator::reset(const DofVector& q0, const DofVector& p0, double t0) {
   newton_.reset();
   reference_energy_ = options_.monitor_energy ? energy() : 0.0;
   max_drift_ = 0.0;
+  force_work_ = contact_work_ = impact_energy_change_ = 0.0;
+}
+
+void Simulator::account_work(const DofVector& q2, double h) {
+  if (!model_->has_forces() || h <= 0.0) return;
+  const DofVector dq = q2 - q_;
+  DofVector f;
+  model_->force(q_ + 0.5 * dq, dq / h, t_ + 0.5 * h, f, nullptr, nullptr);
+  force_work_ += f.dot(dq);
 }
 
 void Simulator::sub_step(double tau, DofVector& q2, DofVector& p2) {
@@ -92,6 +101,13 @@ void Simulator::advance() {
         history_ = 0;
       }
       v_guess_ = (q2 - q_) / h;
+      account_work(q2, h);
+      if (resting_.count > 0) {
+        NormalMatrix g;
+        model_->gap_jacobian(q_, g);
+        for (int i = 0; i < resting_.count; ++i)
+          contact_work_ += sub.impulses[i] * g.row(resting_.index[i]).dot(q2 - q_);
+      }
       q_ = q2;
       p_ = p2;
       t_ = t_end;
@@ -163,6 +179,7 @@ void Simulator::advance() {
     impact_in_step = impact_in_step || any_impact;
     // 4. Continue from t*.
     if (tau > 0.0) v_guess_ = (qs - q_) / tau;
+    account_work(qs, tau);
     q_ = qs;
     p_ = p_after;
     t_ = t_star;
@@ -243,6 +260,7 @@ void Simulator::resolve(const DofVector& qs, const DofVector& ps, double ts, con
   record.momentum_after = p_after;
   record.energy_before = model_->energy(qs, ps);
   record.energy_after = model_->energy(qs, p_after);
+  impact_energy_change_ += record.energy_after - record.energy_before;
   impacts_.push_back(std::move(record));
   any_impact = true;
   // Contacts that took an impulse have had an impact now; after a plastic impact they rest.

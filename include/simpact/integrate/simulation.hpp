@@ -90,6 +90,12 @@ class Simulator {
   long jacobian_factorizations() const { return newton_.factorizations; }  // since construction
   double max_energy_drift() const { return max_drift_; }                   // [J], over steps without impacts
   const ActiveContacts& resting() const { return resting_; }
+  // Energy bookkeeping since reset() [J]: the work h·F(q_m, v, t_m)·v of the non-conservative
+  // forces over every accepted (sub-)step (exactly the force the DEL applied), the work λ·Dφ(q₁)Δq
+  // of the impulses holding resting contacts, and the energy change of the impacts (≤ 0).
+  double force_work() const { return force_work_; }
+  double contact_work() const { return contact_work_; }
+  double impact_energy_change() const { return impact_energy_change_; }
 
  private:
   // DEL solution over a sub-step τ from the current state.
@@ -115,6 +121,9 @@ class Simulator {
   int iterations_ = 0;
   double reference_energy_ = 0.0;
   double max_drift_ = 0.0;
+  double force_work_ = 0.0, contact_work_ = 0.0, impact_energy_change_ = 0.0;
+  // Adds the forces' work over the segment q_ → q2 of length h from t_.
+  void account_work(const DofVector& q2, double h);
 };
 
 struct SimulationResult {
