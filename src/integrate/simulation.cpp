@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <Eigen/Cholesky>
 #include <algorithm>
 #include <cmath>
 
@@ -37,7 +38,17 @@ void Simulator::reset(const DofVector& q0, const DofVector& p0, double t0) {
   force_work_ = contact_work_ = impact_energy_change_ = 0.0;
 }
 
-void Simulator::account_work(const DofVector& q2, double h) {
+void Simulator::account_work(const DofVector& q2, double h, const ContactVector& impulses) {
+  // Resting contacts: the step is a plain DEL step from p₁ + J, J = Dφ_A(q₁)ᵀλ (the holding
+  // impulse acts at q₁), so the impulse changes the energy by exactly Jᵀ M(q₁)⁻¹ (p₁ + J/2).
+  if (resting_.count > 0 && impulses.size() == resting_.count) {
+    NormalMatrix g;
+    model_->gap_jacobian(q_, g);
+    DofVector j = DofVector::Zero(q_.size());
+    for (int i = 0; i < resting_.count; ++i) j += impulses[i] * g.row(resting_.index[i]).transpose();
+    const Eigen::LLT<DofMatrix> m(model_->mass_matrix(q_));
+    contact_work_ += j.dot(m.solve(DofVector(p_ + 0.5 * j)));
+  }
   if (!model_->has_forces() || h <= 0.0) return;
   const DofVector dq = q2 - q_;
   DofVector f;
@@ -45,9 +56,11 @@ void Simulator::account_work(const DofVector& q2, double h) {
   force_work_ += f.dot(dq);
 }
 
-void Simulator::sub_step(double tau, DofVector& q2, DofVector& p2) {
+ContactVector Simulator::sub_step(double tau, DofVector& q2, DofVector& p2) {
   q2 = q_ + tau * v_guess_;
-  iterations_ += integrator_.step(q_, p_, t_, tau, q2, p2, step_ + 1, resting_, newton_).iterations;
+  const MidpointStep sub = integrator_.step(q_, p_, t_, tau, q2, p2, step_ + 1, resting_, newton_);
+  iterations_ += sub.iterations;
+  return sub.impulses;
 }
 
 void Simulator::advance() {
@@ -59,6 +72,7 @@ void Simulator::advance() {
   bool impact_in_step = false;
   bool clean = true;  // a single full step (no impact, no release): its mean velocity extrapolates
   DofVector q2, p2, qs, ps, qt, pt;
+  ContactVector impulses_s;
   ContactVector phi, phi_star, phi_t;
   while (true) {
     const double h = t_end - t_;
@@ -101,13 +115,7 @@ void Simulator::advance() {
         history_ = 0;
       }
       v_guess_ = (q2 - q_) / h;
-      account_work(q2, h);
-      if (resting_.count > 0) {
-        NormalMatrix g;
-        model_->gap_jacobian(q_, g);
-        for (int i = 0; i < resting_.count; ++i)
-          contact_work_ += sub.impulses[i] * g.row(resting_.index[i]).dot(q2 - q_);
-      }
+      account_work(q2, h, sub.impulses);
       q_ = q2;
       p_ = p2;
       t_ = t_end;
@@ -127,6 +135,7 @@ void Simulator::advance() {
     double tau = 0.0;
     qs = q_;
     ps = p_;
+    impulses_s.resize(0);
     double f_lo = min_gap(phi_star);
     if (f_lo > gap_tol) {
       double lo = 0.0, hi = h, f_hi = min_gap(phi);
@@ -135,7 +144,7 @@ void Simulator::advance() {
       for (int it = 0; it < 200 && hi - lo > width; ++it) {
         double c = lo + (hi - lo) * f_lo / (f_lo - f_hi);
         if (!(c > lo && c < hi)) c = 0.5 * (lo + hi);
-        sub_step(c, qt, pt);
+        const ContactVector held = sub_step(c, qt, pt);
         model_->gaps(qt, phi_t);
         const double fc = min_gap(phi_t);
         if (fc >= 0.0) {
@@ -143,6 +152,7 @@ void Simulator::advance() {
           f_lo = fc;
           qs = qt;
           ps = pt;
+          impulses_s = held;
           phi_star = phi_t;
           if (side == 1) f_hi *= 0.5;
           side = 1;
@@ -172,14 +182,15 @@ void Simulator::advance() {
     for (int c = 0; c < crossing_count; ++c)
       if ((*phi_s)[crossing[c]] <= gap_tol || phi_star[crossing[c]] <= gap_tol)
         hitting[hitting_count++] = crossing[c];
-    // 3. Reset the discrete momentum at q*.
+    // 3. Reset the discrete momentum at q* (the segment to t* is accounted first: resolve() may
+    // change the resting set).
+    account_work(qs, tau, impulses_s);
     DofVector p_after;
     bool any_impact = false;
     resolve(qs, ps, t_star, phi_star, hitting, hitting_count, p_after, any_impact);
     impact_in_step = impact_in_step || any_impact;
     // 4. Continue from t*.
     if (tau > 0.0) v_guess_ = (qs - q_) / tau;
-    account_work(qs, tau);
     q_ = qs;
     p_ = p_after;
     t_ = t_star;

@@ -91,15 +91,16 @@ class Simulator {
   double max_energy_drift() const { return max_drift_; }                   // [J], over steps without impacts
   const ActiveContacts& resting() const { return resting_; }
   // Energy bookkeeping since reset() [J]: the work h·F(q_m, v, t_m)·v of the non-conservative
-  // forces over every accepted (sub-)step (exactly the force the DEL applied), the work λ·Dφ(q₁)Δq
-  // of the impulses holding resting contacts, and the energy change of the impacts (≤ 0).
+  // forces over every accepted (sub-)step (exactly the force the DEL applied), the energy the
+  // impulses holding resting contacts put in (J at q₁: Jᵀ M⁻¹(p₁ + J/2)), and the energy change of
+  // the impacts (≤ 0).
   double force_work() const { return force_work_; }
   double contact_work() const { return contact_work_; }
   double impact_energy_change() const { return impact_energy_change_; }
 
  private:
-  // DEL solution over a sub-step τ from the current state.
-  void sub_step(double tau, DofVector& q2, DofVector& p2);
+  // DEL solution over a sub-step τ from the current state; returns the resting contacts' impulses.
+  ContactVector sub_step(double tau, DofVector& q2, DofVector& p2);
   void resolve(const DofVector& qs, const DofVector& ps, double ts, const ContactVector& phi_star,
                const int* hitting, int hitting_count, DofVector& p_after, bool& any_impact);
 
@@ -123,7 +124,7 @@ class Simulator {
   double max_drift_ = 0.0;
   double force_work_ = 0.0, contact_work_ = 0.0, impact_energy_change_ = 0.0;
   // Adds the forces' work over the segment q_ → q2 of length h from t_.
-  void account_work(const DofVector& q2, double h);
+  void account_work(const DofVector& q2, double h, const ContactVector& impulses);
 };
 
 struct SimulationResult {
