@@ -81,7 +81,8 @@ void BM_BilliardsStepWithImpact(benchmark::State& state) {
 BENCHMARK(BM_BilliardsStepWithImpact);
 
 // TREX (issue 14): Fig. 8's optimized gait at Δt = 0.1 ms — the drop from 17 cm and 100 ms after
-// touchdown (≈ 2900 steps, ~130 impacts), restarted at the end; µs per step over the whole run.
+// touchdown (≈ 2900 steps, ~50 impacts, friction μ = 0.5), restarted at the end; µs per step over
+// the whole run.
 void BM_TrexGaitStep(benchmark::State& state) {
   const TrexTableRow row = trex_table1_optimized();
   const DynamicSystem s =

@@ -381,3 +381,21 @@ void PlanarLinkage::gap_jacobian(const DofVector& q, NormalMatrix& jacobian) con
 }
 
 }  // namespace simpact
+
+namespace simpact {
+
+void PlanarLinkage::tangent_jacobian(const DofVector& q, NormalMatrix& jacobian) const {
+  const int n = dof_;
+  jacobian.setZero(contacts(), n);
+  Vec2 s[kMaxTerms];
+  link_vectors(q, s);
+  Rows2 ja(2, n);
+  for (int i = 0; i < contacts(); ++i) {
+    const Contact& c = contacts_[static_cast<std::size_t>(i)];
+    if (c.b >= 0) continue;
+    mass_jacobian(c.a, s, ja);
+    jacobian.row(i) = ja.row(0);
+  }
+}
+
+}  // namespace simpact

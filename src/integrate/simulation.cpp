@@ -35,19 +35,26 @@ void Simulator::reset(const DofVector& q0, const DofVector& p0, double t0) {
   newton_.reset();
   reference_energy_ = options_.monitor_energy ? energy() : 0.0;
   max_drift_ = 0.0;
-  force_work_ = contact_work_ = impact_energy_change_ = 0.0;
+  force_work_ = contact_work_ = friction_work_ = impact_energy_change_ = 0.0;
 }
 
-void Simulator::account_work(const DofVector& q2, double h, const ContactVector& impulses) {
-  // Resting contacts: the step is a plain DEL step from p₁ + J, J = Dφ_A(q₁)ᵀλ (the holding
-  // impulse acts at q₁), so the impulse changes the energy by exactly Jᵀ M(q₁)⁻¹ (p₁ + J/2).
-  if (resting_.count > 0 && impulses.size() == resting_.count) {
-    NormalMatrix g;
+void Simulator::account_work(const DofVector& q2, double h, const MidpointStep& step) {
+  // Resting contacts: the step is a plain DEL step from p₁ + J, J = Dφ_A(q₁)ᵀλ + Dt_A(q₁)ᵀβ (the
+  // holding and friction impulses act at q₁), so they change the energy by exactly
+  // J_nᵀM⁻¹(p₁ + J_n/2) and then J_fᵀM⁻¹(p₁ + J_n + J_f/2) (M at q₁).
+  if (resting_.count > 0 && step.impulses.size() == resting_.count) {
+    NormalMatrix g, t;
     model_->gap_jacobian(q_, g);
-    DofVector j = DofVector::Zero(q_.size());
-    for (int i = 0; i < resting_.count; ++i) j += impulses[i] * g.row(resting_.index[i]).transpose();
+    const bool friction = step.friction_impulses.size() == resting_.count;
+    if (friction) model_->tangent_jacobian(q_, t);
+    DofVector jn = DofVector::Zero(q_.size()), jf = DofVector::Zero(q_.size());
+    for (int i = 0; i < resting_.count; ++i) {
+      jn += step.impulses[i] * g.row(resting_.index[i]).transpose();
+      if (friction) jf += step.friction_impulses[i] * t.row(resting_.index[i]).transpose();
+    }
     const Eigen::LLT<DofMatrix> m(model_->mass_matrix(q_));
-    contact_work_ += j.dot(m.solve(DofVector(p_ + 0.5 * j)));
+    contact_work_ += jn.dot(m.solve(DofVector(p_ + 0.5 * jn)));
+    if (friction) friction_work_ += jf.dot(m.solve(DofVector(p_ + jn + 0.5 * jf)));
   }
   if (!model_->has_forces() || h <= 0.0) return;
   const DofVector dq = q2 - q_;
@@ -56,11 +63,11 @@ void Simulator::account_work(const DofVector& q2, double h, const ContactVector&
   force_work_ += f.dot(dq);
 }
 
-ContactVector Simulator::sub_step(double tau, DofVector& q2, DofVector& p2) {
+MidpointStep Simulator::sub_step(double tau, DofVector& q2, DofVector& p2) {
   q2 = q_ + tau * v_guess_;
   const MidpointStep sub = integrator_.step(q_, p_, t_, tau, q2, p2, step_ + 1, resting_, newton_);
   iterations_ += sub.iterations;
-  return sub.impulses;
+  return sub;
 }
 
 void Simulator::advance() {
@@ -72,7 +79,7 @@ void Simulator::advance() {
   bool impact_in_step = false;
   bool clean = true;  // a single full step (no impact, no release): its mean velocity extrapolates
   DofVector q2, p2, qs, ps, qt, pt;
-  ContactVector impulses_s;
+  MidpointStep held_s;
   ContactVector phi, phi_star, phi_t;
   while (true) {
     const double h = t_end - t_;
@@ -115,7 +122,7 @@ void Simulator::advance() {
         history_ = 0;
       }
       v_guess_ = (q2 - q_) / h;
-      account_work(q2, h, sub.impulses);
+      account_work(q2, h, sub);
       q_ = q2;
       p_ = p2;
       t_ = t_end;
@@ -135,7 +142,7 @@ void Simulator::advance() {
     double tau = 0.0;
     qs = q_;
     ps = p_;
-    impulses_s.resize(0);
+    held_s = MidpointStep{};
     double f_lo = min_gap(phi_star);
     if (f_lo > gap_tol) {
       double lo = 0.0, hi = h, f_hi = min_gap(phi);
@@ -144,7 +151,7 @@ void Simulator::advance() {
       for (int it = 0; it < 200 && hi - lo > width; ++it) {
         double c = lo + (hi - lo) * f_lo / (f_lo - f_hi);
         if (!(c > lo && c < hi)) c = 0.5 * (lo + hi);
-        const ContactVector held = sub_step(c, qt, pt);
+        const MidpointStep held = sub_step(c, qt, pt);
         model_->gaps(qt, phi_t);
         const double fc = min_gap(phi_t);
         if (fc >= 0.0) {
@@ -152,7 +159,7 @@ void Simulator::advance() {
           f_lo = fc;
           qs = qt;
           ps = pt;
-          impulses_s = held;
+          held_s = held;
           phi_star = phi_t;
           if (side == 1) f_hi *= 0.5;
           side = 1;
@@ -184,7 +191,7 @@ void Simulator::advance() {
         hitting[hitting_count++] = crossing[c];
     // 3. Reset the discrete momentum at q* (the segment to t* is accounted first: resolve() may
     // change the resting set).
-    account_work(qs, tau, impulses_s);
+    account_work(qs, tau, held_s);
     DofVector p_after;
     bool any_impact = false;
     resolve(qs, ps, t_star, phi_star, hitting, hitting_count, p_after, any_impact);

@@ -94,14 +94,16 @@ TrexPairRun run_trex_pair(const DynamicSystem& system, double dt, long steps, do
     const double norm = std::sqrt(first.p().dot(m.solve(first.p())));
     run.t.push_back(first.t());
     run.xi.push_back(norm > 0.0 ? std::sqrt(dp.dot(m.solve(dp))) / norm : 0.0);
-    run.energy_balance.push_back(
-        (first.energy() - e0 - first.force_work() - first.contact_work() - first.impact_energy_change()) /
-        e0);
+    run.energy_balance.push_back((first.energy() - e0 - first.force_work() - first.contact_work() -
+                                  first.friction_work() - first.impact_energy_change()) /
+                                 e0);
   }
   run.impacts[0] = first.impacts();
   run.impacts[1] = second.impacts();
   run.force_work[0] = first.force_work();
   run.force_work[1] = second.force_work();
+  run.friction_work[0] = first.friction_work();
+  run.friction_work[1] = second.friction_work();
   run.impact_energy_change[0] = first.impact_energy_change();
   run.impact_energy_change[1] = second.impact_energy_change();
   return run;

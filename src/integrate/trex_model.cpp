@@ -38,6 +38,7 @@ std::unique_ptr<PlanarLinkage> make_trex_linkage(const TrexDesign& design, const
     inertia += body.inertia * (a * a.transpose());
   }
   model->set_rotational_inertia(inertia);
+  model->set_friction(drive.friction);
   for (const TrexPoint& contact : geometry.contact_points())
     model->add_floor_contact(model->add_mass(0.0, centre, term_indices(contact)), 0.0);
   for (int knee : {kTrexKneeL, kTrexKneeR})
@@ -82,6 +83,8 @@ const std::vector<ParameterInfo>& trex_model_parameters() {
     p.push_back({"hip_rate", "rad s-1", "hip reference speed (counterclockwise) after touchdown", d.hip_rate,
                  -1e3, 1e3, false});
     p.push_back({"g", "m s-2", "gravity along -y", d.gravity, 0.0, 1e6, false});
+    p.push_back(
+        {"mu", "1", "Coulomb friction coefficient of resting contacts", d.friction, 0.0, 10.0, false});
     return p;
   }();
   return params;
@@ -101,6 +104,7 @@ DynamicSystem make_trex_from_parameters(const std::map<std::string, double>& v) 
   drive.hip_kv = v.at("hip_kv");
   drive.hip_rate = v.at("hip_rate");
   drive.gravity = v.at("g");
+  drive.friction = v.at("mu");
   return make_trex(design, stance, v.at("drop"), drive);
 }
 

@@ -92,6 +92,11 @@ class PlanarLinkage final : public DynamicModel {
              DofMatrix* f_v) const override;
   void gaps(const DofVector& q, ContactVector& phi) const override;
   void gap_jacobian(const DofVector& q, NormalMatrix& jacobian) const override;
+  // Coulomb friction at floor contacts (tangent: the contact point's x); sphere–sphere contacts
+  // stay frictionless.
+  void set_friction(double mu) { friction_ = mu; }
+  double friction_coefficient() const override { return friction_; }
+  void tangent_jacobian(const DofVector& q, NormalMatrix& jacobian) const override;
 
  private:
   struct Term {
@@ -138,6 +143,7 @@ class PlanarLinkage final : public DynamicModel {
   DofVector damping_;
   bool has_damping_ = false;
   std::vector<JointLaw> laws_;
+  double friction_ = 0.0;
   std::vector<std::string> coordinate_names_;
 };
 

@@ -23,12 +23,13 @@ DofVector trex_double_touchdown(const TrexDesign& design, DofVector stance);
 DofVector trex_orthogonal_touchdown(const TrexDesign& design, DofVector stance);
 
 struct TrexPairRun {
-  std::vector<double> t;               // s, after every step
-  std::vector<double> xi;              // ξ(t)
-  std::vector<double> energy_balance;  // copy 1: (E − E₀ − W_forces − W_contacts − ΔE_impacts)/E₀
-  double touchdown = 0.0;              // time of the first impact [s]
+  std::vector<double> t;   // s, after every step
+  std::vector<double> xi;  // ξ(t)
+  std::vector<double>
+      energy_balance;  // copy 1: (E − E₀ − W_forces − W_contacts − W_friction − ΔE_impacts)/E₀
+  double touchdown = 0.0;                // time of the first impact [s]
   std::vector<ImpactRecord> impacts[2];  // argmin, argmax
-  double force_work[2] = {0.0, 0.0}, impact_energy_change[2] = {0.0, 0.0};
+  double force_work[2] = {0.0, 0.0}, friction_work[2] = {0.0, 0.0}, impact_energy_change[2] = {0.0, 0.0};
 };
 TrexPairRun run_trex_pair(const DynamicSystem& system, double dt, long steps, double restitution = 1.0);
 

@@ -6,7 +6,8 @@
 //   body     torsional spring + dash pot on φ_T about the stance's tail angle,
 //   hips     PD drive τ = −K_p(φ − r(t)) − K_v(φ̇ − ṙ(t)), r = stance angle until drive_start,
 //            then turning counterclockwise at hip_rate (both legs, so they keep their phase).
-// Contacts are frictionless (docs/trex.md says why); impacts are the propagative reset.
+// Resting contacts get Coulomb friction μ (maximum dissipation, MidpointIntegrator); impacts are
+// the frictionless propagative reset.
 #pragma once
 
 #include <limits>
@@ -30,6 +31,7 @@ struct TrexDrive {
   double hip_rate = 6.283185307179586;                           // rad s-1 after drive_start
   double drive_start = std::numeric_limits<double>::infinity();  // s; make_trex: the touchdown time
   double gravity = 9.81;                                         // m s-2
+  double friction = 0.5;  // Coulomb μ at resting contacts (feet, tail tip)
 };
 
 // The linkage of a design with the joint laws' rest angles taken from `stance`.
