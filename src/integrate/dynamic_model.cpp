@@ -40,6 +40,10 @@ void DynamicModel::gap_jacobian(const DofVector& /*q*/, NormalMatrix& jacobian) 
   jacobian.resize(0, dof());
 }
 
+void DynamicModel::tangent_jacobian(const DofVector& /*q*/, NormalMatrix& jacobian) const {
+  jacobian.setZero(contacts(), dof());
+}
+
 DofMatrix DynamicModel::mass_matrix(const DofVector& q) const {
   KineticDerivatives k;
   kinetic(q, DofVector::Zero(dof()), false, k);

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "simpact/core/input_error.hpp"
+#include "simpact/integrate/trex_model.hpp"
 #include "simpact/models/impact_model.hpp"
 
 namespace simpact {
@@ -58,6 +59,7 @@ const std::map<std::string, std::vector<ParameterInfo>>& catalog() {
         {"height", "m", "initial height of the ball's centre above the floor y = 0", 1.0, -1e6, 1e6, false},
         {"speed", "m s-1", "initial upward speed", 0.0, -1e6, 1e6, false},
         {"g", "m s-2", "gravity along -y", 9.81, 0.0, 1e6, false}}},
+      {"trex", trex_model_parameters()},
   };
   return models;
 }
@@ -99,6 +101,7 @@ DynamicSystem make_dynamic_system(const std::string& name, const ParameterSet& p
   if (name == "chain")
     return make_chain(static_cast<int>(v["n"]), v["link_length"], v["mass"], v["g"], v["damping"]);
   if (name == "tree8") return make_tree8(v["g"]);
+  if (name == "trex") return make_trex_from_parameters(v);
   if (name == "cradle")
     return make_cradle(static_cast<int>(v["n"]), v["mass"], v["radius"], v["gap"], v["speed"]);
   if (name == "billiards")

@@ -3,18 +3,20 @@
 #include <fmt/format.h>
 
 #include <Eigen/LU>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 namespace simpact {
 
 namespace {
-constexpr int kMaxAugmented = kMaxDof + kMaxContacts;
+constexpr int kMaxAugmented = kMaxDof + 2 * kMaxContacts;
 using AugmentedVector = Eigen::Matrix<double, Eigen::Dynamic, 1, Eigen::ColMajor, kMaxAugmented, 1>;
 using AugmentedMatrix =
     Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor, kMaxAugmented, kMaxAugmented>;
 
 constexpr double kRoundingFactor = 16.0;
+constexpr int kFree = 2;  // friction mode of a pulling resting contact: no tangential impulse
 inline double max_abs(const DofVector& x) {
   double m = 0.0;
   for (Eigen::Index i = 0; i < x.size(); ++i) m = std::max(m, std::abs(x[i]));
@@ -198,13 +200,64 @@ MidpointStep MidpointIntegrator::step(const DofVector& q1, const DofVector& p1, 
 MidpointStep MidpointIntegrator::step_with_contacts(const DofVector& q1, const DofVector& p1, double t1,
                                                     double h, DofVector& q2, DofVector& p2, long step_index,
                                                     const ActiveContacts& active) const {
+  const int k = active.count;
+  const double mu = model_->friction_coefficient();
+  NormalMatrix tangents;
+  bool friction = false;
+  if (mu > 0.0 && k > 0) {
+    NormalMatrix all;
+    model_->tangent_jacobian(q1, all);
+    tangents.resize(k, model_->dof());
+    for (int i = 0; i < k; ++i) tangents.row(i) = all.row(active.index[i]);
+    friction = (tangents.array() != 0.0).any();
+  }
+  if (!friction) return solve_contacts(q1, p1, t1, h, q2, p2, step_index, active, nullptr, nullptr, 0.0);
+  // Coulomb friction by maximum dissipation, per resting contact one tangent: the friction
+  // impulse β_i ∈ [−μλ_i, μλ_i] either holds the contact point (stick: Dt_i Δq = 0) or sits on
+  // the cone's edge opposing the slip (β_i = −s_i μ λ_i, s_i = sign of Dt_i Δq). Active-set
+  // iteration over the modes {stick, slide ±} — the complementarity solution of this small LCP.
+  int mode[kMaxContacts] = {};  // 0 stick, ±1 slide in that direction, kFree: β = 0
+  const DofVector guess = q2;
+  MidpointStep result;
+  for (int pass = 0; pass < 4 * k + 4; ++pass) {
+    q2 = guess;
+    result = solve_contacts(q1, p1, t1, h, q2, p2, step_index, active, &tangents, mode, mu);
+    bool changed = false;
+    for (int i = 0; i < k; ++i) {
+      const double lambda = result.impulses[i], beta = result.friction_impulses[i];
+      if (lambda < 0.0) {  // pulling: no friction (the caller releases it if it still pulls)
+        changed = changed || mode[i] != kFree;
+        mode[i] = kFree;
+      } else if (mode[i] == kFree) {
+        mode[i] = 0;
+        changed = true;
+      } else if (mode[i] == 0) {
+        if (std::abs(beta) > mu * lambda * (1.0 + 1e-9) + 1e-300) {
+          mode[i] = beta > 0.0 ? -1 : 1;
+          changed = true;
+        }
+      } else if (tangents.row(i).dot(q2 - q1) * mode[i] < 0.0) {
+        mode[i] = 0;
+        changed = true;
+      }
+    }
+    if (!changed) return result;
+  }
+  return result;
+}
+
+MidpointStep MidpointIntegrator::solve_contacts(const DofVector& q1, const DofVector& p1, double t1, double h,
+                                                DofVector& q2, DofVector& p2, long step_index,
+                                                const ActiveContacts& active, const NormalMatrix* tangents,
+                                                const int* mode, double mu) const {
   const int n = model_->dof();
   const int k = active.count;
+  const int f = tangents ? k : 0;  // friction unknowns
   MidpointStep result;
   DofVector r;
   DofMatrix jac;
-  NormalMatrix g1, g2;  // Dφ_A at q₁ (impulse directions) and at q₂
-  ContactVector lambda = ContactVector::Zero(k);
+  NormalMatrix g1;  // Dφ_A at q₁ (impulse directions)
+  ContactVector lambda = ContactVector::Zero(k), beta = ContactVector::Zero(f);
   ContactVector phi;
   if (k > 0) {
     NormalMatrix all;
@@ -212,6 +265,11 @@ MidpointStep MidpointIntegrator::step_with_contacts(const DofVector& q1, const D
     g1.resize(k, n);
     for (int i = 0; i < k; ++i) g1.row(i) = all.row(active.index[i]);
   }
+  auto impulse = [&]() {
+    DofVector j = g1.transpose() * lambda;
+    if (f > 0) j.noalias() += tangents->transpose() * beta;
+    return j;
+  };
   // Newton on the displacement Δq = q₂ − q₁: the momentum MΔq/h of a short sub-step (near an
   // impact) keeps its precision, which q₂ − q₁ formed from rounded positions would lose.
   DofVector dq = q2 - q1;
@@ -221,28 +279,36 @@ MidpointStep MidpointIntegrator::step_with_contacts(const DofVector& q1, const D
     double mass_norm = 0.0;
     double scale = evaluate(q1, p1, t1, h, dq, r, p2, nullptr, &mass_norm);
     const double floor = rounding_floor(mass_norm, dq, h);
-    double phi_error = 0.0, phi_scale = 1.0;
+    double phi_error = 0.0, phi_scale = 1.0, rule_error = 0.0;
     if (k > 0) {
-      r.noalias() += g1.transpose() * lambda;
-      scale += max_abs(g1.transpose() * lambda);
+      const DofVector j = impulse();
+      r.noalias() += j;
+      scale += max_abs(j);
       ContactVector all_phi;
       model_->gaps(q2, all_phi);
       phi.resize(k);
       for (int i = 0; i < k; ++i) phi[i] = all_phi[active.index[i]];
       phi_error = phi.cwiseAbs().maxCoeff();
       phi_scale = max_abs(q1) + max_abs(dq) + 1e-300;
+      for (int i = 0; i < f; ++i)
+        rule_error = std::max(rule_error, mode[i] == 0       ? std::abs(tangents->row(i).dot(dq)) / phi_scale
+                                          : mode[i] == kFree ? std::abs(beta[i]) / (max_abs(lambda) + 1e-300)
+                                                             : std::abs(beta[i] + mode[i] * mu * lambda[i]) /
+                                                                   (max_abs(lambda) + 1e-300));
     }
     const double rn = max_abs(r);
     const double relative = rn == 0.0 ? 0.0 : (scale > 0.0 ? rn / scale : INFINITY);
-    last_residual = std::max(relative, phi_error / phi_scale);
+    last_residual = std::max({relative, phi_error / phi_scale, rule_error});
     const bool at_floor = rn <= floor;
+    const double eps16 = kRoundingFactor * std::numeric_limits<double>::epsilon();
     if ((relative <= options_.tolerance || at_floor) &&
-        phi_error <= options_.tolerance * phi_scale +
-                         kRoundingFactor * std::numeric_limits<double>::epsilon() * phi_scale) {
+        phi_error <= options_.tolerance * phi_scale + eps16 * phi_scale &&
+        rule_error <= options_.tolerance + eps16) {
       result.iterations = it;
       result.residual = last_residual;
       result.impulses = lambda;
-      if (k > 0) p2.noalias() += g1.transpose() * lambda;
+      result.friction_impulses = beta;
+      if (k > 0) p2.noalias() += impulse();
       return result;
     }
     if (it >= options_.max_iterations || !std::isfinite(last_residual))
@@ -254,18 +320,34 @@ MidpointStep MidpointIntegrator::step_with_contacts(const DofVector& q1, const D
     } else {
       NormalMatrix all;
       model_->gap_jacobian(q2, all);
-      AugmentedMatrix a = AugmentedMatrix::Zero(n + k, n + k);
-      AugmentedVector b(n + k);
+      const int size = n + k + f;
+      AugmentedMatrix a = AugmentedMatrix::Zero(size, size);
+      AugmentedVector b(size);
       a.topLeftCorner(n, n) = jac;
       for (int i = 0; i < k; ++i) {
         a.block(0, n + i, n, 1) = g1.row(i).transpose();
         a.block(n + i, 0, 1, n) = all.row(active.index[i]);
       }
-      b.head(n) = r + g1.transpose() * lambda;
-      b.tail(k) = phi;
+      b.head(n) = r + impulse();
+      b.segment(n, k) = phi;
+      for (int i = 0; i < f; ++i) {
+        a.block(0, n + k + i, n, 1) = tangents->row(i).transpose();
+        if (mode[i] == 0) {
+          a.block(n + k + i, 0, 1, n) = tangents->row(i);
+          b[n + k + i] = tangents->row(i).dot(dq);
+        } else if (mode[i] == kFree) {
+          a(n + k + i, n + k + i) = 1.0;
+          b[n + k + i] = beta[i];
+        } else {
+          a(n + k + i, n + k + i) = 1.0;
+          a(n + k + i, n + i) = mode[i] * mu;
+          b[n + k + i] = beta[i] + mode[i] * mu * lambda[i];
+        }
+      }
       const AugmentedVector dx = a.partialPivLu().solve(b);
       dq -= dx.head(n);
-      lambda -= dx.tail(k);
+      lambda -= dx.segment(n, k);
+      if (f > 0) beta -= dx.tail(f);
     }
   }
 }

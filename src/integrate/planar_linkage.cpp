@@ -312,18 +312,37 @@ double PlanarLinkage::potential(const DofVector& q, DofVector& gradient, DofMatr
   return value;
 }
 
-void PlanarLinkage::force(const DofVector& /*q*/, const DofVector& v, double /*t*/, DofVector& f,
-                          DofMatrix* f_q, DofMatrix* f_v) const {
+void PlanarLinkage::add_joint_law(const JointLaw& law) {
+  if (law.coordinate < 0 || law.coordinate >= dof_)
+    throw std::invalid_argument("PlanarLinkage: bad joint law");
+  laws_.push_back(law);
+}
+
+double PlanarLinkage::joint_law_force(const JointLaw& law, const DofVector& q, const DofVector& v,
+                                      double t) const {
+  const double driven = t > law.start ? t - law.start : 0.0;
+  const double rate = t > law.start ? law.rate : 0.0;
+  const int i = law.coordinate;
+  return -law.stiffness * (q[i] - (law.rest + law.rate * driven)) - law.damping * (v[i] - rate);
+}
+
+void PlanarLinkage::force(const DofVector& q, const DofVector& v, double t, DofVector& f, DofMatrix* f_q,
+                          DofMatrix* f_v) const {
   const int n = dof_;
   if (damping_.size() == n) {
     f = -(damping_.array() * v.array()).matrix();
   } else {
     f.setZero(n);
   }
-  if (f_q) f_q->setZero(n, n);
+  for (const JointLaw& law : laws_) f[law.coordinate] += joint_law_force(law, q, v, t);
+  if (f_q) {
+    f_q->setZero(n, n);
+    for (const JointLaw& law : laws_) (*f_q)(law.coordinate, law.coordinate) -= law.stiffness;
+  }
   if (f_v) {
     f_v->setZero(n, n);
     if (damping_.size() == n) f_v->diagonal() = -damping_;
+    for (const JointLaw& law : laws_) (*f_v)(law.coordinate, law.coordinate) -= law.damping;
   }
 }
 
@@ -358,6 +377,24 @@ void PlanarLinkage::gap_jacobian(const DofVector& q, NormalMatrix& jacobian) con
       const Vec2 unit = d / d.norm();
       jacobian.row(i) = unit.transpose() * (jb - ja);
     }
+  }
+}
+
+}  // namespace simpact
+
+namespace simpact {
+
+void PlanarLinkage::tangent_jacobian(const DofVector& q, NormalMatrix& jacobian) const {
+  const int n = dof_;
+  jacobian.setZero(contacts(), n);
+  Vec2 s[kMaxTerms];
+  link_vectors(q, s);
+  Rows2 ja(2, n);
+  for (int i = 0; i < contacts(); ++i) {
+    const Contact& c = contacts_[static_cast<std::size_t>(i)];
+    if (c.b >= 0) continue;
+    mass_jacobian(c.a, s, ja);
+    jacobian.row(i) = ja.row(0);
   }
 }
 

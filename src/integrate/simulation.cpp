@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <Eigen/Cholesky>
 #include <algorithm>
 #include <cmath>
 
@@ -34,11 +35,39 @@ void Simulator::reset(const DofVector& q0, const DofVector& p0, double t0) {
   newton_.reset();
   reference_energy_ = options_.monitor_energy ? energy() : 0.0;
   max_drift_ = 0.0;
+  force_work_ = contact_work_ = friction_work_ = impact_energy_change_ = 0.0;
 }
 
-void Simulator::sub_step(double tau, DofVector& q2, DofVector& p2) {
+void Simulator::account_work(const DofVector& q2, double h, const MidpointStep& step) {
+  // Resting contacts: the step is a plain DEL step from p₁ + J, J = Dφ_A(q₁)ᵀλ + Dt_A(q₁)ᵀβ (the
+  // holding and friction impulses act at q₁), so they change the energy by exactly
+  // J_nᵀM⁻¹(p₁ + J_n/2) and then J_fᵀM⁻¹(p₁ + J_n + J_f/2) (M at q₁).
+  if (resting_.count > 0 && step.impulses.size() == resting_.count) {
+    NormalMatrix g, t;
+    model_->gap_jacobian(q_, g);
+    const bool friction = step.friction_impulses.size() == resting_.count;
+    if (friction) model_->tangent_jacobian(q_, t);
+    DofVector jn = DofVector::Zero(q_.size()), jf = DofVector::Zero(q_.size());
+    for (int i = 0; i < resting_.count; ++i) {
+      jn += step.impulses[i] * g.row(resting_.index[i]).transpose();
+      if (friction) jf += step.friction_impulses[i] * t.row(resting_.index[i]).transpose();
+    }
+    const Eigen::LLT<DofMatrix> m(model_->mass_matrix(q_));
+    contact_work_ += jn.dot(m.solve(DofVector(p_ + 0.5 * jn)));
+    if (friction) friction_work_ += jf.dot(m.solve(DofVector(p_ + jn + 0.5 * jf)));
+  }
+  if (!model_->has_forces() || h <= 0.0) return;
+  const DofVector dq = q2 - q_;
+  DofVector f;
+  model_->force(q_ + 0.5 * dq, dq / h, t_ + 0.5 * h, f, nullptr, nullptr);
+  force_work_ += f.dot(dq);
+}
+
+MidpointStep Simulator::sub_step(double tau, DofVector& q2, DofVector& p2) {
   q2 = q_ + tau * v_guess_;
-  iterations_ += integrator_.step(q_, p_, t_, tau, q2, p2, step_ + 1, resting_, newton_).iterations;
+  const MidpointStep sub = integrator_.step(q_, p_, t_, tau, q2, p2, step_ + 1, resting_, newton_);
+  iterations_ += sub.iterations;
+  return sub;
 }
 
 void Simulator::advance() {
@@ -50,6 +79,7 @@ void Simulator::advance() {
   bool impact_in_step = false;
   bool clean = true;  // a single full step (no impact, no release): its mean velocity extrapolates
   DofVector q2, p2, qs, ps, qt, pt;
+  MidpointStep held_s;
   ContactVector phi, phi_star, phi_t;
   while (true) {
     const double h = t_end - t_;
@@ -95,6 +125,7 @@ void Simulator::advance() {
         history_ = 0;
       }
       v_guess_ = (q2 - q_) / h;
+      account_work(q2, h, sub);
       q_ = q2;
       p_ = p2;
       t_ = t_end;
@@ -114,6 +145,7 @@ void Simulator::advance() {
     double tau = 0.0;
     qs = q_;
     ps = p_;
+    held_s = MidpointStep{};
     double f_lo = min_gap(phi_star);
     if (f_lo > gap_tol) {
       double lo = 0.0, hi = h, f_hi = min_gap(phi);
@@ -122,7 +154,7 @@ void Simulator::advance() {
       for (int it = 0; it < 200 && hi - lo > width; ++it) {
         double c = lo + (hi - lo) * f_lo / (f_lo - f_hi);
         if (!(c > lo && c < hi)) c = 0.5 * (lo + hi);
-        sub_step(c, qt, pt);
+        const MidpointStep held = sub_step(c, qt, pt);
         model_->gaps(qt, phi_t);
         const double fc = min_gap(phi_t);
         if (fc >= 0.0) {
@@ -130,6 +162,7 @@ void Simulator::advance() {
           f_lo = fc;
           qs = qt;
           ps = pt;
+          held_s = held;
           phi_star = phi_t;
           if (side == 1) f_hi *= 0.5;
           side = 1;
@@ -159,7 +192,9 @@ void Simulator::advance() {
     for (int c = 0; c < crossing_count; ++c)
       if ((*phi_s)[crossing[c]] <= gap_tol || phi_star[crossing[c]] <= gap_tol)
         hitting[hitting_count++] = crossing[c];
-    // 3. Reset the discrete momentum at q*.
+    // 3. Reset the discrete momentum at q* (the segment to t* is accounted first: resolve() may
+    // change the resting set).
+    account_work(qs, tau, held_s);
     DofVector p_after;
     bool any_impact = false;
     resolve(qs, ps, t_star, phi_star, hitting, hitting_count, p_after, any_impact);
@@ -246,6 +281,7 @@ void Simulator::resolve(const DofVector& qs, const DofVector& ps, double ts, con
   record.momentum_after = p_after;
   record.energy_before = model_->energy(qs, ps);
   record.energy_after = model_->energy(qs, p_after);
+  impact_energy_change_ += record.energy_after - record.energy_before;
   impacts_.push_back(std::move(record));
   any_impact = true;
   // Contacts that took an impulse have had an impact now; after a plastic impact they rest.

@@ -57,6 +57,11 @@ class DynamicModel {
   // φ_i(q) for every contact [length]; Dφ(q), one row per contact.
   virtual void gaps(const DofVector& q, ContactVector& phi) const;
   virtual void gap_jacobian(const DofVector& q, NormalMatrix& jacobian) const;
+  // Coulomb friction of resting contacts (MidpointIntegrator): the coefficient μ (0: frictionless,
+  // the default) and, one row per contact, the Jacobian of its tangential sliding coordinate
+  // (all-zero rows: a frictionless contact).
+  virtual double friction_coefficient() const { return 0.0; }
+  virtual void tangent_jacobian(const DofVector& q, NormalMatrix& jacobian) const;
 
   // M(q) alone (energy monitoring, initial velocities).
   DofMatrix mass_matrix(const DofVector& q) const;

@@ -16,6 +16,8 @@
 // Resting contacts (after a plastic Zeno impact) are held by impulses at q₁:
 //   p₁ + D₁L_d + h/2·F + Dφ_A(q₁)ᵀλ = 0,  φ_A(q₂) = 0,
 // solved for (q₂, λ) by the same Newton; λ < 0 (pulling) tells the caller to release a contact.
+// With Coulomb friction (DynamicModel::friction_coefficient() > 0) a tangential impulse Dt_A(q₁)ᵀβ
+// joins λ: stick (Dt_i Δq = 0) or slide (β_i = ∓μλ_i against the slip), modes by active set.
 #pragma once
 
 #include <Eigen/LU>
@@ -68,8 +70,9 @@ struct MidpointWorkspace {
 
 struct MidpointStep {
   int iterations = 0;
-  double residual = 0.0;   // |R|∞ / s at the solution
-  ContactVector impulses;  // λ of the active contacts (empty when none)
+  double residual = 0.0;            // |R|∞ / s at the solution
+  ContactVector impulses;           // λ of the active contacts (empty when none)
+  ContactVector friction_impulses;  // β along their tangents (empty when frictionless)
 };
 
 class MidpointIntegrator {
@@ -106,6 +109,10 @@ class MidpointIntegrator {
   MidpointStep step_with_contacts(const DofVector& q1, const DofVector& p1, double t1, double h,
                                   DofVector& q2, DofVector& p2, long step,
                                   const ActiveContacts& active) const;
+  // Newton for (Δq, λ, β) with the friction modes fixed (tangents == nullptr: frictionless).
+  MidpointStep solve_contacts(const DofVector& q1, const DofVector& p1, double t1, double h, DofVector& q2,
+                              DofVector& p2, long step, const ActiveContacts& active,
+                              const NormalMatrix* tangents, const int* mode, double mu) const;
 
   const DynamicModel* model_;
   NewtonOptions options_;

@@ -11,12 +11,14 @@
 //   T_qv = −Σ_t a_t [(s_t·W_t) a_tᵀ + ω_t s_tᵀĴ_t]
 //   T_qq = −Σ_t ω_t a_t [(W_t·P s_t) a_tᵀ + s_tᵀK̂_t]
 //   V_qq = −g Σ_t (Σ_{j∋t} m_j)(s_t)_y a_t a_tᵀ
-// — exact, and O(terms·n²) per Jacobian. Joint damping F = −c∘v (per coordinate) is the only
-// non-conservative force. Contacts: sphere–sphere φ = |r_b − r_a| − ρ_a − ρ_b and sphere–floor
-// φ = y_a − ρ_a − h, with Dφ = n̂ᵀ(J_b − J_a) resp. the y row of J_a.
+// — exact, and O(terms·n²) per Jacobian. Non-conservative forces: joint damping F = −c∘v (per
+// coordinate) and linear joint laws (springs, dash pots, PD drives; add_joint_law). Contacts: sphere–sphere φ
+// = |r_b − r_a| − ρ_a − ρ_b and sphere–floor φ = y_a − ρ_a − h, with Dφ = n̂ᵀ(J_b − J_a) resp. the y row of
+// J_a.
 #pragma once
 
 #include <Eigen/Core>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -45,6 +47,20 @@ class PlanarLinkage final : public DynamicModel {
     damping_ = damping;
     has_damping_ = damping_.size() > 0 && (damping_.array() != 0.0).any();
   }
+  // A linear joint law on coordinate i — torsional spring, dash pot, PD drive:
+  //   F_i = −stiffness·(q_i − r(t)) − damping·(v_i − ṙ(t)),  r(t) = rest + rate·max(0, t − start).
+  struct JointLaw {
+    int coordinate = 0;
+    double stiffness = 0.0;  // N m rad-1 (angles) or N m-1
+    double damping = 0.0;    // N m s rad-1 or N s m-1
+    double rest = 0.0;
+    double rate = 0.0;                                       // reference speed after `start`
+    double start = std::numeric_limits<double>::infinity();  // [s]
+  };
+  void add_joint_law(const JointLaw& law);
+  const std::vector<JointLaw>& joint_laws() const { return laws_; }
+  // The generalized force of one joint law (energy bookkeeping by kind).
+  double joint_law_force(const JointLaw& law, const DofVector& q, const DofVector& v, double t) const;
   // Contacts (return their index): between two masses' spheres, or a mass's sphere and the floor
   // y = height.
   int add_sphere_contact(int mass_a, int mass_b);
@@ -71,11 +87,16 @@ class PlanarLinkage final : public DynamicModel {
   void del_matrix(const DofVector& q, const DofVector& v, double c_m, double c_s, double c_h, DofMatrix& out,
                   double& mass_norm) const override;
   double potential(const DofVector& q, DofVector& gradient, DofMatrix* hessian) const override;
-  bool has_forces() const override { return has_damping_; }
+  bool has_forces() const override { return has_damping_ || !laws_.empty(); }
   void force(const DofVector& q, const DofVector& v, double t, DofVector& f, DofMatrix* f_q,
              DofMatrix* f_v) const override;
   void gaps(const DofVector& q, ContactVector& phi) const override;
   void gap_jacobian(const DofVector& q, NormalMatrix& jacobian) const override;
+  // Coulomb friction at floor contacts (tangent: the contact point's x); sphere–sphere contacts
+  // stay frictionless.
+  void set_friction(double mu) { friction_ = mu; }
+  double friction_coefficient() const override { return friction_; }
+  void tangent_jacobian(const DofVector& q, NormalMatrix& jacobian) const override;
 
  private:
   struct Term {
@@ -121,6 +142,8 @@ class PlanarLinkage final : public DynamicModel {
   bool has_coupling_ = false;                    // some mass has both B_j ≠ 0 and terms
   DofVector damping_;
   bool has_damping_ = false;
+  std::vector<JointLaw> laws_;
+  double friction_ = 0.0;
   std::vector<std::string> coordinate_names_;
 };
 

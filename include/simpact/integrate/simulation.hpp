@@ -90,10 +90,19 @@ class Simulator {
   long jacobian_factorizations() const { return newton_.factorizations; }  // since construction
   double max_energy_drift() const { return max_drift_; }                   // [J], over steps without impacts
   const ActiveContacts& resting() const { return resting_; }
+  // Energy bookkeeping since reset() [J]: the work h·F(q_m, v, t_m)·v of the non-conservative
+  // forces over every accepted (sub-)step (exactly the force the DEL applied), the energy the
+  // impulses holding resting contacts put in (J at q₁: Jᵀ M⁻¹(p₁ + J/2)), the same for their
+  // friction impulses, and the energy change of
+  // the impacts (≤ 0).
+  double force_work() const { return force_work_; }
+  double contact_work() const { return contact_work_; }
+  double friction_work() const { return friction_work_; }  // Coulomb friction of resting contacts
+  double impact_energy_change() const { return impact_energy_change_; }
 
  private:
-  // DEL solution over a sub-step τ from the current state.
-  void sub_step(double tau, DofVector& q2, DofVector& p2);
+  // DEL solution over a sub-step τ from the current state; returns the resting contacts' impulses.
+  MidpointStep sub_step(double tau, DofVector& q2, DofVector& p2);
   void resolve(const DofVector& qs, const DofVector& ps, double ts, const ContactVector& phi_star,
                const int* hitting, int hitting_count, DofVector& p_after, bool& any_impact);
 
@@ -117,6 +126,9 @@ class Simulator {
   int iterations_ = 0;
   double reference_energy_ = 0.0;
   double max_drift_ = 0.0;
+  double force_work_ = 0.0, contact_work_ = 0.0, friction_work_ = 0.0, impact_energy_change_ = 0.0;
+  // Adds the forces' work over the segment q_ → q2 of length h from t_.
+  void account_work(const DofVector& q2, double h, const MidpointStep& step);
 };
 
 struct SimulationResult {

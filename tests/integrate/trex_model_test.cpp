@@ -1,0 +1,120 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "simpact/core/parameter_set.hpp"
+#include "simpact/integrate/dynamic_models.hpp"
+#include "simpact/integrate/trex_gait.hpp"
+
+namespace simpact {
+namespace {
+
+TEST(TrexModel, LinkageHasTheGeometrysMassMatrixGravityAndContacts) {
+  const TrexTableRow row = trex_table1_optimized();
+  const TrexGeometry g(row.design);
+  const auto model = make_trex_linkage(row.design, row.q, TrexDrive{});
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> u(-3.0, 3.0);
+  for (int trial = 0; trial < 10; ++trial) {
+    DofVector q(kTrexDof);
+    for (int i = 0; i < kTrexDof; ++i) q[i] = u(rng);
+    EXPECT_LT((model->mass_matrix(q) - g.mass_matrix(q)).cwiseAbs().maxCoeff(), 1e-14);
+    ContactVector a, b;
+    model->gaps(q, a);
+    g.gaps(q, b);
+    EXPECT_LT((a - b).cwiseAbs().maxCoeff(), 1e-15);
+    NormalMatrix ja, jb;
+    model->gap_jacobian(q, ja);
+    g.gap_jacobian(q, jb);
+    EXPECT_LT((ja - jb).cwiseAbs().maxCoeff(), 1e-15);
+    // V = g·m_total·y_com: ∂V/∂y is the weight.
+    DofVector grad;
+    model->potential(q, grad, nullptr);
+    EXPECT_NEAR(grad[kTrexY], 9.81 * g.total_mass(), 1e-12);
+  }
+}
+
+TEST(TrexModel, JointLawsAreSpringsDampersAndThePdDrive) {
+  const TrexTableRow row = trex_table1_initial();
+  TrexDrive d;
+  d.drive_start = 0.5;
+  const auto model = make_trex_linkage(row.design, row.q, d);
+  DofVector q = row.q, v = DofVector::Zero(kTrexDof), f;
+  q[kTrexKneeL] += 0.1;
+  v[kTrexTail] = 2.0;
+  q[kTrexHipR] += 1e-3;
+  model->force(q, v, 0.0, f, nullptr, nullptr);
+  EXPECT_NEAR(f[kTrexKneeL], -d.knee_stiffness * 0.1, 1e-12);
+  EXPECT_NEAR(f[kTrexTail], -d.body_damping * 2.0, 1e-12);
+  EXPECT_NEAR(f[kTrexHipR], -d.hip_kp * 1e-3, 1e-9);
+  EXPECT_NEAR(f[kTrexX], 0.0, 0.0);
+  // After drive_start the hip reference turns at hip_rate: at rest, the drive pushes forward.
+  model->force(row.q, DofVector::Zero(kTrexDof), 0.6, f, nullptr, nullptr);
+  EXPECT_NEAR(f[kTrexHipL], d.hip_kp * d.hip_rate * 0.1 + d.hip_kv * d.hip_rate, 1e-6);
+}
+
+TEST(TrexModel, RegisteredForSimulate) {
+  bool found = false;
+  for (const auto& n : dynamic_model_names()) found = found || n == "trex";
+  EXPECT_TRUE(found);
+  ParameterSet p;
+  p.set("drop", 0.05);
+  const DynamicSystem s = make_dynamic_system("trex", p);
+  ContactVector phi;
+  s.model->gaps(s.q0, phi);
+  EXPECT_NEAR(phi.minCoeff(), 0.05, 1e-15);
+}
+
+// Held stance in free fall does not turn: both contacts of a double-touchdown stance close in
+// one simultaneous impact at √(2h/g), and the energy bookkeeping closes before it.
+TEST(TrexModel, DoubleTouchdownDropHitsBothContactsTogether) {
+  const TrexTableRow row = trex_table1_initial();
+  const DofVector stance = trex_double_touchdown(row.design, row.q);
+  const DynamicSystem s = make_trex(row.design, stance, 0.02, TrexDrive{});
+  const TrexPairRun run = run_trex_pair(s, 1e-4, 700);
+  ASSERT_FALSE(run.impacts[0].empty());
+  const ImpactRecord& first = run.impacts[0].front();
+  EXPECT_NEAR(first.t, std::sqrt(2.0 * 0.02 / 9.81), 2e-7);
+  EXPECT_EQ(first.contacts, (std::vector<int>{kTrexFootR, kTrexTailTip}));
+  for (std::size_t k = 0; k < run.t.size() && run.t[k] < first.t - 1e-4; ++k)
+    EXPECT_LT(std::abs(run.energy_balance[k]), 1e-9) << run.t[k];
+  // Every impact here is elastic (Zeno ones plastic): energy never grows at an impact.
+  for (const auto& im : run.impacts[0]) EXPECT_LE(im.energy_after, im.energy_before * (1 + 1e-12));
+}
+
+// Fig. 8 (docs/trex.md): the optimized gait's ξ stays ≥ 1e5 below the initial gait's during the
+// first interaction (the 60 ms after touchdown, before the swinging left foot lands).
+TEST(TrexModel, OptimizedGaitIsFiveOrdersMoreDeterministic) {
+  const TrexTableRow row = trex_table1_optimized();
+  const DofVector orthogonal = trex_orthogonal_touchdown(row.design, row.q);
+  EXPECT_LT(std::abs(trex_normalized_product(row.design, orthogonal)), 1e-12);
+  DofVector straight = row.q;
+  straight[kTrexKneeL] = straight[kTrexKneeR] = 0.0;
+  straight[kTrexHipL] = row.q[kTrexHipR] + 3.14159265358979323846;
+  straight = trex_double_touchdown(row.design, straight);
+  EXPECT_GT(std::abs(trex_normalized_product(row.design, straight)), 1e-3);
+  const double dt = 1e-4;
+  const long steps = static_cast<long>((std::sqrt(2 * 0.17 / 9.81) + 0.06) / dt);
+  const TrexPairRun initial = run_trex_pair(make_trex(row.design, straight, 0.17, TrexDrive{}), dt, steps);
+  const TrexPairRun optimized =
+      run_trex_pair(make_trex(row.design, orthogonal, 0.17, TrexDrive{}), dt, steps);
+  double initial_min = INFINITY, optimized_max = 0.0;
+  for (std::size_t k = 0; k < initial.t.size(); ++k) {
+    if (initial.t[k] <= initial.touchdown + dt) continue;
+    initial_min = std::min(initial_min, initial.xi[k]);
+    optimized_max = std::max(optimized_max, optimized.xi[k]);
+  }
+  EXPECT_GT(initial_min, 1e-4);
+  EXPECT_LE(optimized_max, 1e-5 * initial_min);
+  // Energy bookkeeping over the run (joint laws, resting-contact and friction impulses, impacts)
+  // closes to 5e-5 of E₀ (docs/trex.md: the midpoint step's own error near impacts, stiff PD);
+  // friction only dissipates.
+  for (const TrexPairRun* run : {&initial, &optimized}) {
+    for (double b : run->energy_balance) EXPECT_LT(std::abs(b), 1e-4);
+    EXPECT_LT(run->friction_work[0], 0.0);
+  }
+}
+
+}  // namespace
+}  // namespace simpact
