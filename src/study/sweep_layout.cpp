@@ -89,12 +89,21 @@ SweepFileLayout make_layout(const SweepConfig& config, const ParameterSpace& spa
   std::string orderings;
   for (auto o : config.orderings)
     orderings += (orderings.empty() ? "" : ",") + std::string(ordering_policy_name(o));
-  layout.root_string_attributes = {
-      {"model", config.model},
-      {"orderings", orderings},
-      {"minimality", config.minimality == Minimality::kDefinition1 ? "definition1" : "propagation"},
-      {"title", "simpact sweep of simultaneous impacts"}};
+  layout.root_string_attributes = {{"model", config.model}, {"orderings", orderings}};
   layout.root_integer_attributes = {{"replicas", space.replicas()}};
+  if (config.simulate) {
+    // Time-stepped runs: each ordering resolves every impact of a run; minimality does not apply.
+    layout.root_string_attributes.push_back({"task", "simulate"});
+    layout.root_string_attributes.push_back(
+        {"title", "simpact time-stepped sweep (midpoint variational integrator, propagative impacts)"});
+    layout.root_integer_attributes.push_back({"steps", config.simulate->steps});
+    layout.root_integer_attributes.push_back({"record", config.simulate->record});
+  } else {
+    layout.root_string_attributes.push_back({"task", "impact"});
+    layout.root_string_attributes.push_back(
+        {"minimality", config.minimality == Minimality::kDefinition1 ? "definition1" : "propagation"});
+    layout.root_string_attributes.push_back({"title", "simpact sweep of simultaneous impacts"});
+  }
   for (const auto& p : config.fixed_described)
     layout.fixed_parameters.push_back({p.name, p.units, p.long_name, p.values});
   return layout;
