@@ -22,6 +22,12 @@ class ImpactModel {
   virtual int max_dof() const = 0;
   // Throws InputError naming the parameter when a value is missing or out of range.
   virtual ImpactProblem make_problem(const ParameterSet& params) const = 0;
+  // The size path (core/fixed_size.hpp): a model whose parameters can give a system beyond the
+  // fixed capacity (d > kMaxDof or more than kMaxContacts closed contacts) says so per parameter
+  // set, and builds those systems with make_dynamic_problem; make_problem keeps the fixed path.
+  // The defaults: always fixed, and no dynamic path (std::logic_error).
+  virtual bool needs_dynamic_sizes(const ParameterSet& params) const;
+  virtual DynamicImpactProblem make_dynamic_problem(const ParameterSet& params) const;
 };
 
 // The restitution parameter every model shares: R of eq. (16), 1 = elastic, 0 = plastic.
