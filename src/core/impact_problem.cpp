@@ -96,7 +96,8 @@ template <typename S>
 BasicImpactProblem<S>::BasicImpactProblem() : system_(&empty_system<S>()) {}
 
 template <typename S>
-BasicImpactProblem<S>::BasicImpactProblem(KineticMetric metric, const Eigen::Ref<const RowMajorMatrix>& normals,
+BasicImpactProblem<S>::BasicImpactProblem(KineticMetric metric,
+                                          const Eigen::Ref<const RowMajorMatrix>& normals,
                                           const Eigen::Ref<const Eigen::VectorXd>& momentum,
                                           double restitution, const Eigen::Ref<const Eigen::VectorXd>& gaps,
                                           double gap_tolerance)
@@ -111,7 +112,8 @@ BasicImpactProblem<S>::BasicImpactProblem(KineticMetric metric, const Eigen::Ref
 
 template <typename S>
 BasicImpactProblem<S>::BasicImpactProblem(const ImpactSystem& system,
-                                          const Eigen::Ref<const Eigen::VectorXd>& momentum, double restitution)
+                                          const Eigen::Ref<const Eigen::VectorXd>& momentum,
+                                          double restitution)
     : system_(&system) {
   set_state(momentum, restitution);
 }

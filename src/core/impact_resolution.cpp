@@ -100,7 +100,8 @@ void plastic_only_outcome(const BasicPlasticOutcome<S>& plastic, BasicOutcomeSet
 }  // namespace
 
 template <typename S>
-BasicPrecomputedImpact<S> precompute_impact(const BasicImpactProblem<S>& problem, const ResolveOptions& options) {
+BasicPrecomputedImpact<S> precompute_impact(const BasicImpactProblem<S>& problem,
+                                            const ResolveOptions& options) {
   BasicPrecomputedImpact<S> pre;
   pre.initially_feasible = problem.feasible(problem.initial_rates());
   const double restitution = problem.restitution();
@@ -123,7 +124,8 @@ BasicImpactResolution<S> resolve_impact(const BasicImpactProblem<S>& problem, co
   if constexpr (std::is_same_v<S, FixedSizes>) {
     if (pre == nullptr) pre = options.precomputed;
   } else if (options.precomputed != nullptr) {
-    throw std::invalid_argument("resolve_impact: options.precomputed is the fixed path's; pass the dynamic one");
+    throw std::invalid_argument(
+        "resolve_impact: options.precomputed is the fixed path's; pass the dynamic one");
   }
   if (pre == nullptr) {
     own = precompute_impact(problem, options);
@@ -245,10 +247,12 @@ BasicImpactResolution<S> resolve_impact(const BasicImpactProblem<S>& problem, co
 }
 
 #define SIMPACT_INSTANTIATE_RESOLUTION(S)                                                                  \
-  template class BasicImpactWorkspace<S>;                                                                \
-  template BasicPrecomputedImpact<S> precompute_impact<S>(const BasicImpactProblem<S>&, const ResolveOptions&); \
-  template BasicImpactResolution<S> resolve_impact<S>(const BasicImpactProblem<S>&, const ResolveOptions&,     \
-                                                      BasicImpactWorkspace<S>&, const BasicPrecomputedImpact<S>*);
+  template class BasicImpactWorkspace<S>;                                                                  \
+  template BasicPrecomputedImpact<S> precompute_impact<S>(const BasicImpactProblem<S>&,                    \
+                                                          const ResolveOptions&);                          \
+  template BasicImpactResolution<S> resolve_impact<S>(const BasicImpactProblem<S>&, const ResolveOptions&, \
+                                                      BasicImpactWorkspace<S>&,                            \
+                                                      const BasicPrecomputedImpact<S>*);
 SIMPACT_INSTANTIATE_RESOLUTION(FixedSizes)
 SIMPACT_INSTANTIATE_RESOLUTION(DynamicSizes)
 #undef SIMPACT_INSTANTIATE_RESOLUTION

@@ -37,6 +37,7 @@ int definition1_minimal(const BasicImpactProblem<S>& problem, const ContactSeque
 }
 
 template int definition1_minimal<FixedSizes>(const BasicImpactProblem<FixedSizes>&, const ContactSequence&);
-template int definition1_minimal<DynamicSizes>(const BasicImpactProblem<DynamicSizes>&, const ContactSequence&);
+template int definition1_minimal<DynamicSizes>(const BasicImpactProblem<DynamicSizes>&,
+                                               const ContactSequence&);
 
 }  // namespace simpact

@@ -128,7 +128,8 @@ constexpr double kExtendedPrecisionPivotRatio = 1e-6;
 
 template <typename Z>
 BasicNonnegativeLeastSquares<Z> solve_nonnegative_least_squares(const typename Z::DofByContact& b,
-                                                                const typename Z::DofVector& y, double tolerance) {
+                                                                const typename Z::DofVector& y,
+                                                                double tolerance) {
   const Nnls<Z, double> r = nnls<Z, double>(b, y, tolerance);
   BasicNonnegativeLeastSquares<Z> out;
   out.x = r.x;
@@ -212,10 +213,10 @@ bool normals_positively_span(const BasicImpactProblem<Z>& problem) {
   return true;
 }
 
-#define SIMPACT_INSTANTIATE_PLASTIC(Z)                                                                   \
-  template BasicNonnegativeLeastSquares<Z> solve_nonnegative_least_squares<Z>(                         \
-      const Z::DofByContact&, const Z::DofVector&, double);                                            \
-  template BasicPlasticOutcome<Z> plastic_outcome<Z>(const BasicImpactProblem<Z>&);                    \
+#define SIMPACT_INSTANTIATE_PLASTIC(Z)                                                                      \
+  template BasicNonnegativeLeastSquares<Z> solve_nonnegative_least_squares<Z>(const Z::DofByContact&,       \
+                                                                              const Z::DofVector&, double); \
+  template BasicPlasticOutcome<Z> plastic_outcome<Z>(const BasicImpactProblem<Z>&);                         \
   template bool normals_positively_span<Z>(const BasicImpactProblem<Z>&);
 SIMPACT_INSTANTIATE_PLASTIC(FixedSizes)
 SIMPACT_INSTANTIATE_PLASTIC(DynamicSizes)

@@ -81,7 +81,8 @@ PrintedPrecision printed_precision(const BasicImpactProblem<S>& problem,
 template <typename S>
 PostImpactCheck check_post_impact_state(const BasicImpactProblem<S>& problem,
                                         const typename S::DofVector& momentum_after, double tolerance,
-                                        double consistency_tolerance, const BasicImpactResolution<S>& resolution,
+                                        double consistency_tolerance,
+                                        const BasicImpactResolution<S>& resolution,
                                         const BasicImpactWorkspace<S>& workspace) {
   using DofVector = typename S::DofVector;
   using ContactVector = typename S::ContactVector;
@@ -161,11 +162,11 @@ PostImpactCheck check_post_impact_state(const BasicImpactProblem<S>& problem,
   return c;
 }
 
-#define SIMPACT_INSTANTIATE_CHECK(S)                                                                        \
-  template PrintedPrecision printed_precision<S>(const BasicImpactProblem<S>&,                            \
-                                                 const Eigen::Ref<const Eigen::VectorXd>&, bool);          \
-  template PostImpactCheck check_post_impact_state<S>(const BasicImpactProblem<S>&, const S::DofVector&,  \
-                                                      double, double, const BasicImpactResolution<S>&,     \
+#define SIMPACT_INSTANTIATE_CHECK(S)                                                                     \
+  template PrintedPrecision printed_precision<S>(const BasicImpactProblem<S>&,                           \
+                                                 const Eigen::Ref<const Eigen::VectorXd>&, bool);        \
+  template PostImpactCheck check_post_impact_state<S>(const BasicImpactProblem<S>&, const S::DofVector&, \
+                                                      double, double, const BasicImpactResolution<S>&,   \
                                                       const BasicImpactWorkspace<S>&);
 SIMPACT_INSTANTIATE_CHECK(FixedSizes)
 SIMPACT_INSTANTIATE_CHECK(DynamicSizes)

@@ -224,14 +224,14 @@ void enumerate_outcomes(const BasicImpactProblem<S>& problem, const ResolveLimit
   }
 }
 
-#define SIMPACT_INSTANTIATE_PROPAGATION(S)                                                                \
-  template int choose_violated_contact<S>(const BasicImpactProblem<S>&, const S::ContactVector&,           \
-                                          OrderingPolicy, CounterRng*);                                    \
-  template BasicPropagation<S> propagate<S>(const BasicImpactProblem<S>&, OrderingPolicy, const ResolveLimits&, \
-                                            CounterRng*);                                                  \
-  template struct BasicOutcomeSet<S>;                                                                      \
-  template void enumerate_outcomes<S>(const BasicImpactProblem<S>&, const ResolveLimits&, BasicOutcomeSet<S>&, \
-                                      BasicEnumerationStack<S>&);
+#define SIMPACT_INSTANTIATE_PROPAGATION(S)                                                       \
+  template int choose_violated_contact<S>(const BasicImpactProblem<S>&, const S::ContactVector&, \
+                                          OrderingPolicy, CounterRng*);                          \
+  template BasicPropagation<S> propagate<S>(const BasicImpactProblem<S>&, OrderingPolicy,        \
+                                            const ResolveLimits&, CounterRng*);                  \
+  template struct BasicOutcomeSet<S>;                                                            \
+  template void enumerate_outcomes<S>(const BasicImpactProblem<S>&, const ResolveLimits&,        \
+                                      BasicOutcomeSet<S>&, BasicEnumerationStack<S>&);
 SIMPACT_INSTANTIATE_PROPAGATION(FixedSizes)
 SIMPACT_INSTANTIATE_PROPAGATION(DynamicSizes)
 #undef SIMPACT_INSTANTIATE_PROPAGATION

@@ -150,8 +150,8 @@ std::string dump(const OrderedJson& doc, int indent) {
 
 template <typename S>
 std::string resolution_to_json(const ResolveRequest& request, const BasicImpactResolution<S>& resolution,
-                               const BasicImpactWorkspace<S>& workspace, const BasicImpactDiagnostics<S>& diagnostics,
-                               int indent) {
+                               const BasicImpactWorkspace<S>& workspace,
+                               const BasicImpactDiagnostics<S>& diagnostics, int indent) {
   const BasicImpactProblem<S>& problem = request.problem_on<S>();
   OrderedJson out;
   out["status"] = resolve_status_name(resolution.status);
@@ -204,8 +204,8 @@ std::string resolution_to_json(const ResolveRequest& request, const BasicImpactR
 
 template <typename S>
 std::string check_to_json(const CheckRequest& request, const PostImpactCheck& check,
-                          const BasicImpactResolution<S>& resolution, const BasicImpactWorkspace<S>& workspace,
-                          int indent) {
+                          const BasicImpactResolution<S>& resolution,
+                          const BasicImpactWorkspace<S>& workspace, int indent) {
   const BasicImpactProblem<S>& problem = request.impact.problem_on<S>();
   OrderedJson out;
   out["consistent_with_propagative_model"] = check.consistent_with_propagative_model;
@@ -242,7 +242,8 @@ std::string check_to_json(const CheckRequest& request, const PostImpactCheck& ch
   out["outcome_count"] = resolution.outcome_count;
   describe_request<S>(request.impact, out);
   out["momentum_after"] = vector_json(request.momentum_after);
-  out["velocity_after"] = vector_json(problem.metric().velocity(typename S::DofVector(request.momentum_after)));
+  out["velocity_after"] =
+      vector_json(problem.metric().velocity(typename S::DofVector(request.momentum_after)));
   OrderedJson outcomes = OrderedJson::array();
   for (int j = 0; j < workspace.outcomes.size; ++j)
     outcomes.push_back(vector_json(workspace.outcomes.items[static_cast<std::size_t>(j)].momentum));
@@ -253,12 +254,13 @@ std::string check_to_json(const CheckRequest& request, const PostImpactCheck& ch
   return dump(out, indent);
 }
 
-#define SIMPACT_INSTANTIATE_IMPACT_JSON(S)                                                                    \
-  template std::string resolution_to_json<S>(const ResolveRequest&, const BasicImpactResolution<S>&,          \
-                                             const BasicImpactWorkspace<S>&, const BasicImpactDiagnostics<S>&, \
-                                             int);                                                          \
-  template std::string check_to_json<S>(const CheckRequest&, const PostImpactCheck&,                        \
-                                        const BasicImpactResolution<S>&, const BasicImpactWorkspace<S>&, int);
+#define SIMPACT_INSTANTIATE_IMPACT_JSON(S)                                                               \
+  template std::string resolution_to_json<S>(const ResolveRequest&, const BasicImpactResolution<S>&,     \
+                                             const BasicImpactWorkspace<S>&,                             \
+                                             const BasicImpactDiagnostics<S>&, int);                     \
+  template std::string check_to_json<S>(const CheckRequest&, const PostImpactCheck&,                     \
+                                        const BasicImpactResolution<S>&, const BasicImpactWorkspace<S>&, \
+                                        int);
 SIMPACT_INSTANTIATE_IMPACT_JSON(FixedSizes)
 SIMPACT_INSTANTIATE_IMPACT_JSON(DynamicSizes)
 #undef SIMPACT_INSTANTIATE_IMPACT_JSON

@@ -48,9 +48,9 @@ std::string check_on(const CheckRequest& request, int indent) {
   const BasicImpactProblem<S>& problem = request.impact.problem_on<S>();
   auto workspace = std::make_unique<BasicImpactWorkspace<S>>(request.impact.options.limits);
   const BasicImpactResolution<S> resolution = resolve_impact(problem, request.impact.options, *workspace);
-  const PostImpactCheck check = check_post_impact_state(
-      problem, typename S::DofVector(request.momentum_after), request.tolerance, request.consistency_tolerance,
-      resolution, *workspace);
+  const PostImpactCheck check =
+      check_post_impact_state(problem, typename S::DofVector(request.momentum_after), request.tolerance,
+                              request.consistency_tolerance, resolution, *workspace);
   return check_to_json(request, check, resolution, *workspace, indent);
 }
 
@@ -58,12 +58,14 @@ std::string check_on(const CheckRequest& request, int indent) {
 
 std::string resolve_json(const std::string& json_text, int indent) {
   const ResolveRequest request = parse_resolve_request(json_text);
-  return request.dynamic() ? resolve_on<DynamicSizes>(request, indent) : resolve_on<FixedSizes>(request, indent);
+  return request.dynamic() ? resolve_on<DynamicSizes>(request, indent)
+                           : resolve_on<FixedSizes>(request, indent);
 }
 
 std::string check_json(const std::string& json_text, int indent) {
   const CheckRequest request = parse_check_request(json_text);
-  return request.impact.dynamic() ? check_on<DynamicSizes>(request, indent) : check_on<FixedSizes>(request, indent);
+  return request.impact.dynamic() ? check_on<DynamicSizes>(request, indent)
+                                  : check_on<FixedSizes>(request, indent);
 }
 
 }  // namespace simpact

@@ -33,7 +33,9 @@ TEST(ImpactTaskKernelSizes, TwentyBallCradleTakesTheDynamicPath) {
   for (int n : {3, 20, 9, 20}) {  // fixed and dynamic tasks alternating on one scratch
     for (double restitution : {1.0, 0.0}) {
       ASSERT_EQ(kernel.compute(0, equal_cradle(n, restitution), s), TaskStatus::kOk) << n;
-      if (n == 3) EXPECT_EQ(s.dynamic_workspace, nullptr) << "the fixed path made no dynamic workspace";
+      if (n == 3) {
+        EXPECT_EQ(s.dynamic_workspace, nullptr) << "the fixed path made no dynamic workspace";
+      }
       const ImpactTaskValues& v = s.values;
       EXPECT_EQ(v.dof, n);
       EXPECT_EQ(v.outcome_count, 1.0);

@@ -162,7 +162,8 @@ TEST(DynamicSize, EmbeddedCradleAgreesWithTheFixedPath) {
     for (int i = 0; i < n; ++i) mass(i, i) = m[i], p[i] = m[i] * v[i];
     for (int i = n; i < d; ++i) mass(i, i) = 0.7 + 0.1 * i;
     for (int i = 0; i + 1 < n; ++i) normals(i, i) = -1.0, normals(i, i + 1) = 1.0;
-    for (int c = 0; c < spectator_contacts; ++c) normals(n - 1 + c, n + c) = -1.0, normals(n - 1 + c, n + c + 1) = 1.0;
+    for (int c = 0; c < spectator_contacts; ++c)
+      normals(n - 1 + c, n + c) = -1.0, normals(n - 1 + c, n + c + 1) = 1.0;
     return BasicImpactProblem<S>(BasicKineticMetric<S>(mass), normals, p, 1.0);
   };
   const ImpactProblem fixed = build(n, 0, FixedSizes{});

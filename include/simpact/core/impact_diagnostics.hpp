@@ -20,9 +20,9 @@ inline constexpr int kMaxDihedralOrder = 64;
 template <typename S>
 struct BasicImpactDiagnostics {
   typename S::ContactMatrix normalized_gram;  // G (dimensionless)
-  bool orthogonal = false;        // Theorem 2 applies
-  int dihedral_m = 0;             // m with G_12 = −cos(π/m) (two contacts), else 0
-  int theorem1_bound = 0;         // ⌈π/γ⌉ for two contacts, else 0
+  bool orthogonal = false;                    // Theorem 2 applies
+  int dihedral_m = 0;                         // m with G_12 = −cos(π/m) (two contacts), else 0
+  int theorem1_bound = 0;                     // ⌈π/γ⌉ for two contacts, else 0
 };
 
 using ImpactDiagnostics = BasicImpactDiagnostics<FixedSizes>;

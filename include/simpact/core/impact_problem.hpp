@@ -41,8 +41,8 @@ class BasicImpactSystem {
   // "gaps", ...), also for magnitudes outside [kMinMagnitude, kMaxMagnitude] and for more than
   // S::kContactLimit closed contacts.
   BasicImpactSystem(KineticMetric metric, const Eigen::Ref<const RowMajorMatrix>& normals,
-               const Eigen::Ref<const Eigen::VectorXd>& gaps = Eigen::VectorXd(),
-               double gap_tolerance = kGapTolerance);
+                    const Eigen::Ref<const Eigen::VectorXd>& gaps = Eigen::VectorXd(),
+                    double gap_tolerance = kGapTolerance);
 
   int dof() const { return metric_.dof(); }
   int contacts() const { return static_cast<int>(normals_.rows()); }  // closed contacts only
@@ -89,12 +89,12 @@ class BasicImpactProblem {
   // Builds (and owns) its system: see ImpactSystem for normals and gaps. momentum: p⁻ (length d).
   // Throws InputError naming the field ("normals[2]", "momentum", "restitution", ...).
   BasicImpactProblem(KineticMetric metric, const Eigen::Ref<const RowMajorMatrix>& normals,
-                const Eigen::Ref<const Eigen::VectorXd>& momentum, double restitution,
-                const Eigen::Ref<const Eigen::VectorXd>& gaps = Eigen::VectorXd(),
-                double gap_tolerance = kGapTolerance);
+                     const Eigen::Ref<const Eigen::VectorXd>& momentum, double restitution,
+                     const Eigen::Ref<const Eigen::VectorXd>& gaps = Eigen::VectorXd(),
+                     double gap_tolerance = kGapTolerance);
   // Borrows `system` (which must outlive this problem): costs O(dk) — no factorization.
   BasicImpactProblem(const ImpactSystem& system, const Eigen::Ref<const Eigen::VectorXd>& momentum,
-                double restitution);
+                     double restitution);
   BasicImpactProblem(const BasicImpactProblem& other);
   BasicImpactProblem& operator=(const BasicImpactProblem& other);
   BasicImpactProblem(BasicImpactProblem&& other) noexcept;

@@ -33,7 +33,8 @@ struct BasicPrecomputedImpact {
 };
 using PrecomputedImpact = BasicPrecomputedImpact<FixedSizes>;
 template <typename S>
-BasicPrecomputedImpact<S> precompute_impact(const BasicImpactProblem<S>& problem, const ResolveOptions& options);
+BasicPrecomputedImpact<S> precompute_impact(const BasicImpactProblem<S>& problem,
+                                            const ResolveOptions& options);
 
 struct ResolveOptions {
   OrderingPolicy policy = OrderingPolicy::kAll;

@@ -28,7 +28,8 @@ using NonnegativeLeastSquares = BasicNonnegativeLeastSquares<FixedSizes>;
 // b_iᵀ(y + Bx) is below −tolerance. Allocation-free on the fixed path.
 template <typename S>
 BasicNonnegativeLeastSquares<S> solve_nonnegative_least_squares(const typename S::DofByContact& b,
-                                                                const typename S::DofVector& y, double tolerance);
+                                                                const typename S::DofVector& y,
+                                                                double tolerance);
 // The fixed path's entry (B deduces no size policy).
 inline NonnegativeLeastSquares solve_nonnegative_least_squares(const DofByContact& b, const DofVector& y,
                                                                double tolerance) {
@@ -41,7 +42,7 @@ struct BasicPlasticOutcome {
   typename S::DofVector momentum;      // p_p = L y_p, accurate to rounding in ||p⁻||_g
   typename S::DofVector whitened;      // y_p = L⁻¹p_p (so <a,p_p>_g = (L⁻¹a)·y_p)
   typename S::ContactVector rates;     // <p_p,u_i>_g ≥ −tol_i
-  double energy = 0.0;     // ½||p_p||²_g [J]
+  double energy = 0.0;                 // ½||p_p||²_g [J]
   // max_i |λ_i c_i| / ||p⁻||_g² : complementarity residual, relative (0 = exact)
   double complementarity_residual = 0.0;
   // The KKT conditions hold after the solve: feasibility c_i ≥ −tol_i, λ ≥ 0, complementarity

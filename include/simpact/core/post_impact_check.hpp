@@ -85,7 +85,8 @@ struct PostImpactCheck {
 template <typename S>
 PostImpactCheck check_post_impact_state(const BasicImpactProblem<S>& problem,
                                         const typename S::DofVector& momentum_after, double tolerance,
-                                        double consistency_tolerance, const BasicImpactResolution<S>& resolution,
+                                        double consistency_tolerance,
+                                        const BasicImpactResolution<S>& resolution,
                                         const BasicImpactWorkspace<S>& workspace);
 
 }  // namespace simpact

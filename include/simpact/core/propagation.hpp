@@ -85,10 +85,10 @@ struct BasicOutcome {
   typename S::ContactVector impulses;          // λ⁺ = α λ_e + (1−α) λ_p (equal to λ_e when R = 1)
   typename S::DofVector elastic_momentum;      // p_e = p⁻ + λ_eᵀN
   typename S::DofVector momentum;              // p⁺ = α p_e + (1−α) p_p (equal to p_e when R = 1)
-  double alpha = 1.0;              // restitution blend, eq. (17)
-  double energy = 0.0;             // ½||p⁺||²_g [J]
-  long sequence_count = 0;         // branches reaching this outcome
-  int shortest = 0;                // length of the shortest such branch
+  double alpha = 1.0;                          // restitution blend, eq. (17)
+  double energy = 0.0;                         // ½||p⁺||²_g [J]
+  long sequence_count = 0;                     // branches reaching this outcome
+  int shortest = 0;                            // length of the shortest such branch
   int stored_sequences = 0;
   ContactSequence sequences[kMaxSequencesPerOutcome];
   // Definition 1 over every sequence reaching this outcome: 1 some sequence is minimal, 0 none
@@ -128,7 +128,8 @@ struct BasicOutcomeSet {
   }
   // Adds the end momentum with impulses λ reached by `sequence`, merging it with an equal one
   // (compared by momentum, kOutcomeMergeTolerance · ||p⁻||_g).
-  void add(const Problem& problem, const typename S::ContactVector& impulses, const ContactSequence& sequence);
+  void add(const Problem& problem, const typename S::ContactVector& impulses,
+           const ContactSequence& sequence);
   // Merges outcomes whose final momenta p⁺ coincide (after the restitution blend).
   void merge_equal_final_momenta(const Problem& problem);
 };

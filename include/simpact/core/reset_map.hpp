@@ -10,11 +10,13 @@ namespace simpact {
 
 // Γ(u) as a d×d matrix acting on row covectors from the right (p⁺ = p⁻ Γ): for tests and output.
 template <typename S>
-typename S::DofMatrix reset_map_matrix(const BasicKineticMetric<S>& metric, const typename S::DofVector& normal);
+typename S::DofMatrix reset_map_matrix(const BasicKineticMetric<S>& metric,
+                                       const typename S::DofVector& normal);
 
 // p Γ(u) for one momentum, in the full d-dimensional space.
 template <typename S>
-typename S::DofVector apply_reset_map(const BasicKineticMetric<S>& metric, const typename S::DofVector& normal,
+typename S::DofVector apply_reset_map(const BasicKineticMetric<S>& metric,
+                                      const typename S::DofVector& normal,
                                       const typename S::DofVector& momentum);
 
 // The same reflection in contact coordinates (what the propagation uses): with p = p⁻ + λᵀN and

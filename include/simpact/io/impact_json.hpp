@@ -69,7 +69,8 @@ struct ImpactModelCatalog {
   std::function<ImpactProblem(const std::string& model, const ParameterSet& params)> make_problem;
   // Optional: a model's systems beyond the fixed capacity (ImpactModel::needs_dynamic_sizes).
   std::function<bool(const std::string& model, const ParameterSet& params)> needs_dynamic_sizes;
-  std::function<DynamicImpactProblem(const std::string& model, const ParameterSet& params)> make_dynamic_problem;
+  std::function<DynamicImpactProblem(const std::string& model, const ParameterSet& params)>
+      make_dynamic_problem;
 };
 
 ResolveRequest parse_resolve_request(const std::string& json_text, const ImpactModelCatalog& catalog);
@@ -79,8 +80,8 @@ ResolveRequest parse_resolve_request(const std::string& json_text, const ImpactM
 // S: the request's size path (FixedSizes unless request.dynamic()).
 template <typename S>
 std::string resolution_to_json(const ResolveRequest& request, const BasicImpactResolution<S>& resolution,
-                               const BasicImpactWorkspace<S>& workspace, const BasicImpactDiagnostics<S>& diagnostics,
-                               int indent = -1);
+                               const BasicImpactWorkspace<S>& workspace,
+                               const BasicImpactDiagnostics<S>& diagnostics, int indent = -1);
 
 // ---- simpact check: the paper's "validation tool for existing simulation methods" ------------
 
@@ -99,7 +100,7 @@ CheckRequest parse_check_request(const std::string& json_text, const ImpactModel
 
 template <typename S>
 std::string check_to_json(const CheckRequest& request, const PostImpactCheck& check,
-                          const BasicImpactResolution<S>& resolution, const BasicImpactWorkspace<S>& workspace,
-                          int indent = -1);
+                          const BasicImpactResolution<S>& resolution,
+                          const BasicImpactWorkspace<S>& workspace, int indent = -1);
 
 }  // namespace simpact
