@@ -106,6 +106,23 @@ void BM_Cradle6All(benchmark::State& state) {
 }
 BENCHMARK(BM_Cradle6All);
 
+// The dynamic-size path: 20 equal balls (d = 20, 19 contacts), the first moving, policy all with
+// the plastic outcome and ξ(argmin, argmax) — the velocity is handed down a chain of 19 reflections.
+void BM_Cradle20DynamicAll(benchmark::State& state) {
+  ParameterSet params;
+  params.set("n", 20);
+  const CradleModel model;
+  const DynamicImpactProblem problem = model.make_dynamic_problem(params);
+  DynamicImpactWorkspace ws;
+  const ResolveOptions options;
+  for (auto _ : state) {
+    auto res = resolve_impact(problem, options, ws);
+    benchmark::DoNotOptimize(res);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_Cradle20DynamicAll);
+
 // 64 random systems, d = 7, 4 closed contacts, SPD M = AᵀA + dI, restitution R (fixed seed).
 std::vector<ImpactProblem> random_4contact_problems(double restitution) {
   std::mt19937_64 gen(5);

@@ -149,17 +149,28 @@ std::unique_ptr<TaskScratch> ImpactTaskKernel::make_scratch() const {
   v.ok.resize(n);
   v.after.resize(n);
   v.steps.resize(n);
-  v.momenta.resize(n);
+  v.momenta.assign(n, Eigen::VectorXd::Zero(std::max(model_->max_dof(), 1)));
   v.pair_xi.resize(n < 2 ? 0 : n * (n - 1) / 2);
   return scratch;
 }
 
 TaskStatus ImpactTaskKernel::compute(std::int64_t task, const ParameterSet& params,
                                      ImpactTaskScratch& scratch) const {
-  ImpactTaskValues& v = scratch.values;
-  if (v.ok.size() != single_.size())
+  if (scratch.values.ok.size() != single_.size())
     throw std::logic_error("ImpactTaskKernel: scratch not from make_scratch");
-  const ImpactProblem problem = model_->build(params, scratch.binding, scratch.system);
+  // The size path: fixed (allocation-free) unless these parameters give a larger system.
+  if (model_->needs_dynamic_sizes(params)) {
+    if (!scratch.dynamic_workspace)
+      scratch.dynamic_workspace = std::make_unique<DynamicImpactWorkspace>(options_.limits);
+    return compute_on(task, model_->make_dynamic_problem(params), *scratch.dynamic_workspace, scratch.values);
+  }
+  return compute_on(task, model_->build(params, scratch.binding, scratch.system), scratch.workspace,
+                    scratch.values);
+}
+
+template <typename S>
+TaskStatus ImpactTaskKernel::compute_on(std::int64_t task, const BasicImpactProblem<S>& problem,
+                                        BasicImpactWorkspace<S>& workspace, ImpactTaskValues& v) const {
   TaskStatus status = TaskStatus::kOk;
   auto worse = [&](TaskStatus s) {
     if (static_cast<std::int64_t>(s) > static_cast<std::int64_t>(status)) status = s;
@@ -171,15 +182,14 @@ TaskStatus ImpactTaskKernel::compute(std::int64_t task, const ParameterSet& para
   options.seed = options_.seed;
   options.task = static_cast<std::uint64_t>(task);
   // p_p, the positive-span test and feasibility do not depend on the ordering: once per task.
-  const PrecomputedImpact shared = precompute_impact(problem, options);
-  options.precomputed = &shared;
-  const PlasticOutcome& plastic = shared.plastic;
+  const BasicPrecomputedImpact<S> shared = precompute_impact(problem, options);
+  const BasicPlasticOutcome<S>& plastic = shared.plastic;
   const bool plastic_known = shared.plastic_computed && plastic.converged;
 
   const double norm = problem.momentum_norm();
   v.energy_before = problem.energy_before();
   v.impact = !shared.initially_feasible;
-  const ImpactDiagnostics diagnostics = diagnose(problem);
+  const BasicImpactDiagnostics<S> diagnostics = diagnose(problem);
   v.normalized_cosine = problem.contacts() >= 2 ? diagnostics.normalized_gram(0, 1) : kNaN;
   v.dihedral_m = diagnostics.dihedral_m;
   v.plastic_known = plastic_known;
@@ -189,7 +199,7 @@ TaskStatus ImpactTaskKernel::compute(std::int64_t task, const ParameterSet& para
   v.xi_all = v.outcome_count = v.unique = v.all_after = kNaN;
   if (has_all_) {
     options.policy = OrderingPolicy::kAll;
-    const ImpactResolution r = resolve_impact(problem, options, scratch.workspace);
+    const BasicImpactResolution<S> r = resolve_impact(problem, options, workspace, &shared);
     worse(status_of(r.status));
     // A capped or failed resolution publishes nothing it did not compute: NaN, counted by status.
     const bool exact = r.status != ResolveStatus::kCapHit && r.status != ResolveStatus::kPlasticUnverified;
@@ -199,19 +209,21 @@ TaskStatus ImpactTaskKernel::compute(std::int64_t task, const ParameterSet& para
     if (exact && r.outcome_count > 0) {
       double sum = 0.0;
       for (int j = 0; j < r.outcome_count; ++j)
-        sum += scratch.workspace.outcomes.items[static_cast<std::size_t>(j)].energy;
+        sum += workspace.outcomes.items[static_cast<std::size_t>(j)].energy;
       v.all_after = sum / r.outcome_count;
     }
   }
   for (std::size_t s = 0; s < single_.size(); ++s) {
     options.policy = single_[s];
-    const ImpactResolution r = resolve_impact(problem, options, scratch.workspace);
+    const BasicImpactResolution<S> r = resolve_impact(problem, options, workspace, &shared);
     worse(status_of(r.status));
     v.ok[s] = 0;
     v.after[s] = v.steps[s] = kNaN;
     if (r.outcome_count > 0 && r.status != ResolveStatus::kCapHit) {
-      const Outcome& o = scratch.workspace.outcomes.items[0];
-      v.momenta[s] = o.momentum;
+      const BasicOutcome<S>& o = workspace.outcomes.items[0];
+      // Sized once (make_scratch: the model's max_dof), so the fixed path never allocates here.
+      if (v.momenta[s].size() < o.momentum.size()) v.momenta[s].resize(o.momentum.size());
+      v.momenta[s].head(o.momentum.size()) = o.momentum;
       v.after[s] = o.energy;
       v.steps[s] = o.shortest;
       v.ok[s] = 1;
@@ -221,7 +233,7 @@ TaskStatus ImpactTaskKernel::compute(std::int64_t task, const ParameterSet& para
   for (std::size_t a = 0; a < single_.size(); ++a)
     for (std::size_t b = a + 1; b < single_.size(); ++b, ++pair)
       v.pair_xi[pair] = (v.ok[a] && v.ok[b] && norm > 0.0)
-                            ? problem.distance(v.momenta[a], v.momenta[b]) / norm
+                            ? problem.distance(v.momenta[a].head(v.dof), v.momenta[b].head(v.dof)) / norm
                             : (norm > 0.0 ? kNaN : 0.0);
   return status;
 }

@@ -5,16 +5,18 @@
 
 namespace simpact {
 
-ContactMatrix normalized_gram(const ImpactProblem& problem) {
-  const ContactVector inv = problem.normal_norms().cwiseInverse();
-  ContactMatrix g = inv.asDiagonal() * problem.gram() * inv.asDiagonal();
+template <typename S>
+typename S::ContactMatrix normalized_gram(const BasicImpactProblem<S>& problem) {
+  const typename S::ContactVector inv = problem.normal_norms().cwiseInverse();
+  typename S::ContactMatrix g = inv.asDiagonal() * problem.gram() * inv.asDiagonal();
   g.diagonal().setOnes();  // exactly 1, not 1 − ulp
   return g;
 }
 
-ImpactDiagnostics diagnose(const ImpactProblem& problem) {
+template <typename S>
+BasicImpactDiagnostics<S> diagnose(const BasicImpactProblem<S>& problem) {
   constexpr double kPi = 3.141592653589793;
-  ImpactDiagnostics out;
+  BasicImpactDiagnostics<S> out;
   out.normalized_gram = normalized_gram(problem);
   const int k = problem.contacts();
   out.orthogonal = true;
@@ -37,5 +39,10 @@ ImpactDiagnostics diagnose(const ImpactProblem& problem) {
   }
   return out;
 }
+
+template FixedSizes::ContactMatrix normalized_gram<FixedSizes>(const BasicImpactProblem<FixedSizes>&);
+template DynamicSizes::ContactMatrix normalized_gram<DynamicSizes>(const BasicImpactProblem<DynamicSizes>&);
+template BasicImpactDiagnostics<FixedSizes> diagnose<FixedSizes>(const BasicImpactProblem<FixedSizes>&);
+template BasicImpactDiagnostics<DynamicSizes> diagnose<DynamicSizes>(const BasicImpactProblem<DynamicSizes>&);
 
 }  // namespace simpact

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "simpact/core/input_error.hpp"
@@ -27,15 +28,17 @@ void check_restitution(double restitution) {
     throw InputError("restitution", "must be a number in [0, 1]");
 }
 
-const ImpactSystem& empty_system() {
-  static const ImpactSystem system;
+template <typename S>
+const BasicImpactSystem<S>& empty_system() {
+  static const BasicImpactSystem<S> system;
   return system;
 }
 
 }  // namespace
 
-ImpactSystem::ImpactSystem(KineticMetric metric, const Eigen::Ref<const RowMajorMatrix>& normals,
-                           const Eigen::Ref<const Eigen::VectorXd>& gaps, double gap_tolerance)
+template <typename S>
+BasicImpactSystem<S>::BasicImpactSystem(KineticMetric metric, const Eigen::Ref<const RowMajorMatrix>& normals,
+                                        const Eigen::Ref<const Eigen::VectorXd>& gaps, double gap_tolerance)
     : metric_(std::move(metric)) {
   const int d = metric_.dof();
   if (!(gap_tolerance >= 0.0 && std::isfinite(gap_tolerance)))
@@ -48,6 +51,9 @@ ImpactSystem::ImpactSystem(KineticMetric metric, const Eigen::Ref<const RowMajor
     throw InputError("gaps", fmt::format("must have one entry per normal ({} normals, {} gaps)",
                                          normals.rows(), gaps.size()));
   given_contacts_ = static_cast<int>(normals.rows());
+  const int stored = std::min(given_contacts_, S::kContactLimit);
+  given_index_.resize(stored);
+  penetrating_.resize(stored);
   int closed = 0;
   for (int i = 0; i < given_contacts_; ++i) {
     const auto row = normals.row(i);
@@ -64,13 +70,15 @@ ImpactSystem::ImpactSystem(KineticMetric metric, const Eigen::Ref<const RowMajor
     if (gaps.size() != 0) {
       if (!std::isfinite(gaps[i])) throw InputError(fmt::format("gaps[{}]", i), "must be finite");
       if (gaps[i] > gap_tolerance) continue;  // open contact: no impulse, no constraint
-      if (gaps[i] < -gap_tolerance && penetrating_count_ < kMaxContacts)
+      if (gaps[i] < -gap_tolerance && penetrating_count_ < S::kContactLimit)
         penetrating_[penetrating_count_++] = i;
     }
-    if (closed == kMaxContacts)
-      throw InputError("normals", fmt::format("more than {} closed contacts", kMaxContacts));
+    if (closed == S::kContactLimit)
+      throw InputError("normals", fmt::format("more than {} closed contacts", S::kContactLimit));
     given_index_[closed++] = i;
   }
+  given_index_.conservativeResize(closed);
+  penetrating_.conservativeResize(penetrating_count_);
   normals_.resize(closed, d);
   for (int i = 0; i < closed; ++i) normals_.row(i) = normals.row(given_index_[i]);
 
@@ -84,12 +92,16 @@ ImpactSystem::ImpactSystem(KineticMetric metric, const Eigen::Ref<const RowMajor
   normal_norms_ = gram_.diagonal().cwiseSqrt();
 }
 
-ImpactProblem::ImpactProblem() : system_(&empty_system()) {}
+template <typename S>
+BasicImpactProblem<S>::BasicImpactProblem() : system_(&empty_system<S>()) {}
 
-ImpactProblem::ImpactProblem(KineticMetric metric, const Eigen::Ref<const RowMajorMatrix>& normals,
-                             const Eigen::Ref<const Eigen::VectorXd>& momentum, double restitution,
-                             const Eigen::Ref<const Eigen::VectorXd>& gaps, double gap_tolerance)
-    : system_(&empty_system()) {
+template <typename S>
+BasicImpactProblem<S>::BasicImpactProblem(KineticMetric metric,
+                                          const Eigen::Ref<const RowMajorMatrix>& normals,
+                                          const Eigen::Ref<const Eigen::VectorXd>& momentum,
+                                          double restitution, const Eigen::Ref<const Eigen::VectorXd>& gaps,
+                                          double gap_tolerance)
+    : system_(&empty_system<S>()) {
   // p⁻ and R first: their errors read before those of the normals, as they always have.
   check_momentum(metric.dof(), momentum);
   check_restitution(restitution);
@@ -98,13 +110,16 @@ ImpactProblem::ImpactProblem(KineticMetric metric, const Eigen::Ref<const RowMaj
   set_state(momentum, restitution);
 }
 
-ImpactProblem::ImpactProblem(const ImpactSystem& system, const Eigen::Ref<const Eigen::VectorXd>& momentum,
-                             double restitution)
+template <typename S>
+BasicImpactProblem<S>::BasicImpactProblem(const ImpactSystem& system,
+                                          const Eigen::Ref<const Eigen::VectorXd>& momentum,
+                                          double restitution)
     : system_(&system) {
   set_state(momentum, restitution);
 }
 
-ImpactProblem::ImpactProblem(const ImpactProblem& other)
+template <typename S>
+BasicImpactProblem<S>::BasicImpactProblem(const BasicImpactProblem& other)
     : owned_(other.owned_),
       system_(other.owned_ ? &*owned_ : other.system_),
       momentum_(other.momentum_),
@@ -115,15 +130,17 @@ ImpactProblem::ImpactProblem(const ImpactProblem& other)
       momentum_norm_sq_(other.momentum_norm_sq_),
       whitened_momentum_(other.whitened_momentum_) {}
 
-ImpactProblem& ImpactProblem::operator=(const ImpactProblem& other) {
+template <typename S>
+BasicImpactProblem<S>& BasicImpactProblem<S>::operator=(const BasicImpactProblem& other) {
   if (this != &other) {
-    ImpactProblem copy(other);
+    BasicImpactProblem copy(other);
     *this = std::move(copy);
   }
   return *this;
 }
 
-ImpactProblem::ImpactProblem(ImpactProblem&& other) noexcept
+template <typename S>
+BasicImpactProblem<S>::BasicImpactProblem(BasicImpactProblem&& other) noexcept
     : owned_(std::move(other.owned_)),
       system_(owned_ ? &*owned_ : other.system_),
       momentum_(std::move(other.momentum_)),
@@ -134,7 +151,8 @@ ImpactProblem::ImpactProblem(ImpactProblem&& other) noexcept
       momentum_norm_sq_(other.momentum_norm_sq_),
       whitened_momentum_(std::move(other.whitened_momentum_)) {}
 
-ImpactProblem& ImpactProblem::operator=(ImpactProblem&& other) noexcept {
+template <typename S>
+BasicImpactProblem<S>& BasicImpactProblem<S>::operator=(BasicImpactProblem&& other) noexcept {
   if (this != &other) {
     owned_ = std::move(other.owned_);
     system_ = owned_ ? &*owned_ : other.system_;
@@ -149,7 +167,8 @@ ImpactProblem& ImpactProblem::operator=(ImpactProblem&& other) noexcept {
   return *this;
 }
 
-void ImpactProblem::set_state(const Eigen::Ref<const Eigen::VectorXd>& momentum, double restitution) {
+template <typename S>
+void BasicImpactProblem<S>::set_state(const Eigen::Ref<const Eigen::VectorXd>& momentum, double restitution) {
   const ImpactSystem& sys = *system_;
   check_momentum(sys.dof(), momentum);
   check_restitution(restitution);
@@ -163,21 +182,29 @@ void ImpactProblem::set_state(const Eigen::Ref<const Eigen::VectorXd>& momentum,
   tolerances_ = kFeasibilityTolerance * momentum_norm_ * sys.normal_norms();
 }
 
-DofVector ImpactProblem::momentum_from_impulses(const ContactVector& impulses) const {
+template <typename S>
+typename S::DofVector BasicImpactProblem<S>::momentum_from_impulses(const ContactVector& impulses) const {
   DofVector p = momentum_;
   p.noalias() += normals().transpose() * impulses;
   return p;
 }
 
-double ImpactProblem::energy_from_impulses(const ContactVector& impulses) const {
+template <typename S>
+double BasicImpactProblem<S>::energy_from_impulses(const ContactVector& impulses) const {
   const double sq = momentum_norm_sq_ + 2.0 * impulses.dot(rates_) + impulses.dot(gram() * impulses);
   return 0.5 * std::max(0.0, sq);
 }
 
-double ImpactProblem::distance_between(const ContactVector& a, const ContactVector& b) const {
+template <typename S>
+double BasicImpactProblem<S>::distance_between(const ContactVector& a, const ContactVector& b) const {
   const ContactVector diff = a - b;
   DofVector y = whitened_normals() * diff;  // L⁻¹ (Δλᵀ N)ᵀ
   return y.norm();
 }
+
+template class BasicImpactSystem<FixedSizes>;
+template class BasicImpactSystem<DynamicSizes>;
+template class BasicImpactProblem<FixedSizes>;
+template class BasicImpactProblem<DynamicSizes>;
 
 }  // namespace simpact

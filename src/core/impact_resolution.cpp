@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <type_traits>
 
 #include "simpact/core/minimality.hpp"
 #include "simpact/core/restitution.hpp"
@@ -29,7 +30,8 @@ const char* resolve_status_name(ResolveStatus status) {
   return "unknown";
 }
 
-ImpactWorkspace::ImpactWorkspace(const ResolveLimits& limits) {
+template <typename S>
+BasicImpactWorkspace<S>::BasicImpactWorkspace(const ResolveLimits& limits) {
   // Small initial storage; both grow on demand with what a resolution actually reaches.
   outcomes.items.resize(static_cast<std::size_t>(std::min(limits.max_outcomes, 64)));
   stack.frames.resize(static_cast<std::size_t>(std::min(limits.max_depth, 63)) + 1);
@@ -39,17 +41,20 @@ namespace {
 
 // Eq. (17) in momentum space: p⁺ = α p_e + (1−α) p_p, α from eq. (16); inner products on the
 // whitened vectors (L⁻¹p), so they stay accurate when p_p came from huge impulses.
+template <typename S>
 struct Blend {
-  DofVector momentum;
-  ContactVector impulses;
+  typename S::DofVector momentum;
+  typename S::ContactVector impulses;
   double alpha = 1.0;
   double energy = 0.0;
 };
-Blend blend_with_plastic(const ImpactProblem& problem, const PlasticOutcome& plastic,
-                         const DofVector& elastic, const ContactVector& elastic_impulses) {
-  DofVector ye = elastic;
+template <typename S>
+Blend<S> blend_with_plastic(const BasicImpactProblem<S>& problem, const BasicPlasticOutcome<S>& plastic,
+                            const typename S::DofVector& elastic,
+                            const typename S::ContactVector& elastic_impulses) {
+  typename S::DofVector ye = elastic;
   problem.metric().whiten_in_place(ye);
-  Blend b;
+  Blend<S> b;
   b.alpha = restitution_alpha(problem.restitution(), ye.squaredNorm(), plastic.whitened.squaredNorm(),
                               ye.dot(plastic.whitened));
   b.momentum = b.alpha * elastic + (1.0 - b.alpha) * plastic.momentum;
@@ -58,13 +63,14 @@ Blend blend_with_plastic(const ImpactProblem& problem, const PlasticOutcome& pla
   return b;
 }
 
-double diameter(const ImpactProblem& problem, const OutcomeSet& set, bool only_minimal) {
+template <typename S>
+double diameter(const BasicImpactProblem<S>& problem, const BasicOutcomeSet<S>& set, bool only_minimal) {
   double d = 0.0;
   for (int a = 0; a < set.size; ++a) {
-    const Outcome& oa = set.items[static_cast<std::size_t>(a)];
+    const BasicOutcome<S>& oa = set.items[static_cast<std::size_t>(a)];
     if (only_minimal && oa.definition1_minimal != 1) continue;
     for (int b = a + 1; b < set.size; ++b) {
-      const Outcome& ob = set.items[static_cast<std::size_t>(b)];
+      const BasicOutcome<S>& ob = set.items[static_cast<std::size_t>(b)];
       if (only_minimal && ob.definition1_minimal != 1) continue;
       d = std::max(d, problem.distance(oa.momentum, ob.momentum));
     }
@@ -74,11 +80,12 @@ double diameter(const ImpactProblem& problem, const OutcomeSet& set, bool only_m
 
 // The perfectly plastic impact (R = 0) has one outcome, p_p, whatever the ordering: no
 // propagation is needed, and no elastic cap can hide it.
-void plastic_only_outcome(const PlasticOutcome& plastic, OutcomeSet& set) {
+template <typename S>
+void plastic_only_outcome(const BasicPlasticOutcome<S>& plastic, BasicOutcomeSet<S>& set) {
   set.clear();
   if (set.items.empty()) set.items.resize(1);
-  Outcome& o = set.items[0];
-  o = Outcome{};
+  BasicOutcome<S>& o = set.items[0];
+  o = BasicOutcome<S>{};
   o.elastic_impulses = plastic.impulses;
   o.impulses = plastic.impulses;
   o.elastic_momentum = plastic.momentum;
@@ -92,8 +99,10 @@ void plastic_only_outcome(const PlasticOutcome& plastic, OutcomeSet& set) {
 
 }  // namespace
 
-PrecomputedImpact precompute_impact(const ImpactProblem& problem, const ResolveOptions& options) {
-  PrecomputedImpact pre;
+template <typename S>
+BasicPrecomputedImpact<S> precompute_impact(const BasicImpactProblem<S>& problem,
+                                            const ResolveOptions& options) {
+  BasicPrecomputedImpact<S> pre;
   pre.initially_feasible = problem.feasible(problem.initial_rates());
   const double restitution = problem.restitution();
   if (options.compute_plastic || restitution < 1.0) {
@@ -106,18 +115,26 @@ PrecomputedImpact precompute_impact(const ImpactProblem& problem, const ResolveO
   return pre;
 }
 
-ImpactResolution resolve_impact(const ImpactProblem& problem, const ResolveOptions& options,
-                                ImpactWorkspace& workspace) {
-  PrecomputedImpact own;
-  const PrecomputedImpact* pre = options.precomputed;
+template <typename S>
+BasicImpactResolution<S> resolve_impact(const BasicImpactProblem<S>& problem, const ResolveOptions& options,
+                                        BasicImpactWorkspace<S>& workspace,
+                                        const BasicPrecomputedImpact<S>* precomputed) {
+  BasicPrecomputedImpact<S> own;
+  const BasicPrecomputedImpact<S>* pre = precomputed;
+  if constexpr (std::is_same_v<S, FixedSizes>) {
+    if (pre == nullptr) pre = options.precomputed;
+  } else if (options.precomputed != nullptr) {
+    throw std::invalid_argument(
+        "resolve_impact: options.precomputed is the fixed path's; pass the dynamic one");
+  }
   if (pre == nullptr) {
     own = precompute_impact(problem, options);
     pre = &own;
   } else if (!pre->plastic_computed && (options.compute_plastic || problem.restitution() < 1.0)) {
     throw std::invalid_argument("resolve_impact: the precomputed impact lacks the plastic outcome");
   }
-  ImpactResolution res;
-  OutcomeSet& set = workspace.outcomes;
+  BasicImpactResolution<S> res;
+  BasicOutcomeSet<S>& set = workspace.outcomes;
   set.clear();
   set.capacity_limit = options.limits.max_outcomes;
   const bool definition1 = options.check_definition1 || options.minimality == Minimality::kDefinition1;
@@ -147,7 +164,7 @@ ImpactResolution resolve_impact(const ImpactProblem& problem, const ResolveOptio
     enumerate_outcomes(problem, options.limits, set, workspace.stack);
   } else {
     CounterRng rng(options.seed, RandomStream::kOrdering, options.task);
-    const Propagation one = propagate(problem, options.policy, options.limits, &rng);
+    const BasicPropagation<S> one = propagate(problem, options.policy, options.limits, &rng);
     res.step_cap_hit = one.step_cap_hit;
     // A capped propagation ends on an infeasible momentum: it is not an outcome.
     if (!one.step_cap_hit) set.add(problem, one.impulses, one.sequence);
@@ -159,8 +176,8 @@ ImpactResolution resolve_impact(const ImpactProblem& problem, const ResolveOptio
 
   if (restitution < 1.0 && !plastic_only) {
     for (int j = 0; j < set.size; ++j) {
-      Outcome& o = set.items[static_cast<std::size_t>(j)];
-      const Blend b = blend_with_plastic(problem, res.plastic, o.elastic_momentum, o.elastic_impulses);
+      BasicOutcome<S>& o = set.items[static_cast<std::size_t>(j)];
+      const Blend<S> b = blend_with_plastic(problem, res.plastic, o.elastic_momentum, o.elastic_impulses);
       o.momentum = b.momentum;
       o.impulses = b.impulses;
       o.alpha = b.alpha;
@@ -169,7 +186,7 @@ ImpactResolution resolve_impact(const ImpactProblem& problem, const ResolveOptio
     set.merge_equal_final_momenta(problem);
   } else if (!plastic_only) {
     for (int j = 0; j < set.size; ++j) {
-      Outcome& o = set.items[static_cast<std::size_t>(j)];
+      BasicOutcome<S>& o = set.items[static_cast<std::size_t>(j)];
       o.energy = problem.energy(o.momentum);
     }
   }
@@ -213,8 +230,8 @@ ImpactResolution resolve_impact(const ImpactProblem& problem, const ResolveOptio
       if (plastic_only) {
         res.xi_argmin_argmax = 0.0;
       } else {
-        DofVector a = problem.momentum_from_impulses(res.argmin.impulses);
-        DofVector b = problem.momentum_from_impulses(res.argmax.impulses);
+        typename S::DofVector a = problem.momentum_from_impulses(res.argmin.impulses);
+        typename S::DofVector b = problem.momentum_from_impulses(res.argmax.impulses);
         if (restitution < 1.0) {
           a = blend_with_plastic(problem, res.plastic, a, res.argmin.impulses).momentum;
           b = blend_with_plastic(problem, res.plastic, b, res.argmax.impulses).momentum;
@@ -228,5 +245,16 @@ ImpactResolution resolve_impact(const ImpactProblem& problem, const ResolveOptio
   }
   return res;
 }
+
+#define SIMPACT_INSTANTIATE_RESOLUTION(S)                                                                  \
+  template class BasicImpactWorkspace<S>;                                                                  \
+  template BasicPrecomputedImpact<S> precompute_impact<S>(const BasicImpactProblem<S>&,                    \
+                                                          const ResolveOptions&);                          \
+  template BasicImpactResolution<S> resolve_impact<S>(const BasicImpactProblem<S>&, const ResolveOptions&, \
+                                                      BasicImpactWorkspace<S>&,                            \
+                                                      const BasicPrecomputedImpact<S>*);
+SIMPACT_INSTANTIATE_RESOLUTION(FixedSizes)
+SIMPACT_INSTANTIATE_RESOLUTION(DynamicSizes)
+#undef SIMPACT_INSTANTIATE_RESOLUTION
 
 }  // namespace simpact

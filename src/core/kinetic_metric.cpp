@@ -9,13 +9,14 @@
 
 namespace simpact {
 
-KineticMetric::KineticMetric(const Eigen::Ref<const Eigen::MatrixXd>& mass_matrix) {
+template <typename S>
+BasicKineticMetric<S>::BasicKineticMetric(const Eigen::Ref<const Eigen::MatrixXd>& mass_matrix) {
   const auto d = mass_matrix.rows();
   if (d == 0 || mass_matrix.cols() != d)
     throw InputError("mass_matrix",
                      fmt::format("must be a square d×d matrix (got {}×{})", d, mass_matrix.cols()));
-  if (d > kMaxDof)
-    throw InputError("mass_matrix", fmt::format("dimension {} exceeds the maximum d = {}", d, kMaxDof));
+  if (d > S::kDofLimit)
+    throw InputError("mass_matrix", fmt::format("dimension {} exceeds the maximum d = {}", d, S::kDofLimit));
   if (!mass_matrix.allFinite()) throw InputError("mass_matrix", "must be finite (found NaN or Inf)");
   const double scale = mass_matrix.cwiseAbs().maxCoeff();
   if ((mass_matrix - mass_matrix.transpose()).cwiseAbs().maxCoeff() > 1e-12 * scale)
@@ -52,5 +53,8 @@ KineticMetric::KineticMetric(const Eigen::Ref<const Eigen::MatrixXd>& mass_matri
   factor_.compute(mass_);
   if (factor_.info() != Eigen::Success) throw InputError("mass_matrix", "must be positive definite");
 }
+
+template class BasicKineticMetric<FixedSizes>;
+template class BasicKineticMetric<DynamicSizes>;
 
 }  // namespace simpact

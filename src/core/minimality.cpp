@@ -9,8 +9,11 @@ namespace {
 // Depth-first over keep/drop choices for positions pos..n−1 of the sequence: true when some
 // subsequence other than the whole sequence ends feasible. Each node costs one O(k) reflection,
 // so a length-n sequence costs at most 2^(n+1) reflections.
-bool some_proper_subsequence_feasible(const ImpactProblem& problem, const ContactSequence& sequence, int pos,
-                                      const ContactVector& impulses, const ContactVector& rates, bool whole) {
+template <typename S>
+bool some_proper_subsequence_feasible(const BasicImpactProblem<S>& problem, const ContactSequence& sequence,
+                                      int pos, const typename S::ContactVector& impulses,
+                                      const typename S::ContactVector& rates, bool whole) {
+  using ContactVector = typename S::ContactVector;
   if (pos == sequence.length) return !whole && problem.feasible(rates);
   if (some_proper_subsequence_feasible(problem, sequence, pos + 1, impulses, rates, false)) return true;
   ContactVector kept_impulses = impulses, kept_rates = rates;
@@ -21,7 +24,9 @@ bool some_proper_subsequence_feasible(const ImpactProblem& problem, const Contac
 
 }  // namespace
 
-int definition1_minimal(const ImpactProblem& problem, const ContactSequence& sequence) {
+template <typename S>
+int definition1_minimal(const BasicImpactProblem<S>& problem, const ContactSequence& sequence) {
+  using ContactVector = typename S::ContactVector;
   const int n = sequence.length;
   if (n > kMaxDefinition1Length || sequence.truncated()) return -1;
   if (n == 0) return 1;
@@ -30,5 +35,9 @@ int definition1_minimal(const ImpactProblem& problem, const ContactSequence& seq
   const ContactVector zero = ContactVector::Zero(problem.contacts());
   return some_proper_subsequence_feasible(problem, sequence, 0, zero, problem.initial_rates(), true) ? 0 : 1;
 }
+
+template int definition1_minimal<FixedSizes>(const BasicImpactProblem<FixedSizes>&, const ContactSequence&);
+template int definition1_minimal<DynamicSizes>(const BasicImpactProblem<DynamicSizes>&,
+                                               const ContactSequence&);
 
 }  // namespace simpact

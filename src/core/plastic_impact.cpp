@@ -10,18 +10,19 @@ namespace simpact {
 
 namespace {
 
-template <typename S>
-using BT = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor, kMaxDof, kMaxContacts>;
-template <typename S>
-using YT = Eigen::Matrix<S, Eigen::Dynamic, 1, Eigen::ColMajor, kMaxDof, 1>;
-template <typename S>
-using XT = Eigen::Matrix<S, Eigen::Dynamic, 1, Eigen::ColMajor, kMaxContacts, 1>;
+// Z: the size policy; S: the scalar (double, or long double for nearly dependent normals).
+template <typename Z, typename S>
+using BT = typename Z::template DofByContactOf<S>;
+template <typename Z, typename S>
+using YT = typename Z::template DofVectorOf<S>;
+template <typename Z, typename S>
+using XT = typename Z::template ContactVectorOf<S>;
 
-template <typename S>
+template <typename Z, typename S>
 struct Nnls {
-  XT<S> x;
-  YT<S> y;
-  XT<S> c;
+  XT<Z, S> x;
+  YT<Z, S> y;
+  XT<Z, S> c;
   int iterations = 0;
   bool converged = false;
   S smallest_pivot_ratio = 1;  // min/max |R_ii| of the last accepted factorization
@@ -29,9 +30,9 @@ struct Nnls {
 
 // y − Q Qᵀ y: the part of y orthogonal to the span of the factored columns, computed through the
 // Householder reflections (rounding ~ε|y| whatever the size of the least-squares coefficients).
-template <typename S>
-YT<S> projection_residual(const Eigen::ColPivHouseholderQR<BT<S>>& qr, const YT<S>& y) {
-  YT<S> t = qr.householderQ().transpose() * y;
+template <typename Z, typename S>
+YT<Z, S> projection_residual(const Eigen::ColPivHouseholderQR<BT<Z, S>>& qr, const YT<Z, S>& y) {
+  YT<Z, S> t = qr.householderQ().transpose() * y;
   t.head(qr.rank()).setZero();
   return qr.householderQ() * t;
 }
@@ -39,18 +40,18 @@ YT<S> projection_residual(const Eigen::ColPivHouseholderQR<BT<S>>& qr, const YT<
 // Lawson–Hanson on min_x≥0 |y + Bx|² in scalar type S (double, or long double when the free
 // columns are nearly dependent: the projection's sensitivity is ~1/δ for normals δ from
 // antiparallel, so 64-bit mantissas keep it at ~1e-19/δ).
-template <typename S>
-Nnls<S> nnls(const BT<S>& b, const YT<S>& y, S tolerance) {
+template <typename Z, typename S>
+Nnls<Z, S> nnls(const BT<Z, S>& b, const YT<Z, S>& y, S tolerance) {
   const int k = static_cast<int>(b.cols());
-  Nnls<S> out;
-  out.x = XT<S>::Zero(k);
+  Nnls<Z, S> out;
+  out.x = XT<Z, S>::Zero(k);
   out.y = y;
   out.c = b.transpose() * y;
-  bool passive[kMaxContacts] = {};
-  bool blocked[kMaxContacts] = {};  // columns that proved numerically dependent on the free ones
-  int index[kMaxContacts];
-  XT<S> z(k);
-  Eigen::ColPivHouseholderQR<BT<S>> qr(b.rows(), std::max(k, 1));
+  XT<Z, bool> passive = XT<Z, bool>::Constant(k, false);
+  XT<Z, bool> blocked = XT<Z, bool>::Constant(k, false);  // numerically dependent on the free columns
+  XT<Z, int> index(k);
+  XT<Z, S> z(k);
+  Eigen::ColPivHouseholderQR<BT<Z, S>> qr(b.rows(), std::max(k, 1));
   const int max_iterations = 8 * k + 16;
   // Free the column with the most negative rate; solve the least-squares subproblem on the
   // free columns; step back to feasibility when a free variable goes ≤ 0.
@@ -71,7 +72,7 @@ Nnls<S> nnls(const BT<S>& b, const YT<S>& y, S tolerance) {
       int n = 0;
       for (int i = 0; i < k; ++i)
         if (passive[i]) index[n++] = i;
-      BT<S> sub(b.rows(), n);
+      BT<Z, S> sub(b.rows(), n);
       for (int r = 0; r < n; ++r) sub.col(r) = b.col(index[r]);
       qr.compute(sub);
       if (qr.rank() < n) {  // the entering column is numerically in the span of the free ones
@@ -79,7 +80,7 @@ Nnls<S> nnls(const BT<S>& b, const YT<S>& y, S tolerance) {
         blocked[entering] = true;
         break;
       }
-      const XT<S> sol = qr.solve(YT<S>(-y));
+      const XT<Z, S> sol = qr.solve(YT<Z, S>(-y));
       z.setZero();
       for (int r = 0; r < n; ++r) z[index[r]] = sol[r];
       S alpha = 1;
@@ -96,7 +97,7 @@ Nnls<S> nnls(const BT<S>& b, const YT<S>& y, S tolerance) {
       }
       if (blocking < 0) {
         out.x = z;
-        out.y = projection_residual<S>(qr, y);
+        out.y = projection_residual<Z, S>(qr, y);
         const auto diag = qr.matrixQR().diagonal().head(n).cwiseAbs();
         out.smallest_pivot_ratio = n > 0 ? diag.minCoeff() / diag.maxCoeff() : S(1);
         break;
@@ -125,10 +126,12 @@ constexpr double kExtendedPrecisionPivotRatio = 1e-6;
 
 }  // namespace
 
-NonnegativeLeastSquares solve_nonnegative_least_squares(const DofByContact& b, const DofVector& y,
-                                                        double tolerance) {
-  const Nnls<double> r = nnls<double>(b, y, tolerance);
-  NonnegativeLeastSquares out;
+template <typename Z>
+BasicNonnegativeLeastSquares<Z> solve_nonnegative_least_squares(const typename Z::DofByContact& b,
+                                                                const typename Z::DofVector& y,
+                                                                double tolerance) {
+  const Nnls<Z, double> r = nnls<Z, double>(b, y, tolerance);
+  BasicNonnegativeLeastSquares<Z> out;
   out.x = r.x;
   out.y = r.y;
   out.c = r.c;
@@ -137,14 +140,15 @@ NonnegativeLeastSquares solve_nonnegative_least_squares(const DofByContact& b, c
   return out;
 }
 
-PlasticOutcome plastic_outcome(const ImpactProblem& problem) {
-  PlasticOutcome out;
+template <typename Z>
+BasicPlasticOutcome<Z> plastic_outcome(const BasicImpactProblem<Z>& problem) {
+  BasicPlasticOutcome<Z> out;
   const double scale = problem.momentum_norm();
   const int k = problem.contacts();
   // With every contact open (by its gap) there is no constraint: maxCoeff() of the empty
   // vector would be undefined.
   const double tol = k == 0 ? 0.0 : 1e-13 * scale * problem.normal_norms().maxCoeff();
-  const Nnls<double> sol = nnls<double>(problem.whitened_normals(), problem.whitened_momentum(), tol);
+  const Nnls<Z, double> sol = nnls<Z, double>(problem.whitened_normals(), problem.whitened_momentum(), tol);
   bool solved = sol.converged;
   out.impulses = sol.x;
   out.rates = sol.c;
@@ -155,25 +159,25 @@ PlasticOutcome plastic_outcome(const ImpactProblem& problem) {
     // Nearly dependent active normals (e.g. δ from antiparallel): the projection's sensitivity is
     // ~1/δ, so whiten and solve again with 64-bit mantissas (~1e-19/δ instead of ~1e-16/δ).
     using LD = long double;
-    using MassLD = Eigen::Matrix<LD, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor, kMaxDof, kMaxDof>;
-    const Eigen::LLT<MassLD> llt(MassLD(problem.metric().mass_matrix().cast<LD>()));
-    BT<LD> b = problem.normals().transpose().cast<LD>();
-    YT<LD> y = problem.momentum().cast<LD>();
+    using MassLD = typename Z::template DofMatrixOf<LD>;
+    const Eigen::LLT<MassLD> llt(MassLD(problem.metric().mass_matrix().template cast<LD>()));
+    BT<Z, LD> b = problem.normals().transpose().template cast<LD>();
+    YT<Z, LD> y = problem.momentum().template cast<LD>();
     llt.matrixL().solveInPlace(b);
     llt.matrixL().solveInPlace(y);
-    const Nnls<LD> wide = nnls<LD>(b, y, static_cast<LD>(tol));
+    const Nnls<Z, LD> wide = nnls<Z, LD>(b, y, static_cast<LD>(tol));
     if (wide.converged) {
       solved = true;
-      out.impulses = wide.x.cast<double>();
-      out.rates = wide.c.cast<double>();
-      out.whitened = wide.y.cast<double>();
-      out.momentum = YT<LD>(llt.matrixL() * wide.y).cast<double>();
+      out.impulses = wide.x.template cast<double>();
+      out.rates = wide.c.template cast<double>();
+      out.whitened = wide.y.template cast<double>();
+      out.momentum = YT<Z, LD>(llt.matrixL() * wide.y).template cast<double>();
     }
   }
   out.energy = 0.5 * out.whitened.squaredNorm();
   double residual = 0.0;
   bool kkt = solved;
-  const ContactVector& tolerances = problem.tolerances();
+  const typename Z::ContactVector& tolerances = problem.tolerances();
   for (int i = 0; i < k; ++i) {
     residual = std::max(residual, std::abs(out.impulses[i] * out.rates[i]));
     if (out.rates[i] < -tolerances[i]) kkt = false;                                    // feasibility
@@ -188,22 +192,34 @@ PlasticOutcome plastic_outcome(const ImpactProblem& problem) {
   return out;
 }
 
-bool normals_positively_span(const ImpactProblem& problem) {
-  const ContactMatrix& a = problem.gram();
+template <typename Z>
+bool normals_positively_span(const BasicImpactProblem<Z>& problem) {
+  using ContactVector = typename Z::ContactVector;
+  using DofVector = typename Z::DofVector;
+  const typename Z::ContactMatrix& a = problem.gram();
   const int k = problem.contacts();
   if (k < 2) return false;
   // Cheap certificate against: w = Σ u_j/||u_j|| with <w,u_i>_g > 0 for all i.
   const ContactVector unit_sum_rates = a * problem.normal_norms().cwiseInverse();
   if ((unit_sum_rates.array() > 1e-12 * problem.normal_norms().array()).all()) return false;
-  const DofByContact& b = problem.whitened_normals();
+  const typename Z::DofByContact& b = problem.whitened_normals();
   for (int i = 0; i < k; ++i) {
     // min |b_i + Σ μ_j b_j|² over μ ≥ 0: zero iff −u_i ∈ cone{u_j}. The residual comes from the
     // QR projection, accurate to ~ε|b_i|, so "zero" is 1e-12 |b_i| (a cone 1e-12 rad wide).
     const DofVector bi = b.col(i);
-    const NonnegativeLeastSquares sol = solve_nonnegative_least_squares(b, bi, 1e-14 * bi.norm());
+    const BasicNonnegativeLeastSquares<Z> sol = solve_nonnegative_least_squares<Z>(b, bi, 1e-14 * bi.norm());
     if (sol.y.norm() > 1e-12 * bi.norm()) return false;
   }
   return true;
 }
+
+#define SIMPACT_INSTANTIATE_PLASTIC(Z)                                                                      \
+  template BasicNonnegativeLeastSquares<Z> solve_nonnegative_least_squares<Z>(const Z::DofByContact&,       \
+                                                                              const Z::DofVector&, double); \
+  template BasicPlasticOutcome<Z> plastic_outcome<Z>(const BasicImpactProblem<Z>&);                         \
+  template bool normals_positively_span<Z>(const BasicImpactProblem<Z>&);
+SIMPACT_INSTANTIATE_PLASTIC(FixedSizes)
+SIMPACT_INSTANTIATE_PLASTIC(DynamicSizes)
+#undef SIMPACT_INSTANTIATE_PLASTIC
 
 }  // namespace simpact

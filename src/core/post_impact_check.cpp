@@ -15,7 +15,8 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // The check's scale: ||p⁻||_g, or ||p_after||_g when p⁻ = 0 (1 when both vanish).
-double check_scale(const ImpactProblem& problem, const DofVector& momentum_after) {
+template <typename S>
+double check_scale(const BasicImpactProblem<S>& problem, const typename S::DofVector& momentum_after) {
   const double before = problem.momentum_norm();
   if (before > 0.0) return before;
   const double after = problem.metric().norm(momentum_after);
@@ -23,8 +24,9 @@ double check_scale(const ImpactProblem& problem, const DofVector& momentum_after
 }
 
 // y = L⁻¹p (so <a,b>_g = (L⁻¹a)·(L⁻¹b)).
-DofVector whitened(const KineticMetric& metric, const DofVector& p) {
-  DofVector y = p;
+template <typename S>
+typename S::DofVector whitened(const BasicKineticMetric<S>& metric, const typename S::DofVector& p) {
+  typename S::DofVector y = p;
   metric.whiten_in_place(y);
   return y;
 }
@@ -40,16 +42,18 @@ int significant_digits(double x) {
   return 17;  // every double reads back from 17 significant digits
 }
 
-PrintedPrecision printed_precision(const ImpactProblem& problem,
+template <typename S>
+PrintedPrecision printed_precision(const BasicImpactProblem<S>& problem,
                                    const Eigen::Ref<const Eigen::VectorXd>& printed, bool velocity) {
+  using DofVector = typename S::DofVector;
   PrintedPrecision out;
-  const KineticMetric& metric = problem.metric();
+  const BasicKineticMetric<S>& metric = problem.metric();
   const int d = metric.dof();
   int shown = 0;
   for (Eigen::Index i = 0; i < printed.size(); ++i) shown = std::max(shown, significant_digits(printed[i]));
   out.digits = std::clamp(shown, kMinAssumedSignificantDigits, 17);
   const double half_unit = 0.5 * std::pow(10.0, 1 - out.digits);  // relative rounding of one number
-  const DofMatrix& mass = metric.mass_matrix();
+  const typename S::DofMatrix& mass = metric.mass_matrix();
   DofVector momentum_after(d);
   if (velocity)
     momentum_after = mass * DofVector(printed);
@@ -68,20 +72,24 @@ PrintedPrecision printed_precision(const ImpactProblem& problem,
     }
     bound += half_unit * std::abs(printed[i]) * axis;
   }
-  out.relative_rounding = bound / check_scale(problem, momentum_after);
+  out.relative_rounding = bound / check_scale<S>(problem, momentum_after);
   out.consistency_tolerance =
       std::max(kMinConsistencyTolerance, kRoundingSafetyFactor * out.relative_rounding);
   return out;
 }
 
-PostImpactCheck check_post_impact_state(const ImpactProblem& problem, const DofVector& momentum_after,
-                                        double tolerance, double consistency_tolerance,
-                                        const ImpactResolution& resolution,
-                                        const ImpactWorkspace& workspace) {
+template <typename S>
+PostImpactCheck check_post_impact_state(const BasicImpactProblem<S>& problem,
+                                        const typename S::DofVector& momentum_after, double tolerance,
+                                        double consistency_tolerance,
+                                        const BasicImpactResolution<S>& resolution,
+                                        const BasicImpactWorkspace<S>& workspace) {
+  using DofVector = typename S::DofVector;
+  using ContactVector = typename S::ContactVector;
   PostImpactCheck c;
-  const KineticMetric& metric = problem.metric();
+  const BasicKineticMetric<S>& metric = problem.metric();
   // Everything is relative to ||p⁻||_g; with p⁻ = 0 fall back to ||p_after||_g so nothing divides by 0.
-  const double scale = check_scale(problem, momentum_after);
+  const double scale = check_scale<S>(problem, momentum_after);
   auto distance = [&](const DofVector& p) { return problem.distance(momentum_after, p) / scale; };
 
   c.energy_before = problem.energy_before();
@@ -92,8 +100,8 @@ PostImpactCheck check_post_impact_state(const ImpactProblem& problem, const DofV
   // Feasibility: <p_after,u_i>_g ≥ 0 on every closed contact (DESIGN §1), as b_i·L⁻¹p_after.
   const int k = problem.contacts();
   const ContactVector& norms = problem.normal_norms();
-  const DofByContact& b = problem.whitened_normals();
-  const DofVector y_after = whitened(metric, momentum_after);
+  const typename S::DofByContact& b = problem.whitened_normals();
+  const DofVector y_after = whitened<S>(metric, momentum_after);
   const ContactVector rates = k == 0 ? ContactVector(0) : ContactVector(b.transpose() * y_after);
   for (int i = 0; i < k; ++i) {
     const double normalized = rates[i] / (scale * norms[i]);
@@ -106,7 +114,7 @@ PostImpactCheck check_post_impact_state(const ImpactProblem& problem, const DofV
   //   non-negative   min_λ≥0 |−z + Bλ|  (Lawson–Hanson, residual from its QR projection).
   // Dependent normals make λ non-unique: a state is "pulling" only when no λ ≥ 0 reproduces Δp
   // as well as an unconstrained λ does.
-  const DofVector z = whitened(metric, DofVector(momentum_after - problem.momentum()));
+  const DofVector z = whitened<S>(metric, DofVector(momentum_after - problem.momentum()));
   ContactVector lambda_ls = ContactVector::Zero(k), lambda_nn = ContactVector::Zero(k);
   double residual_ls = z.norm(), residual_nn = z.norm();
   if (k > 0) {  // Eigen's QR of an empty matrix dereferences empty storage
@@ -114,7 +122,7 @@ PostImpactCheck check_post_impact_state(const ImpactProblem& problem, const DofV
     lambda_ls = ContactVector(bd.completeOrthogonalDecomposition().solve(Eigen::VectorXd(z)));
     residual_ls = (Eigen::VectorXd(z) - bd * Eigen::VectorXd(lambda_ls)).norm();
     const double nn_tol = 1e-13 * std::max(z.norm(), scale) * norms.maxCoeff();
-    const NonnegativeLeastSquares nn = solve_nonnegative_least_squares(b, DofVector(-z), nn_tol);
+    const BasicNonnegativeLeastSquares<S> nn = solve_nonnegative_least_squares<S>(b, DofVector(-z), nn_tol);
     lambda_nn = nn.x;
     residual_nn = nn.y.norm();
   }
@@ -142,7 +150,7 @@ PostImpactCheck check_post_impact_state(const ImpactProblem& problem, const DofV
     c.relative_energy_error_vs_model =
         c.energy_before > 0.0 ? (c.energy_after - c.predicted_energy_after) / c.energy_before : kNaN;
     // Rates against the model's: b_i·L⁻¹(p_after − p*), formed on the difference.
-    const DofVector dy = whitened(metric, DofVector(momentum_after - target));
+    const DofVector dy = whitened<S>(metric, DofVector(momentum_after - target));
     c.complementarity_residual = 0.0;
     for (int i = 0; i < k; ++i)
       c.complementarity_residual =
@@ -153,5 +161,15 @@ PostImpactCheck check_post_impact_state(const ImpactProblem& problem, const DofV
       c.nearest_outcome >= 0 && c.distance_to_nearest_outcome <= consistency_tolerance;
   return c;
 }
+
+#define SIMPACT_INSTANTIATE_CHECK(S)                                                                     \
+  template PrintedPrecision printed_precision<S>(const BasicImpactProblem<S>&,                           \
+                                                 const Eigen::Ref<const Eigen::VectorXd>&, bool);        \
+  template PostImpactCheck check_post_impact_state<S>(const BasicImpactProblem<S>&, const S::DofVector&, \
+                                                      double, double, const BasicImpactResolution<S>&,   \
+                                                      const BasicImpactWorkspace<S>&);
+SIMPACT_INSTANTIATE_CHECK(FixedSizes)
+SIMPACT_INSTANTIATE_CHECK(DynamicSizes)
+#undef SIMPACT_INSTANTIATE_CHECK
 
 }  // namespace simpact

@@ -7,8 +7,10 @@
 
 namespace simpact {
 
-int choose_violated_contact(const ImpactProblem& problem, const ContactVector& rates, OrderingPolicy policy,
-                            CounterRng* rng) {
+template <typename S>
+int choose_violated_contact(const BasicImpactProblem<S>& problem, const typename S::ContactVector& rates,
+                            OrderingPolicy policy, CounterRng* rng) {
+  using ContactVector = typename S::ContactVector;
   const ContactVector& tol = problem.tolerances();
   const ContactVector& norms = problem.normal_norms();
   const int k = problem.contacts();
@@ -46,10 +48,11 @@ int choose_violated_contact(const ImpactProblem& problem, const ContactVector& r
   return chosen;
 }
 
-Propagation propagate(const ImpactProblem& problem, OrderingPolicy policy, const ResolveLimits& limits,
-                      CounterRng* rng) {
-  Propagation out;
-  out.impulses = ContactVector::Zero(problem.contacts());
+template <typename S>
+BasicPropagation<S> propagate(const BasicImpactProblem<S>& problem, OrderingPolicy policy,
+                              const ResolveLimits& limits, CounterRng* rng) {
+  BasicPropagation<S> out;
+  out.impulses = S::ContactVector::Zero(problem.contacts());
   out.rates = problem.initial_rates();
   for (;;) {
     const int i = choose_violated_contact(problem, out.rates, policy, rng);
@@ -66,14 +69,16 @@ Propagation propagate(const ImpactProblem& problem, OrderingPolicy policy, const
 
 namespace {
 
-void record_sequence(Outcome& o, const ContactSequence& sequence) {
+template <typename S>
+void record_sequence(BasicOutcome<S>& o, const ContactSequence& sequence) {
   ++o.sequence_count;
   o.shortest = std::min(o.shortest, sequence.length);
   if (o.stored_sequences < kMaxSequencesPerOutcome) o.sequences[o.stored_sequences++] = sequence;
 }
 
 // Definition 1 for one more sequence of `o`, unless `o` is already known minimal.
-void test_definition1(const ImpactProblem& problem, Definition1Tracker& tracker, Outcome& o,
+template <typename S>
+void test_definition1(const BasicImpactProblem<S>& problem, Definition1Tracker& tracker, BasicOutcome<S>& o,
                       const ContactSequence& sequence) {
   if (!tracker.enabled || o.definition1_minimal == 1) return;
   const int n = sequence.length;
@@ -90,12 +95,13 @@ void test_definition1(const ImpactProblem& problem, Definition1Tracker& tracker,
 
 }  // namespace
 
-void OutcomeSet::add(const ImpactProblem& problem, const ContactVector& impulses,
-                     const ContactSequence& sequence) {
+template <typename S>
+void BasicOutcomeSet<S>::add(const Problem& problem, const typename S::ContactVector& impulses,
+                             const ContactSequence& sequence) {
   const double merge = kOutcomeMergeTolerance * problem.momentum_norm();
-  const DofVector p = problem.momentum_from_impulses(impulses);
+  const typename S::DofVector p = problem.momentum_from_impulses(impulses);
   for (int j = 0; j < size; ++j) {
-    Outcome& o = items[static_cast<std::size_t>(j)];
+    BasicOutcome<S>& o = items[static_cast<std::size_t>(j)];
     if (problem.distance(o.elastic_momentum, p) <= merge) {
       record_sequence(o, sequence);
       test_definition1(problem, definition1, o, sequence);
@@ -108,7 +114,7 @@ void OutcomeSet::add(const ImpactProblem& problem, const ContactVector& impulses
   }
   if (static_cast<std::size_t>(size) == items.size())
     items.resize(items.size() + std::max<std::size_t>(8, items.size()));
-  Outcome& o = items[static_cast<std::size_t>(size++)];
+  BasicOutcome<S>& o = items[static_cast<std::size_t>(size++)];
   o.elastic_impulses = impulses;
   o.impulses = impulses;
   o.elastic_momentum = p;
@@ -124,11 +130,12 @@ void OutcomeSet::add(const ImpactProblem& problem, const ContactVector& impulses
   test_definition1(problem, definition1, o, sequence);
 }
 
-void OutcomeSet::merge_equal_final_momenta(const ImpactProblem& problem) {
+template <typename S>
+void BasicOutcomeSet<S>::merge_equal_final_momenta(const Problem& problem) {
   const double merge = kOutcomeMergeTolerance * problem.momentum_norm();
   int kept = 0;
   for (int j = 0; j < size; ++j) {
-    Outcome& o = items[static_cast<std::size_t>(j)];
+    BasicOutcome<S>& o = items[static_cast<std::size_t>(j)];
     int into = -1;
     for (int m = 0; m < kept && into < 0; ++m)
       if (problem.distance(items[static_cast<std::size_t>(m)].momentum, o.momentum) <= merge) into = m;
@@ -137,7 +144,7 @@ void OutcomeSet::merge_equal_final_momenta(const ImpactProblem& problem) {
       ++kept;
       continue;
     }
-    Outcome& target = items[static_cast<std::size_t>(into)];
+    BasicOutcome<S>& target = items[static_cast<std::size_t>(into)];
     target.sequence_count += o.sequence_count;
     for (int s = 0; s < o.stored_sequences && target.stored_sequences < kMaxSequencesPerOutcome; ++s)
       target.sequences[target.stored_sequences++] = o.sequences[s];
@@ -151,24 +158,26 @@ void OutcomeSet::merge_equal_final_momenta(const ImpactProblem& problem) {
   size = kept;
 }
 
-void enumerate_outcomes(const ImpactProblem& problem, const ResolveLimits& limits, OutcomeSet& outcomes,
-                        EnumerationStack& stack) {
+template <typename S>
+void enumerate_outcomes(const BasicImpactProblem<S>& problem, const ResolveLimits& limits,
+                        BasicOutcomeSet<S>& outcomes, BasicEnumerationStack<S>& stack) {
   outcomes.clear();
   const int k = problem.contacts();
-  const ContactVector& tol = problem.tolerances();
+  const typename S::ContactVector& tol = problem.tolerances();
   if (stack.frames.empty()) stack.frames.resize(16);
   ContactSequence path;
 
-  auto open_frame = [&](EnumerationStack::Frame& f) {
+  auto open_frame = [&](typename BasicEnumerationStack<S>::Frame& f) {
     f.violated_count = 0;
     f.next = 0;
+    f.violated.resize(k);  // no-op once sized (fixed path: no allocation ever)
     for (int i = 0; i < k; ++i)
       if (f.rates[i] < -tol[i]) f.violated[f.violated_count++] = static_cast<std::uint8_t>(i);
   };
 
   int depth = 0;
   auto& root = stack.frames[0];
-  root.impulses = ContactVector::Zero(k);
+  root.impulses = S::ContactVector::Zero(k);
   root.rates = problem.initial_rates();
   open_frame(root);
   if (root.violated_count == 0) {
@@ -214,5 +223,17 @@ void enumerate_outcomes(const ImpactProblem& problem, const ResolveLimits& limit
     }
   }
 }
+
+#define SIMPACT_INSTANTIATE_PROPAGATION(S)                                                       \
+  template int choose_violated_contact<S>(const BasicImpactProblem<S>&, const S::ContactVector&, \
+                                          OrderingPolicy, CounterRng*);                          \
+  template BasicPropagation<S> propagate<S>(const BasicImpactProblem<S>&, OrderingPolicy,        \
+                                            const ResolveLimits&, CounterRng*);                  \
+  template struct BasicOutcomeSet<S>;                                                            \
+  template void enumerate_outcomes<S>(const BasicImpactProblem<S>&, const ResolveLimits&,        \
+                                      BasicOutcomeSet<S>&, BasicEnumerationStack<S>&);
+SIMPACT_INSTANTIATE_PROPAGATION(FixedSizes)
+SIMPACT_INSTANTIATE_PROPAGATION(DynamicSizes)
+#undef SIMPACT_INSTANTIATE_PROPAGATION
 
 }  // namespace simpact

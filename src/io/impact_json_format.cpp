@@ -25,7 +25,8 @@ OrderedJson vector_json(const Vector& v) {
 }
 
 // Impulses indexed by the given normals: open contacts carry none.
-OrderedJson given_impulses(const ImpactProblem& problem, const ContactVector& impulses) {
+template <typename Problem, typename Vector>
+OrderedJson given_impulses(const Problem& problem, const Vector& impulses) {
   std::vector<double> all(static_cast<std::size_t>(problem.given_contacts()), 0.0);
   for (int i = 0; i < problem.contacts(); ++i)
     all[static_cast<std::size_t>(problem.given_index(i))] = impulses[i];
@@ -34,15 +35,17 @@ OrderedJson given_impulses(const ImpactProblem& problem, const ContactVector& im
   return out;
 }
 
-OrderedJson closed_contacts(const ImpactProblem& problem) {
+template <typename Problem>
+OrderedJson closed_contacts(const Problem& problem) {
   OrderedJson out = OrderedJson::array();
   for (int i = 0; i < problem.contacts(); ++i) out.push_back(problem.given_index(i));
   return out;
 }
 
-OrderedJson outcome_json(const ImpactProblem& problem, const Outcome& o) {
+template <typename Problem, typename OutcomeT>
+OrderedJson outcome_json(const Problem& problem, const OutcomeT& o) {
   OrderedJson out;
-  const DofVector& p = o.momentum;
+  const auto& p = o.momentum;
   out["momentum"] = vector_json(p);
   out["velocity"] = vector_json(problem.metric().velocity(p));
   out["energy"] = number(o.energy);
@@ -72,15 +75,17 @@ OrderedJson outcome_json(const ImpactProblem& problem, const Outcome& o) {
   return out;
 }
 
-OrderedJson matrix_json(const ContactMatrix& m) {
+template <typename Matrix>
+OrderedJson matrix_json(const Matrix& m) {
   OrderedJson out = OrderedJson::array();
   for (Eigen::Index i = 0; i < m.rows(); ++i) out.push_back(vector_json(m.row(i).transpose().eval()));
   return out;
 }
 
 // Inputs echoed so that a model request's M-derived p⁻ is visible.
+template <typename S>
 void describe_request(const ResolveRequest& request, OrderedJson& out) {
-  const ImpactProblem& problem = request.problem;
+  const BasicImpactProblem<S>& problem = request.problem_on<S>();
   out["model"] = request.model.empty() ? OrderedJson(nullptr) : OrderedJson(request.model);
   if (!request.model.empty()) {
     OrderedJson params = OrderedJson::object();
@@ -143,13 +148,14 @@ std::string dump(const OrderedJson& doc, int indent) {
 
 }  // namespace
 
-std::string resolution_to_json(const ResolveRequest& request, const ImpactResolution& resolution,
-                               const ImpactWorkspace& workspace, const ImpactDiagnostics& diagnostics,
-                               int indent) {
-  const ImpactProblem& problem = request.problem;
+template <typename S>
+std::string resolution_to_json(const ResolveRequest& request, const BasicImpactResolution<S>& resolution,
+                               const BasicImpactWorkspace<S>& workspace,
+                               const BasicImpactDiagnostics<S>& diagnostics, int indent) {
+  const BasicImpactProblem<S>& problem = request.problem_on<S>();
   OrderedJson out;
   out["status"] = resolve_status_name(resolution.status);
-  describe_request(request, out);
+  describe_request<S>(request, out);
   out["outcome_count"] = resolution.outcome_count;
   OrderedJson outcomes = OrderedJson::array();
   for (int j = 0; j < workspace.outcomes.size; ++j)
@@ -163,8 +169,8 @@ std::string resolution_to_json(const ResolveRequest& request, const ImpactResolu
   out["minimal_outcomes"] =
       resolution.minimal_outcomes < 0 ? OrderedJson(nullptr) : OrderedJson(resolution.minimal_outcomes);
   if (resolution.plastic_computed) {
-    const PlasticOutcome& plastic = resolution.plastic;
-    const DofVector& p = plastic.momentum;
+    const BasicPlasticOutcome<S>& plastic = resolution.plastic;
+    const typename S::DofVector& p = plastic.momentum;
     OrderedJson pj;
     pj["momentum"] = vector_json(p);
     pj["velocity"] = vector_json(problem.metric().velocity(p));
@@ -196,9 +202,11 @@ std::string resolution_to_json(const ResolveRequest& request, const ImpactResolu
   return dump(out, indent);
 }
 
+template <typename S>
 std::string check_to_json(const CheckRequest& request, const PostImpactCheck& check,
-                          const ImpactResolution& resolution, const ImpactWorkspace& workspace, int indent) {
-  const ImpactProblem& problem = request.impact.problem;
+                          const BasicImpactResolution<S>& resolution,
+                          const BasicImpactWorkspace<S>& workspace, int indent) {
+  const BasicImpactProblem<S>& problem = request.impact.problem_on<S>();
   OrderedJson out;
   out["consistent_with_propagative_model"] = check.consistent_with_propagative_model;
   out["energy_before"] = number(check.energy_before);
@@ -232,9 +240,10 @@ std::string check_to_json(const CheckRequest& request, const PostImpactCheck& ch
   out["printed_significant_digits"] = request.precision.digits;
   out["status"] = resolve_status_name(resolution.status);
   out["outcome_count"] = resolution.outcome_count;
-  describe_request(request.impact, out);
+  describe_request<S>(request.impact, out);
   out["momentum_after"] = vector_json(request.momentum_after);
-  out["velocity_after"] = vector_json(problem.metric().velocity(request.momentum_after));
+  out["velocity_after"] =
+      vector_json(problem.metric().velocity(typename S::DofVector(request.momentum_after)));
   OrderedJson outcomes = OrderedJson::array();
   for (int j = 0; j < workspace.outcomes.size; ++j)
     outcomes.push_back(vector_json(workspace.outcomes.items[static_cast<std::size_t>(j)].momentum));
@@ -244,5 +253,16 @@ std::string check_to_json(const CheckRequest& request, const PostImpactCheck& ch
   out["xi"] = number(resolution.xi);
   return dump(out, indent);
 }
+
+#define SIMPACT_INSTANTIATE_IMPACT_JSON(S)                                                               \
+  template std::string resolution_to_json<S>(const ResolveRequest&, const BasicImpactResolution<S>&,     \
+                                             const BasicImpactWorkspace<S>&,                             \
+                                             const BasicImpactDiagnostics<S>&, int);                     \
+  template std::string check_to_json<S>(const CheckRequest&, const PostImpactCheck&,                     \
+                                        const BasicImpactResolution<S>&, const BasicImpactWorkspace<S>&, \
+                                        int);
+SIMPACT_INSTANTIATE_IMPACT_JSON(FixedSizes)
+SIMPACT_INSTANTIATE_IMPACT_JSON(DynamicSizes)
+#undef SIMPACT_INSTANTIATE_IMPACT_JSON
 
 }  // namespace simpact

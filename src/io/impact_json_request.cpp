@@ -4,6 +4,7 @@
 #include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "json_reading.hpp"
 #include "simpact/io/impact_json.hpp"
@@ -131,15 +132,25 @@ struct RawProblemInput {
   double restitution = 1.0;
 };
 
-ImpactProblem make_raw_problem(const RawProblemInput& input) {
-  KineticMetric metric(input.mass_matrix);
+template <typename S>
+BasicImpactProblem<S> make_raw_problem(const RawProblemInput& input) {
+  BasicKineticMetric<S> metric(input.mass_matrix);
   Eigen::VectorXd momentum = input.momentum;
   if (input.velocity.size() > 0) {
     if (!input.velocity.allFinite()) throw InputError("velocity", "must be finite (found NaN or Inf)");
     momentum = input.mass_matrix * input.velocity;
   }
-  return ImpactProblem(std::move(metric), input.normals, momentum, input.restitution, input.gaps,
-                       input.gap_tolerance);
+  return BasicImpactProblem<S>(std::move(metric), input.normals, momentum, input.restitution, input.gaps,
+                               input.gap_tolerance);
+}
+
+// The size path is chosen here: fixed when d and the closed contacts fit it, dynamic beyond.
+void set_raw_problem(const RawProblemInput& input, ResolveRequest& request) {
+  const int closed = closed_contact_count(input.normals.rows(), input.gaps, input.gap_tolerance);
+  if (fits_fixed_sizes(static_cast<int>(input.mass_matrix.rows()), closed))
+    request.problem = make_raw_problem<FixedSizes>(input);
+  else
+    request.dynamic_problem = make_raw_problem<DynamicSizes>(input);
 }
 
 void read_raw_problem(const Json& doc, ResolveRequest& request) {
@@ -155,7 +166,7 @@ void read_raw_problem(const Json& doc, ResolveRequest& request) {
   int d = -1;
   errors.attempt([&] {
     input.mass_matrix = read_matrix(doc["mass_matrix"], "mass_matrix", -1);
-    d = KineticMetric(input.mass_matrix).dof();
+    d = DynamicKineticMetric(input.mass_matrix).dof();  // validated up to the dynamic path's limit
   });
   errors.attempt([&] {
     if (!doc.contains("normals")) throw InputError("normals", "required field is missing");
@@ -179,7 +190,7 @@ void read_raw_problem(const Json& doc, ResolveRequest& request) {
   if (doc.contains("restitution"))
     errors.attempt([&] { input.restitution = read_number(doc["restitution"], "restitution"); });
   errors.raise();
-  request.problem = make_raw_problem(input);
+  set_raw_problem(input, request);
 }
 
 void read_model_problem(const Json& doc, const ImpactModelCatalog& catalog, ResolveRequest& request) {
@@ -242,7 +253,10 @@ void read_model_problem(const Json& doc, const ImpactModelCatalog& catalog, Reso
     top_level_restitution = true;
   }
   try {
-    request.problem = catalog.make_problem(request.model, request.params);
+    if (catalog.needs_dynamic_sizes && catalog.needs_dynamic_sizes(request.model, request.params))
+      request.dynamic_problem = catalog.make_dynamic_problem(request.model, request.params);
+    else
+      request.problem = catalog.make_problem(request.model, request.params);
   } catch (const InputError& e) {
     // Models name the bare parameter ("theta"); in JSON it lives under "params".
     const bool parameter = contains(known, e.field()) || request.params.has(e.field());
@@ -300,11 +314,17 @@ CheckRequest parse_check_request(const std::string& json_text, const ImpactModel
     const char* name = has_p ? "momentum_after" : "velocity_after";
     const Eigen::VectorXd v = read_vector(doc[name], name);
     if (!problem_ok) return;
-    const ImpactProblem& problem = request.impact.problem;
-    const int d = problem.dof();
-    if (v.size() != d) throw InputError(name, fmt::format("must have length d = {} (got {})", d, v.size()));
-    request.momentum_after = has_p ? DofVector(v) : DofVector(problem.metric().mass_matrix() * v);
-    request.precision = printed_precision(problem, v, !has_p);
+    auto read_after = [&](const auto& problem) {
+      using DofVectorT = typename std::decay_t<decltype(problem)>::DofVector;
+      const int d = problem.dof();
+      if (v.size() != d) throw InputError(name, fmt::format("must have length d = {} (got {})", d, v.size()));
+      request.momentum_after = has_p ? v : Eigen::VectorXd(DofVectorT(problem.metric().mass_matrix() * v));
+      request.precision = printed_precision(problem, v, !has_p);
+    };
+    if (request.impact.dynamic())
+      read_after(*request.impact.dynamic_problem);
+    else
+      read_after(request.impact.problem);
   });
   auto read_tolerance = [&](const char* name, double& value, bool& given) {
     if (!doc.contains(name)) return;

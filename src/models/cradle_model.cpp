@@ -28,12 +28,31 @@ CradleModel::CradleModel() {
   parameters_.push_back(restitution_parameter());
 }
 
+const ParameterInfo& CradleModel::parameter(const std::string& name) const {
+  for (const auto& p : parameters_)
+    if (p.name == name) return p;
+  throw InputError(name, "unknown parameter of model 'cradle'");
+}
+
+bool CradleModel::needs_dynamic_sizes(const ParameterSet& params) const {
+  const int n = static_cast<int>(read_parameter(params, parameter("n")));
+  return !fits_fixed_sizes(n, n - 1);
+}
+
 ImpactProblem CradleModel::make_problem(const ParameterSet& params) const {
-  auto info = [&](const std::string& name) -> const ParameterInfo& {
-    for (const auto& p : parameters_)
-      if (p.name == name) return p;
-    throw InputError(name, "unknown parameter of model 'cradle'");
-  };
+  if (needs_dynamic_sizes(params))
+    throw InputError("n", fmt::format("a cradle of more than {} balls is built by make_dynamic_problem",
+                                      kMaxContacts + 1));
+  return build_sized<FixedSizes>(params);
+}
+
+DynamicImpactProblem CradleModel::make_dynamic_problem(const ParameterSet& params) const {
+  return build_sized<DynamicSizes>(params);
+}
+
+template <typename S>
+BasicImpactProblem<S> CradleModel::build_sized(const ParameterSet& params) const {
+  auto info = [&](const std::string& name) -> const ParameterInfo& { return parameter(name); };
   const int n = static_cast<int>(read_parameter(params, info("n")));
   for (const auto& [key, value] : params.entries()) {
     // m7 with n = 3 is almost certainly a mistake in the caller's config.
@@ -54,12 +73,14 @@ ImpactProblem CradleModel::make_problem(const ParameterSet& params) const {
     mass(i - 1, i - 1) = m;
     momentum[i - 1] = m * v;
   }
-  ImpactProblem::RowMajorMatrix normals = ImpactProblem::RowMajorMatrix::Zero(n - 1, n);
+  using RowMajorMatrix = typename BasicImpactProblem<S>::RowMajorMatrix;
+  RowMajorMatrix normals = RowMajorMatrix::Zero(n - 1, n);
   for (int i = 0; i + 1 < n; ++i) {
     normals(i, i) = -1.0;
     normals(i, i + 1) = 1.0;
   }
-  return ImpactProblem(KineticMetric(mass), normals, momentum, read_parameter(params, info("restitution")));
+  return BasicImpactProblem<S>(BasicKineticMetric<S>(mass), normals, momentum,
+                               read_parameter(params, info("restitution")));
 }
 
 }  // namespace simpact

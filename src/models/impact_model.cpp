@@ -3,10 +3,19 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <stdexcept>
 
 #include "simpact/core/input_error.hpp"
 
 namespace simpact {
+
+bool ImpactModel::needs_dynamic_sizes(const ParameterSet& /*params*/) const {
+  return false;
+}
+
+DynamicImpactProblem ImpactModel::make_dynamic_problem(const ParameterSet& /*params*/) const {
+  throw std::logic_error("model '" + name() + "' has no dynamic-size path");
+}
 
 ParameterInfo restitution_parameter() {
   return {"restitution", "1", "energy-based coefficient of restitution R (eq. 16)", 1.0, 0.0, 1.0, false};

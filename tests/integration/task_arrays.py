@@ -35,7 +35,8 @@ def main():
         p = f["samples/outcomes_momentum_after_argmin"][:]
         q = f["samples/outcomes_momentum_after_argmax"][:]
         m2, m3 = f["samples/m2"][:], f["samples/m3"][:]
-    assert p.shape == (40, 9) and q.shape == (40, 9), p.shape
+    # padded to the cradle model's largest n (kMaxCradleBalls)
+    assert p.shape == (40, 64) and q.shape == (40, 64), p.shape
     assert np.all(np.isnan(p[:, 3:])) and np.all(np.isfinite(p[:, :3]))
     before = 1.0 * 1.0 + m3 * -1.0  # m1 = 1 at +1, ball 3 at −1
     for after in (p, q):

@@ -201,9 +201,17 @@ TEST(CradleModel, ParameterValidationNamesTheParameter) {
   ParameterSet nan_speed = cradle_params(3);
   nan_speed.set("speed", std::numeric_limits<double>::quiet_NaN());
   expect_input_error([&] { model.make_problem(nan_speed); }, "speed");
-  // The largest cradle is accepted and has n − 1 ≤ kMaxContacts contacts.
-  const ImpactProblem largest = model.make_problem(cradle_params(kMaxCradleBalls));
+  // The largest cradle on the fixed path has kMaxContacts contacts; one ball more takes the
+  // dynamic path (make_problem refuses it, naming n), up to kMaxCradleBalls.
+  const ImpactProblem largest_fixed = model.make_problem(cradle_params(kMaxContacts + 1));
+  EXPECT_FALSE(model.needs_dynamic_sizes(cradle_params(kMaxContacts + 1)));
+  EXPECT_EQ(largest_fixed.contacts(), kMaxContacts);
+  EXPECT_TRUE(model.needs_dynamic_sizes(cradle_params(kMaxContacts + 2)));
+  expect_input_error([&] { model.make_problem(cradle_params(kMaxContacts + 2)); }, "n");
+  const DynamicImpactProblem largest = model.make_dynamic_problem(cradle_params(kMaxCradleBalls));
+  EXPECT_EQ(largest.dof(), kMaxCradleBalls);
   EXPECT_EQ(largest.contacts(), kMaxCradleBalls - 1);
+  expect_input_error([&] { model.make_dynamic_problem(cradle_params(kMaxCradleBalls + 1)); }, "n");
 }
 
 TEST(CradleModel, VelocitiesAndRestitutionAreRead) {

@@ -44,9 +44,9 @@ struct ImpactTaskValues {
   double xi_all = 0.0, outcome_count = 0.0, unique = 0.0, all_after = 0.0;
   // One entry per single ordering (ImpactTaskKernel::single_orderings()), sized by make_scratch.
   int dof = 0;
-  std::vector<char> ok;              // the ordering reached an outcome (no cap hit)
-  std::vector<double> after, steps;  // its energy [J] and reflections (NaN unless ok)
-  std::vector<DofVector> momenta;    // its p⁺ (valid where ok)
+  std::vector<char> ok;                  // the ordering reached an outcome (no cap hit)
+  std::vector<double> after, steps;      // its energy [J] and reflections (NaN unless ok)
+  std::vector<Eigen::VectorXd> momenta;  // its p⁺ in the first `dof` entries (valid where ok)
   // ξ between single orderings a < b, in the order (0,1), (0,2), …, (1,2), …
   std::vector<double> pair_xi;
 };
@@ -65,6 +65,7 @@ class ImpactTaskScratch final : public TaskScratch {
   ImpactSystem system;
   ParameterBinding binding;
   ImpactWorkspace workspace;
+  std::unique_ptr<DynamicImpactWorkspace> dynamic_workspace;  // made by the first larger system
   ImpactTaskValues values;
 };
 
@@ -86,6 +87,9 @@ class ImpactTaskKernel final : public TaskKernel {
   const std::vector<OrderingPolicy>& single_orderings() const { return single_; }
 
  private:
+  template <typename S>
+  TaskStatus compute_on(std::int64_t task, const BasicImpactProblem<S>& problem,
+                        BasicImpactWorkspace<S>& workspace, ImpactTaskValues& values) const;
   std::unique_ptr<ImpactModel> model_;
   ImpactStudyOptions options_;
   std::vector<ImpactColumn> table_;

@@ -8,6 +8,7 @@ namespace simpact {
 
 inline constexpr int kMaxStoredSequenceLength = 48;
 
+// One byte per index: the reason the dynamic path stops at kMaxDynamicContacts = 255 contacts.
 struct ContactSequence {
   std::array<std::uint8_t, kMaxStoredSequenceLength> contacts{};  // closed-contact indices
   int length = 0;  // full length; only the first kMaxStoredSequenceLength are stored

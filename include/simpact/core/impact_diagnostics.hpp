@@ -17,14 +17,19 @@ inline constexpr double kOrthogonalityTolerance = 1e-9;
 inline constexpr double kDihedralTolerance = 1e-9;
 inline constexpr int kMaxDihedralOrder = 64;
 
-struct ImpactDiagnostics {
-  ContactMatrix normalized_gram;  // G (dimensionless)
-  bool orthogonal = false;        // Theorem 2 applies
-  int dihedral_m = 0;             // m with G_12 = −cos(π/m) (two contacts), else 0
-  int theorem1_bound = 0;         // ⌈π/γ⌉ for two contacts, else 0
+template <typename S>
+struct BasicImpactDiagnostics {
+  typename S::ContactMatrix normalized_gram;  // G (dimensionless)
+  bool orthogonal = false;                    // Theorem 2 applies
+  int dihedral_m = 0;                         // m with G_12 = −cos(π/m) (two contacts), else 0
+  int theorem1_bound = 0;                     // ⌈π/γ⌉ for two contacts, else 0
 };
 
-ContactMatrix normalized_gram(const ImpactProblem& problem);
-ImpactDiagnostics diagnose(const ImpactProblem& problem);
+using ImpactDiagnostics = BasicImpactDiagnostics<FixedSizes>;
+
+template <typename S>
+typename S::ContactMatrix normalized_gram(const BasicImpactProblem<S>& problem);
+template <typename S>
+BasicImpactDiagnostics<S> diagnose(const BasicImpactProblem<S>& problem);
 
 }  // namespace simpact

@@ -24,17 +24,25 @@ inline constexpr double kGapTolerance = 1e-9;
 // mass matrix, the closed contacts' normals u_i = Dφ_i(q*), the Gram matrix A = N M⁻¹ Nᵀ and the
 // whitened normals. Built once per configuration and shared by every impact resolved there (a
 // time stepper's impacts at one q, a sweep task's orderings): only p⁻ and R change.
-class ImpactSystem {
+template <typename S>
+class BasicImpactSystem {
  public:
+  using Sizes = S;
+  using KineticMetric = BasicKineticMetric<S>;
+  using NormalMatrix = typename S::NormalMatrix;
+  using ContactMatrix = typename S::ContactMatrix;
+  using ContactVector = typename S::ContactVector;
+  using DofByContact = typename S::DofByContact;
   using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  ImpactSystem() = default;
+  BasicImpactSystem() = default;
   // normals: one row per contact (k×d); gaps: optional φ_i (empty: every contact closed; open
   // contacts, φ_i > gap_tolerance, are dropped; φ_i < −gap_tolerance is penetration: closed and
   // counted in penetrating_contacts()). Throws InputError naming the field ("normals[2]",
-  // "gaps", ...), also for magnitudes outside [kMinMagnitude, kMaxMagnitude].
-  ImpactSystem(KineticMetric metric, const Eigen::Ref<const RowMajorMatrix>& normals,
-               const Eigen::Ref<const Eigen::VectorXd>& gaps = Eigen::VectorXd(),
-               double gap_tolerance = kGapTolerance);
+  // "gaps", ...), also for magnitudes outside [kMinMagnitude, kMaxMagnitude] and for more than
+  // S::kContactLimit closed contacts.
+  BasicImpactSystem(KineticMetric metric, const Eigen::Ref<const RowMajorMatrix>& normals,
+                    const Eigen::Ref<const Eigen::VectorXd>& gaps = Eigen::VectorXd(),
+                    double gap_tolerance = kGapTolerance);
 
   int dof() const { return metric_.dof(); }
   int contacts() const { return static_cast<int>(normals_.rows()); }  // closed contacts only
@@ -56,33 +64,42 @@ class ImpactSystem {
   ContactVector normal_norms_;
   DofByContact whitened_normals_;
   DofByContact velocity_directions_;
-  int given_index_[kMaxContacts] = {};
+  typename S::template ContactVectorOf<int> given_index_;
   int given_contacts_ = 0;
-  int penetrating_[kMaxContacts] = {};
+  typename S::template ContactVectorOf<int> penetrating_;
   int penetrating_count_ = 0;
 };
 
 // One simultaneous impact: an ImpactSystem (owned, or borrowed from the caller) and the state
 // p⁻, R, with everything the resolution needs precomputed in contact coordinates:
 // c⁻ = N M⁻¹ p⁻ᵀ (rates <p⁻,u_i>_g), so a reflection costs O(k) and a momentum is p = p⁻ + λᵀN.
-class ImpactProblem {
+template <typename S>
+class BasicImpactProblem {
  public:
-  ImpactProblem();
-  using RowMajorMatrix = ImpactSystem::RowMajorMatrix;
+  using Sizes = S;
+  using ImpactSystem = BasicImpactSystem<S>;
+  using KineticMetric = BasicKineticMetric<S>;
+  using DofVector = typename S::DofVector;
+  using NormalMatrix = typename S::NormalMatrix;
+  using ContactMatrix = typename S::ContactMatrix;
+  using ContactVector = typename S::ContactVector;
+  using DofByContact = typename S::DofByContact;
+  BasicImpactProblem();
+  using RowMajorMatrix = typename ImpactSystem::RowMajorMatrix;
   // Builds (and owns) its system: see ImpactSystem for normals and gaps. momentum: p⁻ (length d).
   // Throws InputError naming the field ("normals[2]", "momentum", "restitution", ...).
-  ImpactProblem(KineticMetric metric, const Eigen::Ref<const RowMajorMatrix>& normals,
-                const Eigen::Ref<const Eigen::VectorXd>& momentum, double restitution,
-                const Eigen::Ref<const Eigen::VectorXd>& gaps = Eigen::VectorXd(),
-                double gap_tolerance = kGapTolerance);
+  BasicImpactProblem(KineticMetric metric, const Eigen::Ref<const RowMajorMatrix>& normals,
+                     const Eigen::Ref<const Eigen::VectorXd>& momentum, double restitution,
+                     const Eigen::Ref<const Eigen::VectorXd>& gaps = Eigen::VectorXd(),
+                     double gap_tolerance = kGapTolerance);
   // Borrows `system` (which must outlive this problem): costs O(dk) — no factorization.
-  ImpactProblem(const ImpactSystem& system, const Eigen::Ref<const Eigen::VectorXd>& momentum,
-                double restitution);
-  ImpactProblem(const ImpactProblem& other);
-  ImpactProblem& operator=(const ImpactProblem& other);
-  ImpactProblem(ImpactProblem&& other) noexcept;
-  ImpactProblem& operator=(ImpactProblem&& other) noexcept;
-  ~ImpactProblem() = default;
+  BasicImpactProblem(const ImpactSystem& system, const Eigen::Ref<const Eigen::VectorXd>& momentum,
+                     double restitution);
+  BasicImpactProblem(const BasicImpactProblem& other);
+  BasicImpactProblem& operator=(const BasicImpactProblem& other);
+  BasicImpactProblem(BasicImpactProblem&& other) noexcept;
+  BasicImpactProblem& operator=(BasicImpactProblem&& other) noexcept;
+  ~BasicImpactProblem() = default;
 
   const ImpactSystem& system() const { return *system_; }
   int dof() const { return system_->dof(); }
@@ -144,5 +161,28 @@ class ImpactProblem {
   double momentum_norm_sq_ = 0.0;
   DofVector whitened_momentum_;
 };
+
+// The contacts a system of `normals` normals keeps closed: all of them without gaps, else those
+// with φ_i ≤ gap_tolerance (a non-finite φ_i counts as closed: the constructor then reports it).
+// With the dimension d, what the entry points pass to fits_fixed_sizes to choose the size path.
+inline int closed_contact_count(Eigen::Index normals, const Eigen::Ref<const Eigen::VectorXd>& gaps,
+                                double gap_tolerance) {
+  if (gaps.size() != normals) return static_cast<int>(normals);
+  int closed = 0;
+  for (Eigen::Index i = 0; i < gaps.size(); ++i) closed += !(gaps[i] > gap_tolerance);
+  return closed;
+}
+
+extern template class BasicImpactSystem<FixedSizes>;
+extern template class BasicImpactSystem<DynamicSizes>;
+extern template class BasicImpactProblem<FixedSizes>;
+extern template class BasicImpactProblem<DynamicSizes>;
+
+// The fixed-capacity path (d ≤ kMaxDof, ≤ kMaxContacts closed contacts): allocation-free.
+using ImpactSystem = BasicImpactSystem<FixedSizes>;
+using ImpactProblem = BasicImpactProblem<FixedSizes>;
+// The dynamic path beyond it (d ≤ kMaxDynamicDof, ≤ kMaxDynamicContacts closed contacts).
+using DynamicImpactSystem = BasicImpactSystem<DynamicSizes>;
+using DynamicImpactProblem = BasicImpactProblem<DynamicSizes>;
 
 }  // namespace simpact

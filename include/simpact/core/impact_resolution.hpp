@@ -21,15 +21,20 @@ struct ResolveOptions;
 // whether p⁻ is already feasible. Fill it with `precompute_impact` for the same problem and the
 // options it will be resolved with (only the ones that matter: compute_plastic, and R from the
 // problem); resolve_impact then reads it instead of solving again, bit for bit the same.
-struct PrecomputedImpact {
+// Like the rest of the core, a template on the size policy S; the plain names are the fixed path.
+template <typename S>
+struct BasicPrecomputedImpact {
   bool initially_feasible = false;  // every closed contact has <p⁻,u_i>_g ≥ −tol_i
   bool plastic_computed = false;    // `plastic` holds p_p
-  PlasticOutcome plastic;
+  BasicPlasticOutcome<S> plastic;
   // The closed normals positively span their span (normals_positively_span); evaluated only
   // where resolve_impact consults it (p⁻ infeasible and R > 0), false elsewhere.
   bool positively_spanning = false;
 };
-PrecomputedImpact precompute_impact(const ImpactProblem& problem, const ResolveOptions& options);
+using PrecomputedImpact = BasicPrecomputedImpact<FixedSizes>;
+template <typename S>
+BasicPrecomputedImpact<S> precompute_impact(const BasicImpactProblem<S>& problem,
+                                            const ResolveOptions& options);
 
 struct ResolveOptions {
   OrderingPolicy policy = OrderingPolicy::kAll;
@@ -41,7 +46,8 @@ struct ResolveOptions {
   std::uint64_t seed = 0;             // for the random policy: draws keyed by (seed, task)
   std::uint64_t task = 0;
   // Optional: the shared work of this problem, from precompute_impact(problem, options with the
-  // same compute_plastic); not owned. Null: resolve_impact computes it itself.
+  // same compute_plastic); not owned. Null: resolve_impact computes it itself. The fixed path's;
+  // the dynamic path passes its own to resolve_impact (a non-null one here is refused there).
   const PrecomputedImpact* precomputed = nullptr;
 };
 
@@ -56,7 +62,8 @@ const char* resolve_status_name(ResolveStatus status);
 
 // ξ is published only when it was computed exactly: NaN after any cap hit (the outcome set,
 // or the two propagations, may be incomplete or infeasible), never 0.
-struct ImpactResolution {
+template <typename S>
+struct BasicImpactResolution {
   ResolveStatus status = ResolveStatus::kOk;
   int outcome_count = 0;                                 // distinct outcomes (workspace.outcomes)
   double xi = std::numeric_limits<double>::quiet_NaN();  // diameter / ||p⁻||_g (policy all)
@@ -71,18 +78,27 @@ struct ImpactResolution {
   long nodes = 0;
   double energy_before = 0.0;  // ½||p⁻||²_g [J]
   bool plastic_computed = false;
-  PlasticOutcome plastic;
-  Propagation argmin, argmax;  // filled when compare_argmin_argmax
+  BasicPlasticOutcome<S> plastic;
+  BasicPropagation<S> argmin, argmax;  // filled when compare_argmin_argmax
 };
+using ImpactResolution = BasicImpactResolution<FixedSizes>;
 
-class ImpactWorkspace {
+template <typename S>
+class BasicImpactWorkspace {
  public:
-  explicit ImpactWorkspace(const ResolveLimits& limits = {});
-  OutcomeSet outcomes;
-  EnumerationStack stack;
+  explicit BasicImpactWorkspace(const ResolveLimits& limits = {});
+  BasicOutcomeSet<S> outcomes;
+  BasicEnumerationStack<S> stack;
 };
+using ImpactWorkspace = BasicImpactWorkspace<FixedSizes>;
+using DynamicImpactWorkspace = BasicImpactWorkspace<DynamicSizes>;
+extern template class BasicImpactWorkspace<FixedSizes>;
+extern template class BasicImpactWorkspace<DynamicSizes>;
 
-ImpactResolution resolve_impact(const ImpactProblem& problem, const ResolveOptions& options,
-                                ImpactWorkspace& workspace);
+// `precomputed` (optional) overrides options.precomputed; the dynamic path can pass it only here.
+template <typename S>
+BasicImpactResolution<S> resolve_impact(const BasicImpactProblem<S>& problem, const ResolveOptions& options,
+                                        BasicImpactWorkspace<S>& workspace,
+                                        const BasicPrecomputedImpact<S>* precomputed = nullptr);
 
 }  // namespace simpact

@@ -8,13 +8,17 @@
 
 namespace simpact {
 
-class KineticMetric {
+template <typename S>
+class BasicKineticMetric {
  public:
-  KineticMetric() = default;
+  using DofVector = typename S::DofVector;
+  using DofMatrix = typename S::DofMatrix;
+  BasicKineticMetric() = default;
   // Throws InputError("mass_matrix", ...) unless M is square, finite, symmetric and positive
   // definite. Definiteness is decided on the unit-diagonal matrix D M D (D = diag(M)^-1/2), so a
   // change of units (any positive diagonal scaling) never changes the verdict.
-  explicit KineticMetric(const Eigen::Ref<const Eigen::MatrixXd>& mass_matrix);
+  // d above S::kDofLimit is refused the same way (the fixed path's 16, the dynamic path's 1024).
+  explicit BasicKineticMetric(const Eigen::Ref<const Eigen::MatrixXd>& mass_matrix);
 
   int dof() const { return static_cast<int>(mass_.rows()); }
   const DofMatrix& mass_matrix() const { return mass_; }
@@ -67,5 +71,11 @@ class KineticMetric {
   DofVector inverse_sqrt_diagonal_;
   bool diagonal_ = false;
 };
+
+extern template class BasicKineticMetric<FixedSizes>;
+extern template class BasicKineticMetric<DynamicSizes>;
+
+using KineticMetric = BasicKineticMetric<FixedSizes>;
+using DynamicKineticMetric = BasicKineticMetric<DynamicSizes>;
 
 }  // namespace simpact

@@ -14,6 +14,7 @@ namespace simpact {
 inline constexpr int kMaxDefinition1Length = 24;
 
 // 1: minimal, 0: some proper subsequence is feasible, −1: too long (or truncated) to check.
-int definition1_minimal(const ImpactProblem& problem, const ContactSequence& sequence);
+template <typename S>
+int definition1_minimal(const BasicImpactProblem<S>& problem, const ContactSequence& sequence);
 
 }  // namespace simpact

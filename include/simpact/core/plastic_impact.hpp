@@ -13,37 +13,51 @@
 
 namespace simpact {
 
-struct NonnegativeLeastSquares {
-  ContactVector x;  // minimizer, x ≥ 0
-  DofVector y;      // y + Bx at the minimizer, from the QR projection (accurate for huge x)
-  ContactVector c;  // Bᵀ(y + Bx): ≥ −tol where x = 0, ≈ 0 where x > 0
+// Templates on the size policy S (fixed_size.hpp); the plain names are the fixed variant.
+template <typename S>
+struct BasicNonnegativeLeastSquares {
+  typename S::ContactVector x;  // minimizer, x ≥ 0
+  typename S::DofVector y;      // y + Bx at the minimizer, from the QR projection (accurate for huge x)
+  typename S::ContactVector c;  // Bᵀ(y + Bx): ≥ −tol where x = 0, ≈ 0 where x > 0
   int iterations = 0;
   bool converged = false;
 };
+using NonnegativeLeastSquares = BasicNonnegativeLeastSquares<FixedSizes>;
 
-// min_x≥0 |y + Bx|² for B (d×k, k ≤ kMaxContacts). A column enters while its rate b_iᵀ(y + Bx)
-// is below −tolerance. Allocation-free.
-NonnegativeLeastSquares solve_nonnegative_least_squares(const DofByContact& b, const DofVector& y,
-                                                        double tolerance);
+// min_x≥0 |y + Bx|² for B (d×k, k ≤ S::kContactLimit). A column enters while its rate
+// b_iᵀ(y + Bx) is below −tolerance. Allocation-free on the fixed path.
+template <typename S>
+BasicNonnegativeLeastSquares<S> solve_nonnegative_least_squares(const typename S::DofByContact& b,
+                                                                const typename S::DofVector& y,
+                                                                double tolerance);
+// The fixed path's entry (B deduces no size policy).
+inline NonnegativeLeastSquares solve_nonnegative_least_squares(const DofByContact& b, const DofVector& y,
+                                                               double tolerance) {
+  return solve_nonnegative_least_squares<FixedSizes>(b, y, tolerance);
+}
 
-struct PlasticOutcome {
-  ContactVector impulses;  // λ ≥ 0 [kg·m/s per unit normal] (not unique for dependent normals)
-  DofVector momentum;      // p_p = L y_p, accurate to rounding in ||p⁻||_g
-  DofVector whitened;      // y_p = L⁻¹p_p (so <a,p_p>_g = (L⁻¹a)·y_p)
-  ContactVector rates;     // <p_p,u_i>_g ≥ −tol_i
-  double energy = 0.0;     // ½||p_p||²_g [J]
+template <typename S>
+struct BasicPlasticOutcome {
+  typename S::ContactVector impulses;  // λ ≥ 0 [kg·m/s per unit normal] (not unique for dependent normals)
+  typename S::DofVector momentum;      // p_p = L y_p, accurate to rounding in ||p⁻||_g
+  typename S::DofVector whitened;      // y_p = L⁻¹p_p (so <a,p_p>_g = (L⁻¹a)·y_p)
+  typename S::ContactVector rates;     // <p_p,u_i>_g ≥ −tol_i
+  double energy = 0.0;                 // ½||p_p||²_g [J]
   // max_i |λ_i c_i| / ||p⁻||_g² : complementarity residual, relative (0 = exact)
   double complementarity_residual = 0.0;
   // The KKT conditions hold after the solve: feasibility c_i ≥ −tol_i, λ ≥ 0, complementarity
   // |c_i| ≤ tol_i wherever λ_i > 0, and <p_p − p⁻, p_p>_g ≈ 0. False means: do not trust p_p.
   bool converged = false;
 };
+using PlasticOutcome = BasicPlasticOutcome<FixedSizes>;
 
-PlasticOutcome plastic_outcome(const ImpactProblem& problem);
+template <typename S>
+BasicPlasticOutcome<S> plastic_outcome(const BasicImpactProblem<S>& problem);
 
 // True when the normals positively span their own span (only p with no component in
 // span{u_i} is feasible, so an infeasible p⁻ has no energy-conserving feasible outcome):
 // checked as −u_i ∈ cone{u_j} for every i, by the same NNLS.
-bool normals_positively_span(const ImpactProblem& problem);
+template <typename S>
+bool normals_positively_span(const BasicImpactProblem<S>& problem);
 
 }  // namespace simpact

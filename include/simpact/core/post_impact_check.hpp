@@ -42,7 +42,8 @@ struct PrintedPrecision {
 
 // `printed` are the numbers as given: p_after, or v_after when `velocity` (p_after = M v_after).
 // The scale is the check's: ||p⁻||_g, or ||p_after||_g when p⁻ = 0.
-PrintedPrecision printed_precision(const ImpactProblem& problem,
+template <typename S>
+PrintedPrecision printed_precision(const BasicImpactProblem<S>& problem,
                                    const Eigen::Ref<const Eigen::VectorXd>& printed, bool velocity);
 
 // How p_after compares with the propagative model. "Relative" quantities are divided by
@@ -80,8 +81,12 @@ struct PostImpactCheck {
 };
 
 // tolerance: for the violation flags; consistency_tolerance: for the verdict (both relative).
-PostImpactCheck check_post_impact_state(const ImpactProblem& problem, const DofVector& momentum_after,
-                                        double tolerance, double consistency_tolerance,
-                                        const ImpactResolution& resolution, const ImpactWorkspace& workspace);
+// A template on the size policy S (fixed_size.hpp), instantiated for both paths.
+template <typename S>
+PostImpactCheck check_post_impact_state(const BasicImpactProblem<S>& problem,
+                                        const typename S::DofVector& momentum_after, double tolerance,
+                                        double consistency_tolerance,
+                                        const BasicImpactResolution<S>& resolution,
+                                        const BasicImpactWorkspace<S>& workspace);
 
 }  // namespace simpact

@@ -50,20 +50,28 @@ inline constexpr ResolveLimitField kResolveLimitFields[] = {
      [](ResolveLimits& l, long long v) { l.max_definition1_checks = static_cast<long>(v); }},
 };
 
-// The violated contact a single policy reflects next, or −1 when p is feasible.
-int choose_violated_contact(const ImpactProblem& problem, const ContactVector& rates, OrderingPolicy policy,
-                            CounterRng* rng);
+// Everything below is a template on the size policy S (fixed_size.hpp), instantiated for
+// FixedSizes and DynamicSizes in propagation.cpp; the plain names are the fixed variant.
 
-struct Propagation {
-  ContactVector impulses;  // λ_e: p_e = p⁻ + λᵀN
-  ContactVector rates;     // <p_e,u_i>_g
+// The violated contact a single policy reflects next, or −1 when p is feasible.
+template <typename S>
+int choose_violated_contact(const BasicImpactProblem<S>& problem, const typename S::ContactVector& rates,
+                            OrderingPolicy policy, CounterRng* rng);
+
+template <typename S>
+struct BasicPropagation {
+  typename S::ContactVector impulses;  // λ_e: p_e = p⁻ + λᵀN
+  typename S::ContactVector rates;     // <p_e,u_i>_g
   ContactSequence sequence;
   bool step_cap_hit = false;
 };
 
+using Propagation = BasicPropagation<FixedSizes>;
+
 // One policy (not kAll). `rng` is used by kRandom only (may be null otherwise).
-Propagation propagate(const ImpactProblem& problem, OrderingPolicy policy, const ResolveLimits& limits,
-                      CounterRng* rng);
+template <typename S>
+BasicPropagation<S> propagate(const BasicImpactProblem<S>& problem, OrderingPolicy policy,
+                              const ResolveLimits& limits, CounterRng* rng);
 
 // Sequences kept per outcome for reporting (all of them are counted and, for Definition 1, tested).
 inline constexpr int kMaxSequencesPerOutcome = 4;
@@ -71,15 +79,16 @@ inline constexpr int kMaxSequencesPerOutcome = 4;
 // are the same outcome.
 inline constexpr double kOutcomeMergeTolerance = 1e-9;
 
-struct Outcome {
-  ContactVector elastic_impulses;  // λ_e of the elastic end momentum
-  ContactVector impulses;          // λ⁺ = α λ_e + (1−α) λ_p (equal to λ_e when R = 1)
-  DofVector elastic_momentum;      // p_e = p⁻ + λ_eᵀN
-  DofVector momentum;              // p⁺ = α p_e + (1−α) p_p (equal to p_e when R = 1)
-  double alpha = 1.0;              // restitution blend, eq. (17)
-  double energy = 0.0;             // ½||p⁺||²_g [J]
-  long sequence_count = 0;         // branches reaching this outcome
-  int shortest = 0;                // length of the shortest such branch
+template <typename S>
+struct BasicOutcome {
+  typename S::ContactVector elastic_impulses;  // λ_e of the elastic end momentum
+  typename S::ContactVector impulses;          // λ⁺ = α λ_e + (1−α) λ_p (equal to λ_e when R = 1)
+  typename S::DofVector elastic_momentum;      // p_e = p⁻ + λ_eᵀN
+  typename S::DofVector momentum;              // p⁺ = α p_e + (1−α) p_p (equal to p_e when R = 1)
+  double alpha = 1.0;                          // restitution blend, eq. (17)
+  double energy = 0.0;                         // ½||p⁺||²_g [J]
+  long sequence_count = 0;                     // branches reaching this outcome
+  int shortest = 0;                            // length of the shortest such branch
   int stored_sequences = 0;
   ContactSequence sequences[kMaxSequencesPerOutcome];
   // Definition 1 over every sequence reaching this outcome: 1 some sequence is minimal, 0 none
@@ -87,6 +96,7 @@ struct Outcome {
   int definition1_minimal = -1;
   bool definition1_unchecked = false;  // some sequence was not tested
 };
+using Outcome = BasicOutcome<FixedSizes>;
 
 // Tests Definition 1 for each sequence added to an outcome not yet known minimal, within a
 // budget of subsequences (ResolveLimits::max_definition1_checks).
@@ -98,8 +108,10 @@ struct Definition1Tracker {
 
 // Storage grows on demand (amortized, outside the steady state: a workspace reused across
 // tasks stops allocating once it has seen its largest set) up to ResolveLimits::max_outcomes.
-struct OutcomeSet {
-  std::vector<Outcome> items;
+template <typename S>
+struct BasicOutcomeSet {
+  using Problem = BasicImpactProblem<S>;
+  std::vector<BasicOutcome<S>> items;
   int size = 0;
   int capacity_limit = ResolveLimits{}.max_outcomes;
   long nodes = 0;  // reflections performed by the enumeration
@@ -116,26 +128,31 @@ struct OutcomeSet {
   }
   // Adds the end momentum with impulses λ reached by `sequence`, merging it with an equal one
   // (compared by momentum, kOutcomeMergeTolerance · ||p⁻||_g).
-  void add(const ImpactProblem& problem, const ContactVector& impulses, const ContactSequence& sequence);
+  void add(const Problem& problem, const typename S::ContactVector& impulses,
+           const ContactSequence& sequence);
   // Merges outcomes whose final momenta p⁺ coincide (after the restitution blend).
-  void merge_equal_final_momenta(const ImpactProblem& problem);
+  void merge_equal_final_momenta(const Problem& problem);
 };
+using OutcomeSet = BasicOutcomeSet<FixedSizes>;
 
 // Scratch for the depth-first enumeration (one frame per depth reached): grows lazily with the
 // depth actually reached, so a huge max_depth costs nothing until a branch goes that deep.
-struct EnumerationStack {
+template <typename S>
+struct BasicEnumerationStack {
   struct Frame {
-    ContactVector impulses;
-    ContactVector rates;
-    std::uint8_t violated[kMaxContacts];
+    typename S::ContactVector impulses;
+    typename S::ContactVector rates;
+    typename S::template ContactVectorOf<std::uint8_t> violated;  // the first violated_count
     int violated_count = 0;
     int next = 0;
   };
   std::vector<Frame> frames;
 };
+using EnumerationStack = BasicEnumerationStack<FixedSizes>;
 
 // Every branch of the propagation tree (policy kAll): fills `outcomes` with the distinct ends.
-void enumerate_outcomes(const ImpactProblem& problem, const ResolveLimits& limits, OutcomeSet& outcomes,
-                        EnumerationStack& stack);
+template <typename S>
+void enumerate_outcomes(const BasicImpactProblem<S>& problem, const ResolveLimits& limits,
+                        BasicOutcomeSet<S>& outcomes, BasicEnumerationStack<S>& stack);
 
 }  // namespace simpact

@@ -9,15 +9,21 @@
 namespace simpact {
 
 // Γ(u) as a d×d matrix acting on row covectors from the right (p⁺ = p⁻ Γ): for tests and output.
-DofMatrix reset_map_matrix(const KineticMetric& metric, const DofVector& normal);
+template <typename S>
+typename S::DofMatrix reset_map_matrix(const BasicKineticMetric<S>& metric,
+                                       const typename S::DofVector& normal);
 
 // p Γ(u) for one momentum, in the full d-dimensional space.
-DofVector apply_reset_map(const KineticMetric& metric, const DofVector& normal, const DofVector& momentum);
+template <typename S>
+typename S::DofVector apply_reset_map(const BasicKineticMetric<S>& metric,
+                                      const typename S::DofVector& normal,
+                                      const typename S::DofVector& momentum);
 
 // The same reflection in contact coordinates (what the propagation uses): with p = p⁻ + λᵀN and
 // rates c = N M⁻¹ pᵀ, reflecting across contact i updates λ_i and c in O(k).
-inline void reflect_in_contact_coordinates(const ContactMatrix& gram, int i, ContactVector& impulses,
-                                           ContactVector& rates) {
+template <typename ContactMatrixT, typename ContactVectorT>
+inline void reflect_in_contact_coordinates(const ContactMatrixT& gram, int i, ContactVectorT& impulses,
+                                           ContactVectorT& rates) {
   const double step = -2.0 * rates[i] / gram(i, i);  // impulse along u_i [kg·m/s per unit of u]
   impulses[i] += step;
   rates.noalias() += step * gram.col(i);

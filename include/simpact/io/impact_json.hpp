@@ -14,7 +14,9 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "simpact/core/impact_diagnostics.hpp"
@@ -37,12 +39,25 @@ class InputErrors : public InputError {
   std::vector<InputError> errors_;
 };
 
-// A parsed `simpact resolve` request: the validated problem and how to resolve it.
+// A parsed `simpact resolve` request: the validated problem and how to resolve it. The problem
+// is on the fixed-capacity path when it fits (fits_fixed_sizes: d ≤ kMaxDof, ≤ kMaxContacts
+// closed contacts), else on the dynamic path: `dynamic_problem` is set and `problem` is empty.
 struct ResolveRequest {
   ImpactProblem problem;
+  std::optional<DynamicImpactProblem> dynamic_problem;
   ResolveOptions options;
   std::string model;    // empty for a raw (mass_matrix, normals, momentum) request
   ParameterSet params;  // the model's parameters as given (arrays expanded)
+
+  bool dynamic() const { return dynamic_problem.has_value(); }
+  // The problem on size path S (the one that is set: see dynamic()).
+  template <typename S>
+  const BasicImpactProblem<S>& problem_on() const {
+    if constexpr (std::is_same_v<S, FixedSizes>)
+      return problem;
+    else
+      return *dynamic_problem;
+  }
 };
 
 // The models a request may name, supplied by the caller (study/impact_service.hpp gives the
@@ -52,21 +67,27 @@ struct ImpactModelCatalog {
   std::function<std::vector<ParameterInfo>(const std::string& model)> parameters;
   // Throws InputError naming the bare parameter ("theta") for invalid parameters.
   std::function<ImpactProblem(const std::string& model, const ParameterSet& params)> make_problem;
+  // Optional: a model's systems beyond the fixed capacity (ImpactModel::needs_dynamic_sizes).
+  std::function<bool(const std::string& model, const ParameterSet& params)> needs_dynamic_sizes;
+  std::function<DynamicImpactProblem(const std::string& model, const ParameterSet& params)>
+      make_dynamic_problem;
 };
 
 ResolveRequest parse_resolve_request(const std::string& json_text, const ImpactModelCatalog& catalog);
 
 // The `simpact resolve` output document (keys in docs and in impact_json_format.cpp). indent < 0
 // gives one line, otherwise pretty-printed with that indent. Non-finite numbers become null.
-std::string resolution_to_json(const ResolveRequest& request, const ImpactResolution& resolution,
-                               const ImpactWorkspace& workspace, const ImpactDiagnostics& diagnostics,
-                               int indent = -1);
+// S: the request's size path (FixedSizes unless request.dynamic()).
+template <typename S>
+std::string resolution_to_json(const ResolveRequest& request, const BasicImpactResolution<S>& resolution,
+                               const BasicImpactWorkspace<S>& workspace,
+                               const BasicImpactDiagnostics<S>& diagnostics, int indent = -1);
 
 // ---- simpact check: the paper's "validation tool for existing simulation methods" ------------
 
 struct CheckRequest {
   ResolveRequest impact;
-  DofVector momentum_after;  // p_after, from "momentum_after" or M·"velocity_after"
+  Eigen::VectorXd momentum_after;  // p_after, from "momentum_after" or M·"velocity_after"
   // Violation flags: "tolerance", else max(kDefaultCheckTolerance, precision.consistency_tolerance).
   double tolerance = kDefaultCheckTolerance;
   // Verdict: "consistency_tolerance", else precision.consistency_tolerance.
@@ -77,8 +98,9 @@ struct CheckRequest {
 
 CheckRequest parse_check_request(const std::string& json_text, const ImpactModelCatalog& catalog);
 
+template <typename S>
 std::string check_to_json(const CheckRequest& request, const PostImpactCheck& check,
-                          const ImpactResolution& resolution, const ImpactWorkspace& workspace,
-                          int indent = -1);
+                          const BasicImpactResolution<S>& resolution,
+                          const BasicImpactWorkspace<S>& workspace, int indent = -1);
 
 }  // namespace simpact

@@ -8,7 +8,9 @@
 
 namespace simpact {
 
-inline constexpr int kMaxCradleBalls = 9;  // n − 1 ≤ kMaxContacts contacts
+// n ≤ 9 (n − 1 ≤ kMaxContacts contacts) is built on the fixed path, larger cradles on the
+// dynamic one (needs_dynamic_sizes), up to this many balls.
+inline constexpr int kMaxCradleBalls = 64;
 
 class CradleModel final : public ImpactModel {
  public:
@@ -16,9 +18,15 @@ class CradleModel final : public ImpactModel {
   std::string name() const override { return "cradle"; }
   const std::vector<ParameterInfo>& parameters() const override { return parameters_; }
   int max_dof() const override { return kMaxCradleBalls; }
+  // Throws InputError("n", ...) for a cradle beyond the fixed path: see make_dynamic_problem.
   ImpactProblem make_problem(const ParameterSet& params) const override;
+  bool needs_dynamic_sizes(const ParameterSet& params) const override;
+  DynamicImpactProblem make_dynamic_problem(const ParameterSet& params) const override;
 
  private:
+  const ParameterInfo& parameter(const std::string& name) const;
+  template <typename S>
+  BasicImpactProblem<S> build_sized(const ParameterSet& params) const;
   std::vector<ParameterInfo> parameters_;
 };
 

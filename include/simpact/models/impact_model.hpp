@@ -29,6 +29,12 @@ class ImpactModel {
   // `params`. The default builds make_problem(params) and copies its system.
   virtual ImpactProblem build(const ParameterSet& params, ParameterBinding& binding,
                               ImpactSystem& system) const;
+  // The size path (core/fixed_size.hpp): a model whose parameters can give a system beyond the
+  // fixed capacity (d > kMaxDof or more than kMaxContacts closed contacts) says so per parameter
+  // set, and builds those systems with make_dynamic_problem; make_problem keeps the fixed path.
+  // The defaults: always fixed, and no dynamic path (std::logic_error).
+  virtual bool needs_dynamic_sizes(const ParameterSet& params) const;
+  virtual DynamicImpactProblem make_dynamic_problem(const ParameterSet& params) const;
 };
 
 // The restitution parameter every model shares: R of eq. (16), 1 = elastic, 0 = plastic.
