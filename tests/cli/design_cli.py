@@ -8,17 +8,14 @@ output is byte-identical on a second run; --table prints both rows; bad input ex
 field; a solve that cannot converge writes its rows and exits 1. Exits 1 listing failed checks.
 """
 import json
+import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from checks import check, finish  # noqa: E402
+
 SIMPACT, EXAMPLES = sys.argv[1], sys.argv[2]
-FAILED = []
-
-
-def check(cond, what):
-    print(("ok: " if cond else "FAIL: ") + what)
-    if not cond:
-        FAILED.append(what)
 
 
 def run(args, stdin=None):
@@ -75,7 +72,4 @@ doc = json.loads(s.stdout) if s.stdout else {}
 check(s.returncode == 1 and doc.get("status") in ("stalled", "max_iterations") and "did not converge" in s.stderr,
       f"no convergence: rows written, exit 1 ({s.returncode}: {s.stderr.strip()})")
 
-if FAILED:
-    print(f"{len(FAILED)} failed")
-    sys.exit(1)
-print("all design checks passed")
+finish("design checks")

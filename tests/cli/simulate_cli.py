@@ -7,17 +7,14 @@ steps, the ball coming to rest with a plastic Zeno impact, and bad input: exit 2
 naming the field. Exits 1 listing the failed checks.
 """
 import json
+import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from checks import check, finish  # noqa: E402
+
 SIMPACT, EXAMPLES = sys.argv[1], sys.argv[2]
-FAILED = []
-
-
-def check(cond, what):
-    print(("ok: " if cond else "FAIL: ") + what)
-    if not cond:
-        FAILED.append(what)
 
 
 def run(args, stdin=None):
@@ -85,6 +82,4 @@ p = run([], json.dumps({"model": "chain", "params": {"n": 4}, "q0": [0.3] * 4, "
                         "newton": {"max_iterations": 1}}))
 check(p.returncode == 1 and "step 1" in p.stderr and "residual" in p.stderr, f"Newton failure: exit 1 naming step and residual ({p.stderr.strip()!r})")
 
-if FAILED:
-    print(f"{len(FAILED)} check(s) failed")
-    sys.exit(1)
+finish("simulate checks")

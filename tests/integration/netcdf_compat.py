@@ -17,13 +17,8 @@ import h5py
 import numpy as np
 import xarray as xr
 
-FAILED = []
-
-
-def check(cond, what):
-    print(("ok: " if cond else "FAIL: ") + what)
-    if not cond:
-        FAILED.append(what)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from checks import FAILED, check  # noqa: E402
 
 
 def groups(path):

@@ -14,26 +14,15 @@
 #include <fstream>
 #include <string>
 
+#include "../support/temp_dir.hpp"
 #include "simpact/io/io_error.hpp"
 #include "simpact/io/safe_file.hpp"
 
 namespace fs = std::filesystem;
 using namespace simpact;
+using simpact::testing::TempDir;
 
 namespace {
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char pattern[] = "/tmp/simpact-journal-XXXXXX";
-    path = ::mkdtemp(pattern);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
-};
 
 JournalManifest manifest(const std::string& hash = std::string(64, 'a')) {
   JournalManifest m;

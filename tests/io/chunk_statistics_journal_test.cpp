@@ -13,26 +13,15 @@
 #include <limits>
 #include <string>
 
+#include "../support/temp_dir.hpp"
 #include "simpact/io/chunk_journal.hpp"
 #include "simpact/io/io_error.hpp"
 
 namespace fs = std::filesystem;
 using namespace simpact;
+using simpact::testing::TempDir;
 
 namespace {
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char pattern[] = "/tmp/simpact-statjournal-XXXXXX";
-    path = ::mkdtemp(pattern);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
-};
 
 // 10 tasks in chunks of 4 (4, 4, 2), 3 replicas per grid point (points 0..3, the last one short):
 // chunk 0 touches points 0-1, chunk 1 points 1-2, chunk 2 points 2-3.
