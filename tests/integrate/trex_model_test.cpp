@@ -3,6 +3,7 @@
 #include <cmath>
 #include <random>
 
+#include "simpact/core/input_error.hpp"
 #include "simpact/core/parameter_set.hpp"
 #include "simpact/integrate/dynamic_models.hpp"
 #include "simpact/integrate/trex_gait.hpp"
@@ -64,6 +65,35 @@ TEST(TrexModel, RegisteredForSimulate) {
   ContactVector phi;
   s.model->gaps(s.q0, phi);
   EXPECT_NEAR(phi.minCoeff(), 0.05, 1e-15);
+}
+
+// The `gait` parameter builds Fig. 8's two stances from the stance angles given (configs/trex_fig8.yaml).
+TEST(TrexModel, GaitParameterBuildsFigure8Stances) {
+  const TrexTableRow row = trex_table1_optimized();
+  ParameterSet p;
+  const std::pair<const char*, double> design[] = {
+      {"r1", row.design.r1}, {"r2", row.design.r2}, {"l_u", row.design.l_u}, {"l_l", row.design.l_l}};
+  for (const auto& [key, value] : design) p.set(key, value);
+  const auto names = TrexGeometry::coordinate_names();
+  for (int i = kTrexTheta; i < kTrexDof; ++i) p.set(names[static_cast<std::size_t>(i)], row.q[i]);
+  const auto stance = [&](double gait) {
+    p.set("gait", gait);
+    return make_dynamic_system("trex", p).q0;
+  };
+  const DofVector given = stance(0.0), initial = stance(1.0), orthogonal = stance(2.0);
+  EXPECT_EQ(given[kTrexHipR], row.q[kTrexHipR]);
+  EXPECT_EQ(initial[kTrexKneeL], 0.0);
+  EXPECT_NEAR(initial[kTrexHipL] - initial[kTrexHipR], 3.14159265358979323846, 1e-14);
+  EXPECT_GT(std::abs(trex_normalized_product(row.design, initial)), 1e-3);
+  EXPECT_LT(std::abs(trex_normalized_product(row.design, orthogonal)), 1e-12);
+  for (const DofVector* q : {&initial, &orthogonal}) {  // both contacts 17 cm up: double touchdown
+    ContactVector phi;
+    TrexGeometry(row.design).gaps(*q, phi);
+    EXPECT_NEAR(phi[kTrexFootR], 0.17, 1e-13);
+    EXPECT_NEAR(phi[kTrexTailTip], 0.17, 1e-13);
+  }
+  p.set("gait", 3.0);
+  EXPECT_THROW(make_dynamic_system("trex", p), InputError);
 }
 
 // Held stance in free fall does not turn: both contacts of a double-touchdown stance close in
