@@ -4,7 +4,8 @@
 // after every step, its jump per step and what the step did (impact, resting set, friction).
 // stdout: CSV per step; stderr: the largest jumps and the sum of |jumps| per kind of step.
 // usage: trex_energy [DT_S [T_AFTER_S [GAIT(1 initial, 2 optimized) [MU [NAME=VALUE ...]]]]]
-//   (NAME=VALUE: any other `trex` model parameter, e.g. hip_kv=100)
+//   (NAME=VALUE: any other `trex` model parameter, e.g. hip_kv=100, or force_split=1 for the
+//   integrator's NewtonOptions::force_split)
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -38,6 +39,7 @@ int main(int argc, char** argv) {
   for (int i = kTrexTheta; i < kTrexDof; ++i) params.set(names[static_cast<std::size_t>(i)], row.q[i]);
   params.set("gait", gait);
   params.set("mu", mu);
+  double force_split = 0.5;
   for (int a = 5; a < argc; ++a) {
     const std::string arg = argv[a];
     const auto eq = arg.find('=');
@@ -45,13 +47,17 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "trex_energy: expected NAME=VALUE, got '%s'\n", argv[a]);
       return 2;
     }
-    params.set(arg.substr(0, eq), std::atof(arg.c_str() + eq + 1));
+    if (arg.substr(0, eq) == "force_split")
+      force_split = std::atof(arg.c_str() + eq + 1);
+    else
+      params.set(arg.substr(0, eq), std::atof(arg.c_str() + eq + 1));
   }
   const DynamicSystem system = make_dynamic_system("trex", params);
   const DynamicModel& model = *system.model;
   SimulationOptions options;
   options.dt = dt;
   options.monitor_energy = false;
+  options.newton.force_split = force_split;
   Simulator sim(model, options);
   sim.reset(system.q0, model.mass_matrix(system.q0) * system.v0);
   const double e0 = sim.energy();

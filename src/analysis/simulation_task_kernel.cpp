@@ -70,6 +70,10 @@ std::vector<ParameterInfo> simulation_sweep_parameters(const std::string& model)
   out.push_back({"simultaneity_tolerance", "s",
                  "contacts closing within this time of each other are one simultaneous impact (0: 1e-9 dt)",
                  0.0, 0.0, inf, false});
+  out.push_back({"force_split", "1",
+                 "share of the force impulse h F in the q2 equation (NewtonOptions::force_split): 0.5 "
+                 "symmetric, 1 L-stable on stiff damping",
+                 0.5, 0.5, 1.0, false});
   return out;
 }
 
@@ -222,6 +226,7 @@ TaskStatus SimulationTaskKernel::compute(std::int64_t task, const ParameterSet& 
   const double simultaneity = params.get("simultaneity_tolerance", 0.0);
   sim.simultaneity_tolerance = simultaneity > 0.0 ? simultaneity : -1.0;
   sim.newton = options_.newton;
+  sim.newton.force_split = params.get("force_split", options_.newton.force_split);
   sim.seed = mix64(options_.seed ^ mix64(static_cast<std::uint64_t>(task)));
   if (options_.record > 0) {
     for (int j = 0; j <= options_.record; ++j)

@@ -2,10 +2,10 @@
 // (integrate/dynamic_models.hpp) → one simulation per configured ordering policy (same initial
 // state, dt, steps, restitution, simultaneity tolerance) → named results.
 //
-// The sweepable parameters of a task are the dynamic model's own plus three of the integrator
-// (simulation_sweep_parameters): dt [s], restitution and simultaneity_tolerance [s] (0: the
-// integrator's default 1e-9·dt). The run length is `steps`, or ceil(t_end/dt) steps (at least
-// t_end, whatever the task's dt).
+// The sweepable parameters of a task are the dynamic model's own plus four of the integrator
+// (simulation_sweep_parameters): dt [s], restitution, simultaneity_tolerance [s] (0: the
+// integrator's default 1e-9·dt) and force_split (NewtonOptions::force_split, default ½). The run length is
+// `steps`, or ceil(t_end/dt) steps (at least t_end, whatever the task's dt).
 //
 // ξ between orderings a and b (columns xi_maps/<a>_vs_<b>) compares their final momenta in the
 // kinetic metric of the first ordering's final configuration q_a:
