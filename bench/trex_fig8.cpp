@@ -3,7 +3,8 @@
 // touchdown) and "optimized gait" (double touchdown with g-orthogonal contact normals) — each
 // run twice (argmin / argmax), ξ(t) after every step as CSV on stdout:
 //   t_after_touchdown_s, xi_initial, xi_optimized, energy_balance_initial, energy_balance_optimized
-// usage: trex_fig8 [DT_S [T_AFTER_S]]   (defaults 1e-4, 0.1); scripts/trex_fig8.py plots it.
+// usage: trex_fig8 [DT_S [T_AFTER_S [FORCE_SPLIT]]]   (defaults 1e-4, 0.1, 0.5: NewtonOptions::
+// force_split); scripts/trex_fig8.py plots it.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -14,8 +15,9 @@ int main(int argc, char** argv) {
   using namespace simpact;
   const double dt = argc > 1 ? std::atof(argv[1]) : 1e-4;
   const double after = argc > 2 ? std::atof(argv[2]) : 0.1;
-  if (!(dt > 0.0 && after > 0.0)) {
-    std::fprintf(stderr, "usage: trex_fig8 [DT_S > 0 [T_AFTER_S > 0]]\n");
+  const double split = argc > 3 ? std::atof(argv[3]) : 0.5;
+  if (!(dt > 0.0 && after > 0.0 && split >= 0.5 && split <= 1.0)) {
+    std::fprintf(stderr, "usage: trex_fig8 [DT_S > 0 [T_AFTER_S > 0 [FORCE_SPLIT in [0.5, 1]]]]\n");
     return 2;
   }
   const TrexTableRow row = trex_table1_optimized();
@@ -28,7 +30,7 @@ int main(int argc, char** argv) {
   const long steps = static_cast<long>(std::ceil((std::sqrt(2.0 * drop / 9.81) + after) / dt));
   TrexPairRun runs[2];
   for (int g = 0; g < 2; ++g) {
-    runs[g] = run_trex_pair(make_trex(row.design, stances[g], drop, TrexDrive{}), dt, steps);
+    runs[g] = run_trex_pair(make_trex(row.design, stances[g], drop, TrexDrive{}), dt, steps, 1.0, split);
     std::fprintf(stderr, "%s gait: normalized <u,v>_g = %.3e, touchdown %.6f s, impacts %zu / %zu\n",
                  g == 0 ? "initial" : "optimized", trex_normalized_product(row.design, stances[g]),
                  runs[g].touchdown, runs[g].impacts[0].size(), runs[g].impacts[1].size());

@@ -38,6 +38,14 @@ double kinetic_norm(const DynamicModel& model, const DofVector& q, const DofVect
   return std::sqrt(std::max(0.0, p.dot(x)));
 }
 
+// ξ of the header: ||p_a − p_b||_{M(q_a)⁻¹} / max(norm0, ||p_a||_{M(q_a)⁻¹}).
+double pair_indeterminacy(const DynamicModel& model, const DofVector& q_a, const DofVector& p_a,
+                          const DofVector& p_b, double norm0) {
+  const double diff = kinetic_norm(model, q_a, p_a - p_b);
+  const double norm = std::max(norm0, kinetic_norm(model, q_a, p_a));
+  return norm > 0.0 ? diff / norm : (diff == 0.0 ? 0.0 : HUGE_VAL);
+}
+
 // The parameters of `params` that `model` takes (dt, restitution, ... are the integrator's).
 DynamicSystem build_system(const std::string& model, const ParameterSet& params) {
   const auto& infos = dynamic_model_parameters(model);
@@ -62,6 +70,10 @@ std::vector<ParameterInfo> simulation_sweep_parameters(const std::string& model)
   out.push_back({"simultaneity_tolerance", "s",
                  "contacts closing within this time of each other are one simultaneous impact (0: 1e-9 dt)",
                  0.0, 0.0, inf, false});
+  out.push_back({"force_split", "1",
+                 "share of the force impulse h F in the q2 equation (NewtonOptions::force_split): 0.5 "
+                 "symmetric, 1 L-stable on stiff damping",
+                 0.5, 0.5, 1.0, false});
   return out;
 }
 
@@ -132,6 +144,19 @@ SimulationTaskKernel::SimulationTaskKernel(SimulationStudyOptions options) : opt
     t.push_back(
         {{"t", "trajectory", "s", "times of the recorded states", states},
          [](const SimulationTaskValues& v, double* out) { std::copy(v.times.begin(), v.times.end(), out); }});
+    pair = 0;
+    for (std::size_t a = 0; a < single.size(); ++a)
+      for (std::size_t b = a + 1; b < single.size(); ++b, ++pair) {
+        const std::string na = name(single[a]), nb = name(single[b]);
+        t.push_back({{"xi_" + na + "_vs_" + nb, "trajectory", "1",
+                      "indeterminacy between the " + na + " and " + nb +
+                          " orderings at every recorded state (as xi_maps/" + na + "_vs_" + nb +
+                          ", with the momenta and the " + na + " configuration at that time)",
+                      states},
+                     [pair](const SimulationTaskValues& v, double* out) {
+                       std::copy(v.pair_xi_records[pair].begin(), v.pair_xi_records[pair].end(), out);
+                     }});
+      }
     const std::string layout = fmt::format(" ({} states x {} coordinates, state-major)", states, dof);
     for (std::size_t s = 0; s < single.size(); ++s) {
       const std::string o = name(single[s]);
@@ -167,6 +192,7 @@ std::unique_ptr<TaskScratch> SimulationTaskKernel::make_scratch() const {
   v.q_records.assign(n, std::vector<double>(options_.record > 0 ? values : 0));
   v.p_records.assign(n, std::vector<double>(options_.record > 0 ? values : 0));
   v.pair_xi.resize(n < 2 ? 0 : n * (n - 1) / 2);
+  v.pair_xi_records.assign(v.pair_xi.size(), std::vector<double>(options_.record > 0 ? states : 0));
   return scratch;
 }
 
@@ -200,6 +226,7 @@ TaskStatus SimulationTaskKernel::compute(std::int64_t task, const ParameterSet& 
   const double simultaneity = params.get("simultaneity_tolerance", 0.0);
   sim.simultaneity_tolerance = simultaneity > 0.0 ? simultaneity : -1.0;
   sim.newton = options_.newton;
+  sim.newton.force_split = params.get("force_split", options_.newton.force_split);
   sim.seed = mix64(options_.seed ^ mix64(static_cast<std::uint64_t>(task)));
   if (options_.record > 0) {
     for (int j = 0; j <= options_.record; ++j)
@@ -258,13 +285,20 @@ TaskStatus SimulationTaskKernel::compute(std::int64_t task, const ParameterSet& 
   std::size_t pair = 0;
   for (std::size_t a = 0; a < options_.orderings.size(); ++a)
     for (std::size_t b = a + 1; b < options_.orderings.size(); ++b, ++pair) {
+      std::vector<double>& records = v.pair_xi_records[pair];
       if (!v.ok[a] || !v.ok[b]) {
         v.pair_xi[pair] = kNaN;
+        std::fill(records.begin(), records.end(), kNaN);
         continue;
       }
-      const double diff = kinetic_norm(model, v.q_final[a], v.p_final[a] - v.p_final[b]);
-      const double norm = std::max(norm0, kinetic_norm(model, v.q_final[a], v.p_final[a]));
-      v.pair_xi[pair] = norm > 0.0 ? diff / norm : (diff == 0.0 ? 0.0 : HUGE_VAL);
+      v.pair_xi[pair] = pair_indeterminacy(model, v.q_final[a], v.p_final[a], v.p_final[b], norm0);
+      for (std::size_t r = 0; r < records.size(); ++r) {
+        const auto state = [&](const std::vector<double>& values) -> DofVector {
+          return Eigen::Map<const Eigen::VectorXd>(values.data() + r * static_cast<std::size_t>(n), n);
+        };
+        records[r] = pair_indeterminacy(model, state(v.q_records[a]), state(v.p_records[a]),
+                                        state(v.p_records[b]), norm0);
+      }
     }
   return status;
 }

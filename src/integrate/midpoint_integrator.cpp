@@ -70,22 +70,25 @@ double MidpointIntegrator::evaluate(const DofVector& q1, const DofVector& p1, do
   DofVector generalized = k.t_q - vq;  // T_q − V_q (+ F)
   double scale = max_abs(p1) + max_abs(k.t_v) + 0.5 * h * (max_abs(k.t_q) + max_abs(vq));
   DofMatrix fq, fv;
+  DofVector f_split;  // (θ − ½)·h·F: the q₂ equation's share of the force beyond the symmetric half
   const bool forced = model.has_forces();
   if (forced) {
     DofVector f;
     model.force(qm, v, t1 + 0.5 * h, f, jacobian ? &fq : nullptr, jacobian ? &fv : nullptr);
     generalized += f;
     scale += 0.5 * h * max_abs(f);
+    if (options_.force_split != 0.5) f_split = (options_.force_split - 0.5) * h * f;
   }
   if (mass_norm) *mass_norm = k.mass.cwiseAbs().rowwise().sum().maxCoeff();
   r = p1 + 0.5 * h * generalized - k.t_v;
+  if (f_split.size() > 0) r += f_split;
   // p₂ = D₂L_d + h/2·F = p₁ + h(T_q − V_q + F) − R: written in the second form, every momentum
   // component the system conserves (a cyclic coordinate) is conserved exactly, whatever R is.
   p2 = p1 + h * generalized;
   if (jacobian) {
     DofMatrix& jac = *jacobian;
     jac = (0.25 * h) * (k.t_qq - vqq) + 0.5 * (k.t_qv - k.t_qv.transpose()) - k.mass / h;
-    if (forced) jac += (0.25 * h) * fq + 0.5 * fv;
+    if (forced) jac += options_.force_split * ((0.5 * h) * fq + fv);
   }
   return scale;
 }
@@ -118,8 +121,11 @@ double MidpointIntegrator::evaluate_residual(const DofVector& q1, const DofVecto
     model.force(qm, v, t1 + 0.5 * h, f, nullptr, nullptr);
     generalized += f;
     scale += 0.5 * h * max_abs(f);
+    r = p1 + 0.5 * h * generalized - t_v;
+    if (options_.force_split != 0.5) r += (options_.force_split - 0.5) * h * f;
+  } else {
+    r = p1 + 0.5 * h * generalized - t_v;
   }
-  r = p1 + 0.5 * h * generalized - t_v;
   p2 = p1 + h * generalized;
   return scale;
 }
@@ -133,7 +139,7 @@ void MidpointIntegrator::del_jacobian(const DofVector& q1, double t1, double h, 
     DofVector f;
     DofMatrix fq, fv;
     model_->force(qm, v, t1 + 0.5 * h, f, &fq, &fv);
-    jac += (0.25 * h) * fq + 0.5 * fv;
+    jac += options_.force_split * ((0.5 * h) * fq + fv);
   }
 }
 

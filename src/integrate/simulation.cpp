@@ -38,7 +38,8 @@ void Simulator::reset(const DofVector& q0, const DofVector& p0, double t0) {
   force_work_ = contact_work_ = friction_work_ = impact_energy_change_ = 0.0;
 }
 
-void Simulator::account_work(const DofVector& q2, double h, const MidpointStep& step) {
+void Simulator::account_work(const DofVector& q2, const DofVector& p2, double h, const MidpointStep& step) {
+  DofVector p_held = p_;  // p₁ plus the resting contacts' impulses
   // Resting contacts: the step is a plain DEL step from p₁ + J, J = Dφ_A(q₁)ᵀλ + Dt_A(q₁)ᵀβ (the
   // holding and friction impulses act at q₁), so they change the energy by exactly
   // J_nᵀM⁻¹(p₁ + J_n/2) and then J_fᵀM⁻¹(p₁ + J_n + J_f/2) (M at q₁).
@@ -55,12 +56,22 @@ void Simulator::account_work(const DofVector& q2, double h, const MidpointStep& 
     const Eigen::LLT<DofMatrix> m(model_->mass_matrix(q_));
     contact_work_ += jn.dot(m.solve(DofVector(p_ + 0.5 * jn)));
     if (friction) friction_work_ += jf.dot(m.solve(DofVector(p_ + jn + 0.5 * jf)));
+    p_held = p_ + jn + jf;
   }
   if (!model_->has_forces() || h <= 0.0) return;
   const DofVector dq = q2 - q_;
   DofVector f;
   model_->force(q_ + 0.5 * dq, dq / h, t_ + 0.5 * h, f, nullptr, nullptr);
   force_work_ += f.dot(dq);
+  // A split θ ≠ ½ is the symmetric step between an impulse c = (θ − ½)·h·F at q₁ and −c at q₂
+  // (NewtonOptions::force_split): their energy is the force's too.
+  const double split = options_.newton.force_split;
+  if (split != 0.5) {
+    const DofVector c = (split - 0.5) * h * f;
+    const Eigen::LLT<DofMatrix> m1(model_->mass_matrix(q_)), m2(model_->mass_matrix(q2));
+    force_work_ += c.dot(m1.solve(DofVector(p_held + 0.5 * c)));
+    force_work_ -= c.dot(m2.solve(DofVector(p2 + 0.5 * c)));
+  }
 }
 
 MidpointStep Simulator::sub_step(double tau, DofVector& q2, DofVector& p2) {
@@ -125,7 +136,7 @@ void Simulator::advance() {
         history_ = 0;
       }
       v_guess_ = (q2 - q_) / h;
-      account_work(q2, h, sub);
+      account_work(q2, p2, h, sub);
       q_ = q2;
       p_ = p2;
       t_ = t_end;
@@ -194,7 +205,7 @@ void Simulator::advance() {
         hitting[hitting_count++] = crossing[c];
     // 3. Reset the discrete momentum at q* (the segment to t* is accounted first: resolve() may
     // change the resting set).
-    account_work(qs, tau, held_s);
+    account_work(qs, ps, tau, held_s);
     DofVector p_after;
     bool any_impact = false;
     resolve(qs, ps, t_star, phi_star, hitting, hitting_count, p_after, any_impact);

@@ -69,12 +69,14 @@ DofVector trex_orthogonal_touchdown(const TrexDesign& design, DofVector q) {
   throw std::runtime_error("trex_orthogonal_touchdown: Newton on (phi_R, phi_T) did not converge");
 }
 
-TrexPairRun run_trex_pair(const DynamicSystem& system, double dt, long steps, double restitution) {
+TrexPairRun run_trex_pair(const DynamicSystem& system, double dt, long steps, double restitution,
+                          double force_split) {
   const DynamicModel& model = *system.model;
   SimulationOptions options;
   options.dt = dt;
   options.restitution = restitution;
   options.monitor_energy = false;
+  options.newton.force_split = force_split;
   const DofVector p0 = model.mass_matrix(system.q0) * system.v0;
   options.policy = OrderingPolicy::kArgmin;
   Simulator first(model, options);

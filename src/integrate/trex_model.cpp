@@ -2,8 +2,11 @@
 
 #include <cmath>
 #include <map>
+#include <stdexcept>
+#include <string>
 
 #include "simpact/core/input_error.hpp"
+#include "simpact/integrate/trex_gait.hpp"
 
 namespace simpact {
 
@@ -85,6 +88,12 @@ const std::vector<ParameterInfo>& trex_model_parameters() {
     p.push_back({"g", "m s-2", "gravity along -y", d.gravity, 0.0, 1e6, false});
     p.push_back(
         {"mu", "1", "Coulomb friction coefficient of resting contacts", d.friction, 0.0, 10.0, false});
+    p.push_back({"gait", "1",
+                 "stance the robot is dropped in: 0 the stance angles as given; 1 Fig. 8's initial gait "
+                 "(straight knees, phi_L = phi_R + pi, phi_R solved for double foot/tail touchdown); 2 "
+                 "Fig. 8's optimized gait ((phi_R, phi_T) solved for double touchdown with g-orthogonal "
+                 "contact normals)",
+                 0.0, 0.0, 2.0, true});
     return p;
   }();
   return params;
@@ -95,6 +104,19 @@ DynamicSystem make_trex_from_parameters(const std::map<std::string, double>& v) 
   DofVector stance = DofVector::Zero(kTrexDof);
   const auto names = TrexGeometry::coordinate_names();
   for (int i = kTrexTheta; i < kTrexDof; ++i) stance[i] = v.at(names[static_cast<std::size_t>(i)]);
+  const double gait = v.at("gait");
+  if (gait != 0.0 && gait != 1.0 && gait != 2.0) throw InputError("gait", "must be 0, 1 or 2");
+  try {
+    if (gait == 1.0) {
+      stance[kTrexKneeL] = stance[kTrexKneeR] = 0.0;
+      stance[kTrexHipL] = stance[kTrexHipR] + 3.14159265358979323846;
+      stance = trex_double_touchdown(design, stance);
+    } else if (gait == 2.0) {
+      stance = trex_orthogonal_touchdown(design, stance);
+    }
+  } catch (const std::runtime_error& e) {
+    throw InputError("gait", std::string("no such stance for this design: ") + e.what());
+  }
   TrexDrive drive;
   drive.knee_stiffness = v.at("knee_k");
   drive.knee_damping = v.at("knee_c");

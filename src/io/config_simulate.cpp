@@ -64,7 +64,8 @@ void ConfigParser::parse_simulate(const YAML::Node& node, const YAML::Node* mode
                             kMaxRecord))
             .value_or(0));
   }
-  // dt, restitution, simultaneity_tolerance given here are fixed parameters (as under params:).
+  // dt, restitution, simultaneity_tolerance, force_split given here are fixed parameters (as under
+  // params:).
   for (const auto& key : kSimulateParameterKeys) {
     const auto* value = view.get(key);
     if (value == nullptr) continue;

@@ -45,7 +45,7 @@ inline const Names kLimitKeys = resolve_limit_names();
 inline const Names kSimulateKeys = {"model", "steps", "t_end", "dt", "restitution", "simultaneity_tolerance",
                                     "record"};
 // The integrator's sweepable settings a `simulate:` section may also fix (config_simulate.cpp).
-inline const Names kSimulateParameterKeys = {"dt", "restitution", "simultaneity_tolerance"};
+inline const Names kSimulateParameterKeys = {"dt", "restitution", "simultaneity_tolerance", "force_split"};
 inline const Names kOutputKeys = {"samples", "momenta", "chunk_size", "compression"};
 inline const Names kRandomCommonKeys = {"dist", "units", "long_name"};
 // The keys each distribution takes, indexed by DistributionKind.

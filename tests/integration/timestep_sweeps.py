@@ -3,6 +3,9 @@
     [0, 0, m v]; restitution e gives e^2 + (1 - e^2)/3; impacts counted, none failed;
   * configs/billiards_timestep.yaml: xi at zero offset = `simpact resolve`'s xi_argmin_argmax to
     1e-9, xi < 1e-9 once the offset delays b beyond the simultaneity tolerance;
+  * configs/trex_fig8.yaml: /samples/trajectory_xi_argmin_vs_argmax ends at the final xi, is 0
+    for the optimized gait over the first 60 ms after touchdown (argmin and argmax agree bit for
+    bit: the touchdown is g-orthogonal) and >= 1e-3 for the initial gait (docs/trex.md, Fig. 8);
   * results bit-identical over 1 and 2 MPI ranks, 1 and 2 threads, and after SIGKILL + --resume;
   * bad simulate: input is one line naming the field, exit 2.
 
@@ -67,6 +70,27 @@ def check_billiards(simpact, path, d):
           f"xi < 1e-9 for sequential arrivals")
 
 
+def check_trex_fig8(path):
+    with h5py.File(path, "r") as f:
+        xi_t = f["samples/trajectory_xi_argmin_vs_argmax"][()]  # [task, record + 1]
+        t = f["samples/trajectory_t"][()]
+        gait = f["samples/gait"][()]
+        final = f["samples/xi_maps_argmin_vs_argmax"][()]
+        drop = f["parameters/drop"][()]
+    if not np.array_equal(xi_t[:, -1], final):
+        fail(f"trex_fig8: last trajectory xi {xi_t[:, -1]} != final xi {final}")
+    if not (xi_t[:, 0] == 0.0).all():
+        fail(f"trex_fig8: xi at t = 0 (both copies at rest) is {xi_t[:, 0]}")
+    after = t - np.sqrt(2 * drop / 9.81)  # the held stance touches down at its free-fall time
+    window = (after > 0) & (after <= 0.06)
+    initial, optimized = xi_t[gait == 1][window[gait == 1]], xi_t[gait == 2][window[gait == 2]]
+    if not (initial.size > 500 and initial.min() >= 1e-3):
+        fail(f"trex_fig8: initial gait xi over the first 60 ms min {initial.min()} < 1e-3")
+    if not (optimized.size == initial.size and optimized.max() == 0.0):
+        fail(f"trex_fig8: optimized gait xi over the first 60 ms max {optimized.max()} != 0")
+    print(f"ok: trex_fig8: xi(t) per gait, initial >= {initial.min():.3g}, optimized 0 over the first 60 ms")
+
+
 KILL_CONFIG = """simulate:
   model: cradle
   t_end: 0.25
@@ -103,6 +127,9 @@ def main():
     check_cradle(cradle)
     sc.run(simpact, "configs/billiards_timestep.yaml", billiards, ranks=0, threads=2)
     check_billiards(simpact, billiards, d)
+    trex = f"{d}/trex_fig8.h5"
+    sc.run(simpact, "configs/trex_fig8.yaml", trex, ranks=0, threads=2)
+    check_trex_fig8(trex)
 
     for name, ref in (("cradle_timestep", cradle), ("billiards_timestep", billiards)):
         for i, (what, ranks, threads) in enumerate((("1 rank, 1 thread", 1, 1), ("2 ranks", 2, 1),

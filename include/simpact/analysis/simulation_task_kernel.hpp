@@ -2,16 +2,19 @@
 // (integrate/dynamic_models.hpp) → one simulation per configured ordering policy (same initial
 // state, dt, steps, restitution, simultaneity tolerance) → named results.
 //
-// The sweepable parameters of a task are the dynamic model's own plus three of the integrator
-// (simulation_sweep_parameters): dt [s], restitution and simultaneity_tolerance [s] (0: the
-// integrator's default 1e-9·dt). The run length is `steps`, or ceil(t_end/dt) steps (at least
-// t_end, whatever the task's dt).
+// The sweepable parameters of a task are the dynamic model's own plus four of the integrator
+// (simulation_sweep_parameters): dt [s], restitution, simultaneity_tolerance [s] (0: the
+// integrator's default 1e-9·dt) and force_split (NewtonOptions::force_split, default ½). The run length is
+// `steps`, or ceil(t_end/dt) steps (at least t_end, whatever the task's dt).
 //
 // ξ between orderings a and b (columns xi_maps/<a>_vs_<b>) compares their final momenta in the
 // kinetic metric of the first ordering's final configuration q_a:
 //   ξ = ||p_a − p_b||_{M(q_a)⁻¹} / max(||p₀||_{M(q₀)⁻¹}, ||p_a||_{M(q_a)⁻¹}),  ||p||²_{M⁻¹} = pᵀM⁻¹p,
 // (0 when numerator and denominator are both 0). With one impact and nothing after it this is
 // `resolve`'s ξ (the denominator is the pre-impact momentum norm: energy never grows in an impact).
+// With `record` > 0 the same ξ is also evaluated at every recorded state j (q_a, p_a, p_b at that
+// time instead of the final ones, p₀ the same): the per-task array trajectory/xi_<a>_vs_<b>
+// (ξ(t) of Fig. 8 of Seghete & Murphey; its last entry equals the final ξ).
 //
 // A simulation that fails (NewtonError, ImpactError) publishes NaN for that ordering and every ξ
 // it enters, and the task's status is `failed`; a model the parameters cannot build (InputError)
@@ -63,6 +66,7 @@ struct SimulationTaskValues {
   std::vector<double> times;                              // of the recorded states [s]
   std::vector<std::vector<double>> q_records, p_records;  // [ordering][record·dof + i]
   std::vector<double> pair_xi;  // ξ per ordering pair a < b, in the order (0,1), (0,2), …, (1,2), …
+  std::vector<std::vector<double>> pair_xi_records;  // [pair][record]: ξ at the recorded states
 };
 
 struct SimulationColumn {

@@ -37,6 +37,13 @@ struct NewtonOptions {
   // then on in this step: exact Newton). The converged solution is the same (the test is on R).
   bool reuse_jacobian = true;
   double refresh_ratio = 3e-3;
+  // θ ∈ [½, 1]: the share of the force impulse h·F(q_m, v, t_m) applied in the q₂ equation,
+  //   p₁ + D₁L_d + θ·h·F = 0,   p₂ = D₂L_d + (1 − θ)·h·F.
+  // ½ (default) is the symmetric, second-order split above. θ = 1 is L-stable on stiff damping:
+  // for a damper c with h·c/m ≫ 1 the split ½ leaves p₂ ≈ −p₁ (the discrete momentum rings at
+  // the Nyquist frequency while q hardly moves), θ = 1 gives p₂ = m p₁/(m + h c); the force
+  // terms are then first order in h.
+  double force_split = 0.5;
 };
 
 class NewtonError : public std::runtime_error {

@@ -127,8 +127,8 @@ class Simulator {
   double reference_energy_ = 0.0;
   double max_drift_ = 0.0;
   double force_work_ = 0.0, contact_work_ = 0.0, friction_work_ = 0.0, impact_energy_change_ = 0.0;
-  // Adds the forces' work over the segment q_ → q2 of length h from t_.
-  void account_work(const DofVector& q2, double h, const MidpointStep& step);
+  // Adds the forces' work over the segment (q_, p_) → (q2, p2) of length h from t_.
+  void account_work(const DofVector& q2, const DofVector& p2, double h, const MidpointStep& step);
 };
 
 struct SimulationResult {

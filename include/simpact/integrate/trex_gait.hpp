@@ -31,6 +31,8 @@ struct TrexPairRun {
   std::vector<ImpactRecord> impacts[2];  // argmin, argmax
   double force_work[2] = {0.0, 0.0}, friction_work[2] = {0.0, 0.0}, impact_energy_change[2] = {0.0, 0.0};
 };
-TrexPairRun run_trex_pair(const DynamicSystem& system, double dt, long steps, double restitution = 1.0);
+// force_split: NewtonOptions::force_split of both copies.
+TrexPairRun run_trex_pair(const DynamicSystem& system, double dt, long steps, double restitution = 1.0,
+                          double force_split = 0.5);
 
 }  // namespace simpact
