@@ -1,12 +1,12 @@
 // Tests of the RAII wrappers over the HDF5 C API (include/simpact/io/hdf5_handle.hpp).
-#include "hdf5_attributes.hpp"  // private to io/ (not installed)
-
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <numeric>
 #include <string>
 #include <vector>
+
+#include "hdf5_attributes.hpp"  // private to io/ (not installed)
 
 namespace simpact::h5 {
 namespace {

@@ -403,7 +403,8 @@ TEST(SweepConfig, EachMistakeHasItsOneLineMessage) {
        "orderings, minimality, seed, on_task_error, limits, output, design, sensitivity, simulate"},
       {"",
        "config: the file is empty; expected a mapping with keys model, params, grid, "
-       "monte_carlo, orderings, minimality, seed, on_task_error, limits, output, design, sensitivity, simulate"},
+       "monte_carlo, orderings, minimality, seed, on_task_error, limits, output, design, sensitivity, "
+       "simulate"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.line);
