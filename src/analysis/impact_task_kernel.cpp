@@ -41,10 +41,9 @@ double relative_loss(const ImpactTaskValues& v, double after) {
   return std::isfinite(after) ? loss(v, after) : kNaN;
 }
 
-// A scalar column: `value` returns its one value.
 template <typename F>
 ImpactColumn scalar(ResultColumn column, F value) {
-  return {std::move(column), [value](const ImpactTaskValues& v, double* out) { out[0] = value(v); }};
+  return scalar_column<ImpactTaskValues>(std::move(column), std::move(value));
 }
 
 std::string name(OrderingPolicy o) {
@@ -138,8 +137,7 @@ ImpactTaskKernel::ImpactTaskKernel(std::unique_ptr<ImpactModel> model, ImpactStu
              for (int i = 0; i < d; ++i) out[i] = v.momenta[s][i];
            }});
   }
-  columns_.reserve(table_.size());
-  for (const ImpactColumn& c : table_) columns_.push_back(c.column);
+  columns_ = columns_of(table_);
 }
 
 std::unique_ptr<TaskScratch> ImpactTaskKernel::make_scratch() const {
@@ -242,10 +240,7 @@ TaskStatus ImpactTaskKernel::evaluate(std::int64_t task, const ParameterSet& par
                                       TaskScratch& scratch_base, double* results) const {
   auto& scratch = static_cast<ImpactTaskScratch&>(scratch_base);
   const TaskStatus status = compute(task, params, scratch);
-  for (const ImpactColumn& c : table_) {
-    c.extract(scratch.values, results);
-    results += c.column.length;
-  }
+  write_columns(table_, scratch.values, results);
   return status;
 }
 

@@ -28,7 +28,7 @@ std::string name(OrderingPolicy o) {
 
 template <typename F>
 SimulationColumn scalar(ResultColumn column, F value) {
-  return {std::move(column), [value](const SimulationTaskValues& v, double* out) { out[0] = value(v); }};
+  return scalar_column<SimulationTaskValues>(std::move(column), std::move(value));
 }
 
 // ||p||_{M(q)⁻¹} = sqrt(pᵀ M(q)⁻¹ p).
@@ -172,8 +172,7 @@ SimulationTaskKernel::SimulationTaskKernel(SimulationStudyOptions options) : opt
                    }});
     }
   }
-  columns_.reserve(table_.size());
-  for (const SimulationColumn& c : table_) columns_.push_back(c.column);
+  columns_ = columns_of(table_);
 }
 
 std::unique_ptr<TaskScratch> SimulationTaskKernel::make_scratch() const {
@@ -307,10 +306,7 @@ TaskStatus SimulationTaskKernel::evaluate(std::int64_t task, const ParameterSet&
                                           TaskScratch& scratch_base, double* results) const {
   auto& scratch = static_cast<SimulationTaskScratch&>(scratch_base);
   const TaskStatus status = compute(task, params, scratch);
-  for (const SimulationColumn& c : table_) {
-    c.extract(scratch.values, results);
-    results += c.column.length;
-  }
+  write_columns(table_, scratch.values, results);
   return status;
 }
 

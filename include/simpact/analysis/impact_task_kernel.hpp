@@ -18,6 +18,7 @@
 #include "simpact/core/impact_resolution.hpp"
 #include "simpact/core/ordering_policy.hpp"
 #include "simpact/models/impact_model.hpp"
+#include "simpact/sweep/column_table.hpp"
 #include "simpact/sweep/task_kernel.hpp"
 
 namespace simpact {
@@ -52,10 +53,7 @@ struct ImpactTaskValues {
 };
 
 // A result column and the code that computes it: `extract` writes exactly column.length values.
-struct ImpactColumn {
-  ResultColumn column;
-  std::function<void(const ImpactTaskValues&, double* out)> extract;
-};
+using ImpactColumn = ExtractedColumn<ImpactTaskValues>;
 
 // The per-thread state of the kernel: the task's system (rebuilt in place), where the model's
 // parameters sit in the tasks' ParameterSet, the core workspace and the task's values.

@@ -31,6 +31,7 @@
 #include "simpact/core/ordering_policy.hpp"
 #include "simpact/core/parameter_info.hpp"
 #include "simpact/integrate/midpoint_integrator.hpp"
+#include "simpact/sweep/column_table.hpp"
 #include "simpact/sweep/task_kernel.hpp"
 
 namespace simpact {
@@ -69,10 +70,7 @@ struct SimulationTaskValues {
   std::vector<std::vector<double>> pair_xi_records;  // [pair][record]: ξ at the recorded states
 };
 
-struct SimulationColumn {
-  ResultColumn column;
-  std::function<void(const SimulationTaskValues&, double* out)> extract;
-};
+using SimulationColumn = ExtractedColumn<SimulationTaskValues>;
 
 class SimulationTaskScratch final : public TaskScratch {
  public:
