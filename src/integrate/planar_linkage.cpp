@@ -90,6 +90,22 @@ void PlanarLinkage::link_vectors(const DofVector& q, Vec2* s) const {
   }
 }
 
+// s_t and ω_t = a_t·v from a_t's nonzeros (the hot loops: momentum_terms, del_matrix).
+void PlanarLinkage::link_vectors_and_rates(const DofVector& q, const DofVector& v, Vec2* s,
+                                           double* omega) const {
+  for (std::size_t t = 0; t < terms_.size(); ++t) {
+    const Term& term = terms_[t];
+    double phi = term.offset, om = 0.0;
+    for (int e = 0; e < term.nnz; ++e) {
+      phi += term.value[e] * q[term.index[e]];
+      om += term.value[e] * v[term.index[e]];
+    }
+    const double c = std::cos(phi), sn = std::sin(phi);
+    s[t] = Vec2(c * term.d.x() - sn * term.d.y(), sn * term.d.x() + c * term.d.y());
+    omega[t] = om;
+  }
+}
+
 void PlanarLinkage::mass_jacobian(int j, const Vec2* s, Rows2& jac) const {
   const Mass& mass = masses_[static_cast<std::size_t>(j)];
   jac = mass.linear;
@@ -172,18 +188,8 @@ void PlanarLinkage::momentum_terms(const DofVector& q, const DofVector& v, DofVe
   const int nt = static_cast<int>(terms_.size());
   Vec2 s[kMaxTerms], big_w[kMaxTerms];
   double omega[kMaxTerms];
-  for (int t = 0; t < nt; ++t) {
-    const Term& term = terms_[static_cast<std::size_t>(t)];
-    double phi = term.offset, om = 0.0;
-    for (int e = 0; e < term.nnz; ++e) {
-      phi += term.value[e] * q[term.index[e]];
-      om += term.value[e] * v[term.index[e]];
-    }
-    const double c = std::cos(phi), sn = std::sin(phi);
-    s[t] = Vec2(c * term.d.x() - sn * term.d.y(), sn * term.d.x() + c * term.d.y());
-    omega[t] = om;
-    big_w[t].setZero();
-  }
+  link_vectors_and_rates(q, v, s, omega);
+  for (int t = 0; t < nt; ++t) big_w[t].setZero();
   if (has_inertia_)
     t_v.noalias() = inertia_ * v;
   else
@@ -226,17 +232,9 @@ void PlanarLinkage::del_matrix(const DofVector& q, const DofVector& v, double c_
   const int nt = static_cast<int>(terms_.size());
   Vec2 s[kMaxTerms], u[kMaxTerms], big_w[kMaxTerms];
   double omega[kMaxTerms];
+  link_vectors_and_rates(q, v, s, omega);
   for (int t = 0; t < nt; ++t) {
-    const Term& term = terms_[static_cast<std::size_t>(t)];
-    double phi = term.offset, om = 0.0;
-    for (int e = 0; e < term.nnz; ++e) {
-      phi += term.value[e] * q[term.index[e]];
-      om += term.value[e] * v[term.index[e]];
-    }
-    const double c = std::cos(phi), sn = std::sin(phi);
-    s[t] = Vec2(c * term.d.x() - sn * term.d.y(), sn * term.d.x() + c * term.d.y());
     u[t] = perp(s[t]);
-    omega[t] = om;
     big_w[t].setZero();
   }
   if (c_h != 0.0)

@@ -127,6 +127,8 @@ class PlanarLinkage final : public DynamicModel {
   };
   // s_t for every term, and J_j (2×n) of one mass from them.
   void link_vectors(const DofVector& q, Vec2* s) const;
+  // The same and ω_t = a_t·v, from a_t's nonzeros.
+  void link_vectors_and_rates(const DofVector& q, const DofVector& v, Vec2* s, double* omega) const;
   void mass_jacobian(int j, const Vec2* s, Rows2& jac) const;
 
   std::string name_;
