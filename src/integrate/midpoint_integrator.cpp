@@ -55,6 +55,11 @@ NewtonError::NewtonError(long step, double time, int iterations, double residual
       step_(step),
       residual_(residual) {}
 
+NewtonError::NewtonError(long step, double time, const std::string& what)
+    : std::runtime_error(fmt::format("step {} (t = {:.9g} s): {}", step, time, what)),
+      step_(step),
+      residual_(NAN) {}
+
 double MidpointIntegrator::evaluate(const DofVector& q1, const DofVector& p1, double t1, double h,
                                     const DofVector& dq, DofVector& r, DofVector& p2, DofMatrix* jacobian,
                                     double* mass_norm) const {
@@ -225,7 +230,12 @@ MidpointStep MidpointIntegrator::step_with_contacts(const DofVector& q1, const D
   int mode[kMaxContacts] = {};  // 0 stick, ±1 slide in that direction, kFree: β = 0
   const DofVector guess = q2;
   MidpointStep result;
+  std::uint32_t visited[4 * kMaxContacts + 4];  // the mode vectors tried, to detect a cycle
   for (int pass = 0; pass < 4 * k + 4; ++pass) {
+    std::uint32_t code = 0;
+    for (int i = 0; i < k; ++i) code = code * 4u + static_cast<std::uint32_t>(mode[i] + 1);
+    if (std::find(visited, visited + pass, code) != visited + pass) break;  // cycling
+    visited[pass] = code;
     q2 = guess;
     result = solve_contacts(q1, p1, t1, h, q2, p2, step_index, active, &tangents, mode, mu);
     bool changed = false;
@@ -249,7 +259,81 @@ MidpointStep MidpointIntegrator::step_with_contacts(const DofVector& q1, const D
     }
     if (!changed) return result;
   }
-  return result;
+  q2 = guess;
+  return enumerate_contact_modes(q1, p1, t1, h, q2, p2, step_index, active, tangents, mu);
+}
+
+MidpointStep MidpointIntegrator::enumerate_contact_modes(const DofVector& q1, const DofVector& p1, double t1,
+                                                         double h, DofVector& q2, DofVector& p2,
+                                                         long step_index, const ActiveContacts& active,
+                                                         const NormalMatrix& tangents, double mu) const {
+  const int k = active.count;
+  if (k > 5)  // 4^k Newton solves
+    throw NewtonError(step_index, t1,
+                      fmt::format("friction modes of {} resting contacts cycle (search limited to 5)", k));
+  const DofVector guess = q2;
+  const int n = model_->dof();
+  int combos = 1;
+  for (int i = 0; i < k; ++i) combos *= 4;
+  ContactVector all_phi;
+  for (int released_count = 0; released_count <= k; ++released_count) {
+    for (int c = 0; c < combos; ++c) {
+      // digit i of c in base 4: 0 stick, 1 slide +, 2 slide −, 3 free.
+      int digit[kMaxContacts], count = 0;
+      for (int i = 0, rest = c; i < k; ++i, rest /= 4) count += (digit[i] = rest % 4) == 3;
+      if (count != released_count) continue;
+      ActiveContacts held;
+      NormalMatrix held_tangents(k - count, n);
+      int mode[kMaxContacts];
+      for (int i = 0; i < k; ++i) {
+        if (digit[i] == 3) continue;
+        held_tangents.row(held.count) = tangents.row(i);
+        mode[held.count] = digit[i] == 0 ? 0 : (digit[i] == 1 ? 1 : -1);
+        held.index[held.count++] = active.index[i];
+      }
+      q2 = guess;
+      MidpointStep trial;
+      try {
+        trial = held.count > 0
+                    ? solve_contacts(q1, p1, t1, h, q2, p2, step_index, held, &held_tangents, mode, mu)
+                    : step(q1, p1, t1, h, q2, p2, step_index, held);
+      } catch (const NewtonError&) {
+        continue;
+      }
+      bool consistent = true;
+      if (count > 0) model_->gaps(q2, all_phi);
+      for (int i = 0, j = 0; i < k && consistent; ++i) {
+        if (digit[i] == 3) {
+          consistent = all_phi[active.index[i]] >= -options_.release_gap_tolerance;
+          continue;
+        }
+        const double lambda = trial.impulses[j], beta = trial.friction_impulses[j];
+        consistent = lambda >= 0.0 && (mode[j] == 0 ? std::abs(beta) <= mu * lambda * (1.0 + 1e-9) + 1e-300
+                                                    : held_tangents.row(j).dot(q2 - q1) * mode[j] >= 0.0);
+        ++j;
+      }
+      if (!consistent) continue;
+      MidpointStep result;
+      result.iterations = trial.iterations;
+      result.residual = trial.residual;
+      result.impulses = ContactVector::Zero(k);
+      result.friction_impulses = ContactVector::Zero(k);
+      result.mode_search = true;
+      for (int i = 0, j = 0; i < k; ++i) {
+        if (digit[i] == 3) {
+          result.released |= 1u << i;
+          continue;
+        }
+        result.impulses[i] = trial.impulses[j];
+        result.friction_impulses[i] = trial.friction_impulses[j];
+        ++j;
+      }
+      return result;
+    }
+  }
+  throw NewtonError(
+      step_index, t1,
+      fmt::format("no consistent stick/slide/free modes for {} resting contacts (Coulomb μ = {})", k, mu));
 }
 
 MidpointStep MidpointIntegrator::solve_contacts(const DofVector& q1, const DofVector& p1, double t1, double h,

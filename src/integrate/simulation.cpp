@@ -12,10 +12,18 @@ namespace simpact {
 
 namespace {
 constexpr double kNever = -std::numeric_limits<double>::infinity();
+// The integrator's contact-mode search may leave a resting contact free only within our gap
+// tolerance.
+SimulationOptions with_release_tolerance(SimulationOptions options) {
+  options.newton.release_gap_tolerance = options.gap_tolerance;
+  return options;
 }
+}  // namespace
 
 Simulator::Simulator(const DynamicModel& model, SimulationOptions options)
-    : model_(&model), options_(std::move(options)), integrator_(model, options_.newton) {
+    : model_(&model),
+      options_(with_release_tolerance(std::move(options))),
+      integrator_(model, options_.newton) {
   if (options_.policy == OrderingPolicy::kAll)
     throw std::invalid_argument("Simulator: time stepping needs a single ordering policy, not 'all'");
   std::fill(last_impact_, last_impact_ + kMaxContacts, kNever);
@@ -36,6 +44,7 @@ void Simulator::reset(const DofVector& q0, const DofVector& p0, double t0) {
   reference_energy_ = options_.monitor_energy ? energy() : 0.0;
   max_drift_ = 0.0;
   force_work_ = contact_work_ = friction_work_ = impact_energy_change_ = 0.0;
+  mode_searches_ = 0;
 }
 
 void Simulator::account_work(const DofVector& q2, const DofVector& p2, double h, const MidpointStep& step) {
@@ -78,6 +87,7 @@ MidpointStep Simulator::sub_step(double tau, DofVector& q2, DofVector& p2) {
   q2 = q_ + tau * v_guess_;
   const MidpointStep sub = integrator_.step(q_, p_, t_, tau, q2, p2, step_ + 1, resting_, newton_);
   iterations_ += sub.iterations;
+  mode_searches_ += sub.mode_search ? 1 : 0;
   return sub;
 }
 
@@ -105,15 +115,22 @@ void Simulator::advance() {
       q2 = q_ + h * v_guess_;
     const MidpointStep sub = integrator_.step(q_, p_, t_, h, q2, p2, step_ + 1, resting_, newton_);
     iterations_ += sub.iterations;
-    // A resting contact whose holding impulse would pull is released, and the step redone.
+    mode_searches_ += sub.mode_search ? 1 : 0;
+    // A resting contact whose holding impulse would pull is released, and the step redone. The
+    // contact-mode search's solution already has its free contacts released: it is kept, and
+    // they leave the resting set once its work is booked.
+    ActiveContacts after_step = resting_;
     if (resting_.count > 0) {
       ActiveContacts kept;
       for (int i = 0; i < resting_.count; ++i)
-        if (sub.impulses[i] >= 0.0) kept.index[kept.count++] = resting_.index[i];
+        if (sub.impulses[i] >= 0.0 && !(sub.released >> i & 1u)) kept.index[kept.count++] = resting_.index[i];
       if (kept.count < resting_.count) {
-        resting_ = kept;
         clean = false;
-        continue;
+        if (sub.released == 0) {
+          resting_ = kept;
+          continue;
+        }
+        after_step = kept;
       }
     }
     int crossing[kMaxContacts];
@@ -137,12 +154,14 @@ void Simulator::advance() {
       }
       v_guess_ = (q2 - q_) / h;
       account_work(q2, p2, h, sub);
+      resting_ = after_step;
       q_ = q2;
       p_ = p2;
       t_ = t_end;
       break;
     }
     clean = false;
+    resting_ = after_step;  // the crossing is localized by sub-steps solved with this set
     if (++impacts_this_step > options_.max_impacts_per_step)
       throw ImpactError(fmt::format("step {} (t = {:.9g} s): more than {} impacts in one step", step_ + 1, t_,
                                     options_.max_impacts_per_step));

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <Eigen/LU>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -44,11 +45,15 @@ struct NewtonOptions {
   // the Nyquist frequency while q hardly moves), θ = 1 gives p₂ = m p₁/(m + h c); the force
   // terms are then first order in h.
   double force_split = 0.5;
+  // A resting contact the exact contact-mode search (below) leaves free must not sink deeper
+  // than this by the end of the step [length of the gaps]; the Simulator sets its own.
+  double release_gap_tolerance = 1e-12;
 };
 
 class NewtonError : public std::runtime_error {
  public:
   NewtonError(long step, double time, int iterations, double residual, double tolerance);
+  NewtonError(long step, double time, const std::string& what);  // no consistent contact modes
   long step() const { return step_; }
   double residual() const { return residual_; }
 
@@ -80,6 +85,10 @@ struct MidpointStep {
   double residual = 0.0;            // |R|∞ / s at the solution
   ContactVector impulses;           // λ of the active contacts (empty when none)
   ContactVector friction_impulses;  // β along their tangents (empty when frictionless)
+  // Resting contacts the exact mode search left free in this solution (λ = β = 0 there, and
+  // their gaps end the step ≥ −release_gap_tolerance): the caller releases them after the step.
+  std::uint32_t released = 0;  // bit i: active.index[i]
+  bool mode_search = false;    // the active-set iteration cycled and the modes were enumerated
 };
 
 class MidpointIntegrator {
@@ -116,6 +125,13 @@ class MidpointIntegrator {
   MidpointStep step_with_contacts(const DofVector& q1, const DofVector& p1, double t1, double h,
                                   DofVector& q2, DofVector& p2, long step,
                                   const ActiveContacts& active) const;
+  // Every combination of {stick, slide +, slide −, free} per resting contact, fewest free first:
+  // the first consistent one (λ ≥ 0, |β| ≤ μλ at stick, slip along its sign at slide, a free
+  // contact's gap ≥ −release_gap_tolerance). The greedy mode update can cycle (seen on the trex
+  // with a foot and the tail resting); this is the exact solution of the small LCP.
+  MidpointStep enumerate_contact_modes(const DofVector& q1, const DofVector& p1, double t1, double h,
+                                       DofVector& q2, DofVector& p2, long step, const ActiveContacts& active,
+                                       const NormalMatrix& tangents, double mu) const;
   // Newton for (Δq, λ, β) with the friction modes fixed (tangents == nullptr: frictionless).
   MidpointStep solve_contacts(const DofVector& q1, const DofVector& p1, double t1, double h, DofVector& q2,
                               DofVector& p2, long step, const ActiveContacts& active,

@@ -99,6 +99,9 @@ class Simulator {
   double contact_work() const { return contact_work_; }
   double friction_work() const { return friction_work_; }  // Coulomb friction of resting contacts
   double impact_energy_change() const { return impact_energy_change_; }
+  // Steps (and sub-steps) whose resting contacts' stick/slide/free modes were found by the
+  // integrator's exhaustive search because the active-set iteration cycled.
+  long contact_mode_searches() const { return mode_searches_; }
 
  private:
   // DEL solution over a sub-step τ from the current state; returns the resting contacts' impulses.
@@ -127,6 +130,7 @@ class Simulator {
   double reference_energy_ = 0.0;
   double max_drift_ = 0.0;
   double force_work_ = 0.0, contact_work_ = 0.0, friction_work_ = 0.0, impact_energy_change_ = 0.0;
+  long mode_searches_ = 0;
   // Adds the forces' work over the segment (q_, p_) → (q2, p2) of length h from t_.
   void account_work(const DofVector& q2, const DofVector& p2, double h, const MidpointStep& step);
 };
