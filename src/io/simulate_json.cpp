@@ -144,8 +144,13 @@ SimulateRequest parse_simulate_request(const std::string& json_text) {
   }
   if (doc.contains("newton")) {
     const Json& nw = doc["newton"];
-    if (!nw.is_object()) throw InputError("newton", "must be an object {tolerance, max_iterations}");
-    check_keys(nw, {"tolerance", "max_iterations"}, "newton.");
+    if (!nw.is_object()) throw InputError("newton", "must be an object {tolerance, max_iterations, force_split}");
+    check_keys(nw, {"tolerance", "max_iterations", "force_split"}, "newton.");
+    if (nw.contains("force_split")) {
+      o.force_split = number(nw["force_split"], "newton.force_split");
+      if (!(*o.force_split >= 0.5 && *o.force_split <= 1.0))
+        throw InputError("newton.force_split", fmt::format("{} is outside [0.5, 1]", *o.force_split));
+    }
     if (nw.contains("tolerance")) {
       o.newton_tolerance = positive(nw["tolerance"], "newton.tolerance");
       if (*o.newton_tolerance >= 1.0) throw InputError("newton.tolerance", "must be < 1 (relative)");

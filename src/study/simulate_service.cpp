@@ -35,6 +35,7 @@ SimulationOptions options_of(const SimulateRequest& r) {
   if (r.localization_tolerance) o.localization_tolerance = *r.localization_tolerance;
   if (r.newton_tolerance) o.newton.tolerance = *r.newton_tolerance;
   if (r.newton_max_iterations) o.newton.max_iterations = *r.newton_max_iterations;
+  if (r.force_split) o.newton.force_split = *r.force_split;
   o.seed = r.seed;
   o.record_steps = r.record_steps;
   return o;

@@ -66,6 +66,7 @@ BAD = [
     ({"model": "cradle", "dt": 0.001, "steps": 10, "restitution": 2}, "restitution"),
     ({"model": "cradle", "dt": 0.001, "t_end": 0.0105}, "t_end"),
     ({"model": "cradle", "dt": 0.001, "steps": 1, "newton": {"tol": 1}}, "newton.tol"),
+    ({"model": "cradle", "dt": 0.001, "steps": 1, "newton": {"force_split": 0.4}}, "newton.force_split"),
     ({"model": "cradle", "dt": 0.001, "steps": 1, "q0": [0, 0.05, 0.1]}, "q0"),
     ({"model": "cradle", "dt": 0.001, "steps": 1, "stpes": 1}, "stpes"),
 ]
@@ -76,6 +77,16 @@ for doc, field in BAD:
           f"bad {field}: exit 2, one line naming it ({p.returncode}, {p.stderr.strip()!r})")
 p = run([], "{not json")
 check(p.returncode == 2 and "input" in p.stderr, "invalid JSON: exit 2")
+# newton.force_split reaches the integrator: the trex hips (K_v = 1e4 N m s) ring with the symmetric
+# split θ = ½ and not with θ = 1, so the two runs end in different states; both are valid runs.
+finals = []
+for split in (0.5, 1.0):
+    p = run([], json.dumps({"model": "trex", "params": {"drop": 0.001}, "dt": 1e-4, "steps": 200,
+                            "newton": {"force_split": split}, "record": {"steps": [200]}}))
+    check(p.returncode == 0, f"trex with force_split {split} exits 0 ({p.stderr.strip()!r})")
+    finals.append(json.loads(p.stdout)["records"][-1]["p"] if p.returncode == 0 else None)
+check(finals[0] is not None and finals[1] is not None and finals[0] != finals[1],
+      "force_split 0.5 and 1 give different trajectories")
 # `-o OUT.h5` writes HDF5: tests/cli/simulate_hdf5.py (h5py).
 # Newton failure: a runtime error (exit 1) naming the step and the residual
 p = run([], json.dumps({"model": "chain", "params": {"n": 4}, "q0": [0.3] * 4, "dt": 0.001, "steps": 5,

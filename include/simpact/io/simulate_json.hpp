@@ -5,7 +5,8 @@
 //         "record": {"steps": [1000, 5000, 10000]} (or {"every": 100})}
 //   optional: "simultaneity_tolerance" [s] (default 1e-9·dt), "gap_tolerance" [m] (1e-9),
 //         "localization_tolerance" (relative to dt, 1e-12), "newton": {"tolerance": 1e-12,
-//         "max_iterations": 50}, "seed" (random ordering), "_comment".
+//         "max_iterations": 50, "force_split": 0.5 (θ ∈ [0.5, 1], NewtonOptions::force_split)},
+//         "seed" (random ordering), "_comment".
 //   q0, p0/v0 default to the model's own initial state (e.g. cradle: `gap` and `speed`).
 //   out: {"records": [{"step", "t", "q", "p", "energy"}, ...],
 //         "impacts": [{"t", "contacts", "sequence", "energy_before", "energy_after", "plastic",
@@ -37,7 +38,8 @@ struct SimulateRequest {
   OrderingPolicy policy = OrderingPolicy::kArgmin;
   double restitution = 1.0;
   // Not given: the integrator's defaults.
-  std::optional<double> simultaneity_tolerance, gap_tolerance, localization_tolerance, newton_tolerance;
+  std::optional<double> simultaneity_tolerance, gap_tolerance, localization_tolerance, newton_tolerance,
+      force_split;
   std::optional<int> newton_max_iterations;
   std::uint64_t seed = 0;
   std::vector<long> record_steps;
