@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "simpact/core/impact_problem.hpp"
+#include "simpact/core/plastic_impact.hpp"
 
 namespace simpact {
 
@@ -263,10 +264,31 @@ void Simulator::resolve(const DofVector& qs, const DofVector& ps, double ts, con
   for (int c = 0; c < hitting_count; ++c) zeno = zeno || ts - last_impact_[hitting[c]] < options_.dt;
   NormalMatrix all;
   model_->gap_jacobian(qs, all);
+  const DofMatrix mass = model_->mass_matrix(qs);
+  // Resting contacts are held: the momentum a (sub-)step ends with still carries the O(h·g)
+  // approach the next step's holding impulse (at q₁) would cancel — an artifact of where the
+  // impulses act, which an elastic impact would otherwise reflect as a real approach (restarting
+  // the chatter the Zeno rule stopped, in an ordering-dependent way). The holding impulse is
+  // applied first, at q*: the plastic projection onto the resting contacts alone, booked as
+  // contact work.
+  DofVector p_in = ps;
+  if (resting_.count > 0) {
+    ImpactProblem::RowMajorMatrix held(resting_.count, n);
+    for (int r = 0; r < resting_.count; ++r) held.row(r) = all.row(resting_.index[r]);
+    const ImpactProblem hold(KineticMetric(mass), held, ps, 0.0);
+    if (!hold.feasible(hold.initial_rates())) {
+      const PlasticOutcome held_outcome = plastic_outcome(hold);
+      if (!held_outcome.converged)
+        throw ImpactError(fmt::format(
+            "step {} (t = {:.9g} s): resting contacts' holding impulse not resolved", step_ + 1, ts));
+      p_in = held_outcome.momentum;
+      contact_work_ += model_->energy(qs, p_in) - model_->energy(qs, ps);
+    }
+  }
   ImpactProblem::RowMajorMatrix normals(closed_count, n);
   for (int c = 0; c < closed_count; ++c) normals.row(c) = all.row(closed[c]);
   const double restitution = zeno ? 0.0 : options_.restitution;
-  const ImpactProblem problem(KineticMetric(model_->mass_matrix(qs)), normals, ps, restitution);
+  const ImpactProblem problem(KineticMetric(mass), normals, p_in, restitution);
   ResolveOptions ro;
   ro.policy = options_.policy;
   ro.compute_plastic = true;
@@ -277,7 +299,7 @@ void Simulator::resolve(const DofVector& qs, const DofVector& ps, double ts, con
   if (res.status == ResolveStatus::kNoImpact) {
     // The momentum already satisfies every closed contact: forces, not momentum, close the
     // crossing gaps. They rest (held by impulses) from here.
-    p_after = ps;
+    p_after = p_in;
     for (int c = 0; c < hitting_count; ++c)
       if (resting_.count < kMaxContacts) resting_.index[resting_.count++] = hitting[c];
     return;
@@ -307,9 +329,9 @@ void Simulator::resolve(const DofVector& qs, const DofVector& ps, double ts, con
     for (int s = 0; s < o.sequences[0].stored(); ++s)
       record.sequence.push_back(closed[o.sequences[0].contacts[s]]);
   }
-  record.momentum_before = ps;
+  record.momentum_before = p_in;
   record.momentum_after = p_after;
-  record.energy_before = model_->energy(qs, ps);
+  record.energy_before = model_->energy(qs, p_in);
   record.energy_after = model_->energy(qs, p_after);
   impact_energy_change_ += record.energy_after - record.energy_before;
   impacts_.push_back(std::move(record));

@@ -114,8 +114,11 @@ TEST(TrexModel, DoubleTouchdownDropHitsBothContactsTogether) {
   for (const auto& im : run.impacts[0]) EXPECT_LE(im.energy_after, im.energy_before * (1 + 1e-12));
 }
 
-// Fig. 8 (docs/trex.md): the optimized gait's ξ stays ≥ 1e5 below the initial gait's during the
-// first interaction (the 60 ms after touchdown, before the swinging left foot lands).
+// Fig. 8 (docs/trex.md): over the whole run (17 cm drop, 100 ms after touchdown: the double
+// touchdown, the chatter made plastic, the swinging left foot landing at ~63 ms beside the resting
+// tail) the optimized gait's ξ stays ≥ 1e5 below the initial gait's — measured exactly 0 against
+// ≥ 6e-4 (dt = 1e-4 s) and ≥ 7.5e-4 (2.5e-5 s). With the paper's K_v = 1e4 and the L-stable force
+// split θ = 1; the symmetric θ = ½ rings on the hip mode and restarts chatter (docs/trex.md).
 TEST(TrexModel, OptimizedGaitIsFiveOrdersMoreDeterministic) {
   const TrexTableRow row = trex_table1_optimized();
   const DofVector orthogonal = trex_orthogonal_touchdown(row.design, row.q);
@@ -125,25 +128,32 @@ TEST(TrexModel, OptimizedGaitIsFiveOrdersMoreDeterministic) {
   straight[kTrexHipL] = row.q[kTrexHipR] + 3.14159265358979323846;
   straight = trex_double_touchdown(row.design, straight);
   EXPECT_GT(std::abs(trex_normalized_product(row.design, straight)), 1e-3);
-  const double dt = 1e-4;
-  const long steps = static_cast<long>((std::sqrt(2 * 0.17 / 9.81) + 0.06) / dt);
-  const TrexPairRun initial = run_trex_pair(make_trex(row.design, straight, 0.17, TrexDrive{}), dt, steps);
-  const TrexPairRun optimized =
-      run_trex_pair(make_trex(row.design, orthogonal, 0.17, TrexDrive{}), dt, steps);
-  double initial_min = INFINITY, optimized_max = 0.0;
-  for (std::size_t k = 0; k < initial.t.size(); ++k) {
-    if (initial.t[k] <= initial.touchdown + dt) continue;
-    initial_min = std::min(initial_min, initial.xi[k]);
-    optimized_max = std::max(optimized_max, optimized.xi[k]);
-  }
-  EXPECT_GT(initial_min, 1e-4);
-  EXPECT_LE(optimized_max, 1e-5 * initial_min);
-  // Energy bookkeeping over the run (joint laws, resting-contact and friction impulses, impacts)
-  // closes to 5e-5 of E₀ (docs/trex.md: the midpoint step's own error near impacts, stiff PD);
-  // friction only dissipates.
-  for (const TrexPairRun* run : {&initial, &optimized}) {
-    for (double b : run->energy_balance) EXPECT_LT(std::abs(b), 1e-4);
-    EXPECT_LT(run->friction_work[0], 0.0);
+  for (const double dt : {1e-4, 2.5e-5}) {
+    const long steps = std::lround((std::sqrt(2 * 0.17 / 9.81) + 0.1) / dt);
+    const TrexPairRun initial =
+        run_trex_pair(make_trex(row.design, straight, 0.17, TrexDrive{}), dt, steps, 1.0, 1.0);
+    const TrexPairRun optimized =
+        run_trex_pair(make_trex(row.design, orthogonal, 0.17, TrexDrive{}), dt, steps, 1.0, 1.0);
+    double initial_min = INFINITY, optimized_max = 0.0;
+    for (std::size_t k = 0; k < initial.t.size(); ++k) {
+      if (initial.t[k] <= initial.touchdown + dt) continue;
+      initial_min = std::min(initial_min, initial.xi[k]);
+      optimized_max = std::max(optimized_max, optimized.xi[k]);
+    }
+    EXPECT_GT(initial.t.back() - initial.touchdown, 0.0999) << dt;
+    EXPECT_GT(initial_min, 1e-4) << dt;
+    EXPECT_LE(optimized_max, 1e-5 * initial_min) << dt;
+    // The left foot does land inside the run (the test covers the second foot's touchdown).
+    bool left_foot = false;
+    for (const ImpactRecord& im : optimized.impacts[0])
+      for (int c : im.contacts) left_foot = left_foot || c == kTrexFootL;
+    EXPECT_TRUE(left_foot) << dt;
+    // Energy bookkeeping over the run (joint laws, resting-contact and friction impulses, impacts)
+    // closes to the step's O(h²) error (< 4e-5 of E₀ at 1e-4 s); friction only dissipates.
+    for (const TrexPairRun* run : {&initial, &optimized}) {
+      for (double b : run->energy_balance) EXPECT_LT(std::abs(b), 4e-5) << dt;
+      EXPECT_LT(run->friction_work[0], 0.0) << dt;
+    }
   }
 }
 
