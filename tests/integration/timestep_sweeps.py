@@ -4,8 +4,9 @@
   * configs/billiards_timestep.yaml: xi at zero offset = `simpact resolve`'s xi_argmin_argmax to
     1e-9, xi < 1e-9 once the offset delays b beyond the simultaneity tolerance;
   * configs/trex_fig8.yaml: /samples/trajectory_xi_argmin_vs_argmax ends at the final xi, is 0
-    for the optimized gait over the first 60 ms after touchdown (argmin and argmax agree bit for
-    bit: the touchdown is g-orthogonal) and >= 1e-3 for the initial gait (docs/trex.md, Fig. 8);
+    for the optimized gait over the whole 100 ms after touchdown (argmin and argmax agree bit for
+    bit: the touchdown is g-orthogonal, later impacts single or beside resting contacts) and
+    >= 1e-4 for the initial gait (docs/trex.md, Fig. 8);
   * results bit-identical over 1 and 2 MPI ranks, 1 and 2 threads, and after SIGKILL + --resume;
   * bad simulate: input is one line naming the field, exit 2.
 
@@ -82,13 +83,13 @@ def check_trex_fig8(path):
     if not (xi_t[:, 0] == 0.0).all():
         fail(f"trex_fig8: xi at t = 0 (both copies at rest) is {xi_t[:, 0]}")
     after = t - np.sqrt(2 * drop / 9.81)  # the held stance touches down at its free-fall time
-    window = (after > 0) & (after <= 0.06)
+    window = after > 0  # the whole 100 ms after touchdown
     initial, optimized = xi_t[gait == 1][window[gait == 1]], xi_t[gait == 2][window[gait == 2]]
-    if not (initial.size > 500 and initial.min() >= 1e-3):
-        fail(f"trex_fig8: initial gait xi over the first 60 ms min {initial.min()} < 1e-3")
+    if not (initial.size > 900 and initial.min() >= 1e-4):
+        fail(f"trex_fig8: initial gait xi over the 100 ms after touchdown: min {initial.min()} < 1e-4")
     if not (optimized.size == initial.size and optimized.max() == 0.0):
-        fail(f"trex_fig8: optimized gait xi over the first 60 ms max {optimized.max()} != 0")
-    print(f"ok: trex_fig8: xi(t) per gait, initial >= {initial.min():.3g}, optimized 0 over the first 60 ms")
+        fail(f"trex_fig8: optimized gait xi over the 100 ms after touchdown: max {optimized.max()} != 0")
+    print(f"ok: trex_fig8: xi(t) per gait, initial >= {initial.min():.3g}, optimized 0 over the 100 ms")
 
 
 KILL_CONFIG = """simulate:
