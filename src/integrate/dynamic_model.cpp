@@ -56,4 +56,13 @@ double DynamicModel::energy(const DofVector& q, const DofVector& p) const {
   return 0.5 * p.dot(factor.solve(p)) + potential(q, gradient, nullptr);
 }
 
+std::string DynamicModel::force_part_name(int /*part*/) const {
+  return "forces";
+}
+
+void DynamicModel::force_part(int /*part*/, const DofVector& q, const DofVector& v, double t,
+                              DofVector& f) const {
+  force(q, v, t, f, nullptr, nullptr);
+}
+
 }  // namespace simpact

@@ -324,6 +324,27 @@ double PlanarLinkage::joint_law_force(const JointLaw& law, const DofVector& q, c
   return -law.stiffness * (q[i] - (law.rest + law.rate * driven)) - law.damping * (v[i] - rate);
 }
 
+std::string PlanarLinkage::force_part_name(int part) const {
+  static const char* const names[] = {"springs", "dampers", "drives"};
+  return names[part];
+}
+
+void PlanarLinkage::force_part(int part, const DofVector& q, const DofVector& v, double t,
+                               DofVector& f) const {
+  f.setZero(dof_);
+  if (part == 1 && damping_.size() == dof_) f = -(damping_.array() * v.array()).matrix();
+  for (const JointLaw& law : laws_) {
+    if (law.drive != (part == 2)) continue;
+    if (part == 2) {
+      f[law.coordinate] += joint_law_force(law, q, v, t);
+    } else {
+      JointLaw only = law;  // the stiffness or the damping term alone
+      (part == 0 ? only.damping : only.stiffness) = 0.0;
+      f[law.coordinate] += joint_law_force(only, q, v, t);
+    }
+  }
+}
+
 void PlanarLinkage::force(const DofVector& q, const DofVector& v, double t, DofVector& f, DofMatrix* f_q,
                           DofMatrix* f_v) const {
   const int n = dof_;

@@ -24,7 +24,8 @@ SimulationOptions with_release_tolerance(SimulationOptions options) {
 Simulator::Simulator(const DynamicModel& model, SimulationOptions options)
     : model_(&model),
       options_(with_release_tolerance(std::move(options))),
-      integrator_(model, options_.newton) {
+      integrator_(model, options_.newton),
+      force_work_parts_(static_cast<std::size_t>(model.force_parts()), 0.0) {
   if (options_.policy == OrderingPolicy::kAll)
     throw std::invalid_argument("Simulator: time stepping needs a single ordering policy, not 'all'");
   std::fill(last_impact_, last_impact_ + kMaxContacts, kNever);
@@ -44,7 +45,9 @@ void Simulator::reset(const DofVector& q0, const DofVector& p0, double t0) {
   newton_.reset();
   reference_energy_ = options_.monitor_energy ? energy() : 0.0;
   max_drift_ = 0.0;
-  force_work_ = contact_work_ = friction_work_ = impact_energy_change_ = 0.0;
+  force_work_ = contact_work_ = friction_work_ = impact_energy_change_ = plastic_energy_change_ =
+      split_work_ = 0.0;
+  force_work_parts_.assign(static_cast<std::size_t>(model_->force_parts()), 0.0);
   mode_searches_ = 0;
 }
 
@@ -69,18 +72,29 @@ void Simulator::account_work(const DofVector& q2, const DofVector& p2, double h,
     p_held = p_ + jn + jf;
   }
   if (!model_->has_forces() || h <= 0.0) return;
-  const DofVector dq = q2 - q_;
+  const DofVector dq = q2 - q_, qm = q_ + 0.5 * dq, v = dq / h;
+  const double tm = t_ + 0.5 * h;
   DofVector f;
-  model_->force(q_ + 0.5 * dq, dq / h, t_ + 0.5 * h, f, nullptr, nullptr);
+  model_->force(qm, v, tm, f, nullptr, nullptr);
   force_work_ += f.dot(dq);
+  // The same F·Δq by part (springs, dampers, drives, ...) when the model names several.
+  const int parts = model_->force_parts();
+  if (parts == 1) force_work_parts_[0] += f.dot(dq);
+  DofVector fp;
+  for (int part = 0; parts > 1 && part < parts; ++part) {
+    model_->force_part(part, qm, v, tm, fp);
+    force_work_parts_[static_cast<std::size_t>(part)] += fp.dot(dq);
+  }
   // A split θ ≠ ½ is the symmetric step between an impulse c = (θ − ½)·h·F at q₁ and −c at q₂
-  // (NewtonOptions::force_split): their energy is the force's too.
+  // (NewtonOptions::force_split): their energy is the force's too, booked apart — beside the
+  // resting contacts' impulses at q₁ it does not split by part in any meaningful way.
   const double split = options_.newton.force_split;
   if (split != 0.5) {
     const DofVector c = (split - 0.5) * h * f;
     const Eigen::LLT<DofMatrix> m1(model_->mass_matrix(q_)), m2(model_->mass_matrix(q2));
-    force_work_ += c.dot(m1.solve(DofVector(p_held + 0.5 * c)));
-    force_work_ -= c.dot(m2.solve(DofVector(p2 + 0.5 * c)));
+    const double w = c.dot(m1.solve(DofVector(p_held + 0.5 * c))) - c.dot(m2.solve(DofVector(p2 + 0.5 * c)));
+    force_work_ += w;
+    split_work_ += w;
   }
 }
 
@@ -334,6 +348,7 @@ void Simulator::resolve(const DofVector& qs, const DofVector& ps, double ts, con
   record.energy_before = model_->energy(qs, p_in);
   record.energy_after = model_->energy(qs, p_after);
   impact_energy_change_ += record.energy_after - record.energy_before;
+  if (record.plastic) plastic_energy_change_ += record.energy_after - record.energy_before;
   impacts_.push_back(std::move(record));
   any_impact = true;
   // Contacts that took an impulse have had an impact now; after a plastic impact they rest.
@@ -349,10 +364,38 @@ void Simulator::resolve(const DofVector& qs, const DofVector& ps, double ts, con
   }
 }
 
+double EnergyBookkeeping::residual() const {
+  double booked = 0.0;
+  for (double w : work) booked += w;
+  return final - initial - booked;
+}
+
+EnergyBookkeeping energy_bookkeeping(const DynamicModel& model, const Simulator& sim, double initial_energy) {
+  EnergyBookkeeping out;
+  out.initial = initial_energy;
+  out.final = sim.energy();
+  for (std::size_t part = 0; part < sim.force_work_parts().size(); ++part) {
+    out.sources.push_back(model.force_part_name(static_cast<int>(part)));
+    out.work.push_back(sim.force_work_parts()[part]);
+  }
+  const double plastic = sim.plastic_impact_energy_change();
+  const std::pair<const char*, double> rest[] = {{"force_split", sim.force_split_work()},
+                                                 {"resting_contacts", sim.contact_work()},
+                                                 {"friction", sim.friction_work()},
+                                                 {"impacts_elastic", sim.impact_energy_change() - plastic},
+                                                 {"impacts_plastic", plastic}};
+  for (const auto& [name, value] : rest) {
+    out.sources.emplace_back(name);
+    out.work.push_back(value);
+  }
+  return out;
+}
+
 SimulationResult simulate(const DynamicModel& model, const DofVector& q0, const DofVector& p0,
                           const SimulationOptions& options) {
   Simulator sim(model, options);
   sim.reset(q0, p0);
+  const double initial_energy = sim.energy();
   SimulationResult result;
   std::vector<long> wanted = options.record_steps;
   std::sort(wanted.begin(), wanted.end());
@@ -374,6 +417,7 @@ SimulationResult simulate(const DynamicModel& model, const DofVector& q0, const 
   result.newton_mean =
       options.steps > 0 ? static_cast<double>(total) / static_cast<double>(options.steps) : 0.0;
   result.impacts = sim.impacts();
+  result.energy = energy_bookkeeping(model, sim, initial_energy);
   result.max_energy_drift = sim.max_energy_drift();
   result.q = sim.q();
   result.p = sim.p();

@@ -48,7 +48,8 @@ std::unique_ptr<PlanarLinkage> make_trex_linkage(const TrexDesign& design, const
     model->add_joint_law({knee, drive.knee_stiffness, drive.knee_damping, stance[knee]});
   model->add_joint_law({kTrexTail, drive.body_stiffness, drive.body_damping, stance[kTrexTail]});
   for (int hip : {kTrexHipL, kTrexHipR})
-    model->add_joint_law({hip, drive.hip_kp, drive.hip_kv, stance[hip], drive.hip_rate, drive.drive_start});
+    model->add_joint_law(
+        {hip, drive.hip_kp, drive.hip_kv, stance[hip], drive.hip_rate, drive.drive_start, true});
   std::vector<std::string> names;
   for (const char* n : TrexGeometry::coordinate_names()) names.emplace_back(n);
   model->set_coordinate_names(names);

@@ -56,6 +56,11 @@ void write_contents(const h5::File& file, const SimulateRequest& request, const 
   h5::write_string_attribute(root, "ordering", std::string(ordering_policy_name(request.policy)));
   h5::write_scalar_attribute<double>(root, "restitution", request.restitution);
   h5::write_scalar_attribute<double>(root, "max_energy_drift", report.max_energy_drift);
+  h5::write_scalar_attribute<double>(root, "energy_initial", report.energy_initial);
+  h5::write_scalar_attribute<double>(root, "energy_final", report.energy_final);
+  h5::write_scalar_attribute<double>(root, "energy_residual", report.energy_residual);
+  for (std::size_t i = 0; i < report.work.size(); ++i)
+    h5::write_scalar_attribute<double>(root, "work_" + report.work_sources[i], report.work[i]);
   h5::write_scalar_attribute<double>(root, "newton_mean", report.newton_mean);
   h5::write_scalar_attribute<std::int64_t>(root, "newton_max", report.newton_max);
   h5::write_string_attribute(root, "status", "ok");

@@ -144,7 +144,8 @@ SimulateRequest parse_simulate_request(const std::string& json_text) {
   }
   if (doc.contains("newton")) {
     const Json& nw = doc["newton"];
-    if (!nw.is_object()) throw InputError("newton", "must be an object {tolerance, max_iterations, force_split}");
+    if (!nw.is_object())
+      throw InputError("newton", "must be an object {tolerance, max_iterations, force_split}");
     check_keys(nw, {"tolerance", "max_iterations", "force_split"}, "newton.");
     if (nw.contains("force_split")) {
       o.force_split = number(nw["force_split"], "newton.force_split");
@@ -218,6 +219,15 @@ std::string simulation_to_json(const SimulateRequest& request, const SimulateRep
   out["records"] = records;
   out["impacts"] = impacts;
   out["max_energy_drift"] = num(report.max_energy_drift);
+  OrderedJson work = OrderedJson::object();
+  for (std::size_t i = 0; i < report.work.size(); ++i) work[report.work_sources[i]] = num(report.work[i]);
+  out["energy"] = {{"initial", num(report.energy_initial)},
+                   {"final", num(report.energy_final)},
+                   {"work", work},
+                   {"residual", num(report.energy_residual)},
+                   {"relative_residual", report.energy_initial != 0.0
+                                             ? num(report.energy_residual / std::abs(report.energy_initial))
+                                             : OrderedJson(nullptr)}};
   out["newton"] = {{"mean", num(report.newton_mean)}, {"max", report.newton_max}};
   out["status"] = "ok";
   out["model"] = request.model;

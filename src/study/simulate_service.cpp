@@ -98,6 +98,11 @@ SimulateRun run_simulation(const std::string& json_text) {
     report.impacts.push_back(std::move(out));
   }
   report.max_energy_drift = result.max_energy_drift;
+  report.energy_initial = result.energy.initial;
+  report.energy_final = result.energy.final;
+  report.energy_residual = result.energy.residual();
+  report.work_sources = result.energy.sources;
+  report.work = result.energy.work;
   report.newton_mean = result.newton_mean;
   report.newton_max = result.newton_max;
   return run;

@@ -85,6 +85,14 @@ for split in (0.5, 1.0):
                             "newton": {"force_split": split}, "record": {"steps": [200]}}))
     check(p.returncode == 0, f"trex with force_split {split} exits 0 ({p.stderr.strip()!r})")
     finals.append(json.loads(p.stdout)["records"][-1]["p"] if p.returncode == 0 else None)
+    if p.returncode == 0:  # "energy": where the energy went, by source, and what is left
+        e = json.loads(p.stdout)["energy"]
+        check(list(e["work"]) == ["springs", "dampers", "drives", "force_split", "resting_contacts", "friction",
+                                  "impacts_elastic", "impacts_plastic"], f"energy sources {list(e['work'])}")
+        booked = sum(e["work"].values()) + e["residual"]
+        check(abs(booked - (e["final"] - e["initial"])) <= 1e-12 * e["initial"]
+              and abs(e["relative_residual"]) < 1e-3 and (e["work"]["force_split"] == 0) == (split == 0.5),
+              f"energy bookkeeping closes ({e})")
 check(finals[0] is not None and finals[1] is not None and finals[0] != finals[1],
       "force_split 0.5 and 1 give different trajectories")
 # `-o OUT.h5` writes HDF5: tests/cli/simulate_hdf5.py (h5py).

@@ -54,6 +54,11 @@ class DynamicModel {
   virtual bool has_forces() const { return false; }
   virtual void force(const DofVector& q, const DofVector& v, double t, DofVector& f, DofMatrix* f_q,
                      DofMatrix* f_v) const;
+  // The same force split into named parts for the energy bookkeeping (Simulator::force_work_parts):
+  // force_parts() parts whose forces sum to force(). The default is one part, "forces".
+  virtual int force_parts() const { return has_forces() ? 1 : 0; }
+  virtual std::string force_part_name(int part) const;
+  virtual void force_part(int part, const DofVector& q, const DofVector& v, double t, DofVector& f) const;
   // φ_i(q) for every contact [length]; Dφ(q), one row per contact.
   virtual void gaps(const DofVector& q, ContactVector& phi) const;
   virtual void gap_jacobian(const DofVector& q, NormalMatrix& jacobian) const;

@@ -56,6 +56,7 @@ class PlanarLinkage final : public DynamicModel {
     double rest = 0.0;
     double rate = 0.0;                                       // reference speed after `start`
     double start = std::numeric_limits<double>::infinity();  // [s]
+    bool drive = false;  // a servo (PD drive): booked as "drives", not as springs and dampers
   };
   void add_joint_law(const JointLaw& law);
   const std::vector<JointLaw>& joint_laws() const { return laws_; }
@@ -88,6 +89,11 @@ class PlanarLinkage final : public DynamicModel {
                   double& mass_norm) const override;
   double potential(const DofVector& q, DofVector& gradient, DofMatrix* hessian) const override;
   bool has_forces() const override { return has_damping_ || !laws_.empty(); }
+  // Parts: "springs" (the stiffness terms of the laws that are not drives), "dampers" (their
+  // damping terms and the joint damping), "drives" (the PD laws, whole).
+  int force_parts() const override { return has_forces() ? 3 : 0; }
+  std::string force_part_name(int part) const override;
+  void force_part(int part, const DofVector& q, const DofVector& v, double t, DofVector& f) const override;
   void force(const DofVector& q, const DofVector& v, double t, DofVector& f, DofMatrix* f_q,
              DofMatrix* f_v) const override;
   void gaps(const DofVector& q, ContactVector& phi) const override;

@@ -99,6 +99,13 @@ class Simulator {
   double contact_work() const { return contact_work_; }
   double friction_work() const { return friction_work_; }  // Coulomb friction of resting contacts
   double impact_energy_change() const { return impact_energy_change_; }
+  double plastic_impact_energy_change() const {
+    return plastic_energy_change_;
+  }  // its plastic impacts' share
+  // force_work() is F·Δq by the model's force parts (DynamicModel::force_part_name: springs,
+  // dampers, drives, ...) plus, with a force split θ ≠ ½, the energy of the split's impulses.
+  const std::vector<double>& force_work_parts() const { return force_work_parts_; }
+  double force_split_work() const { return split_work_; }
   // Steps (and sub-steps) whose resting contacts' stick/slide/free modes were found by the
   // integrator's exhaustive search because the active-set iteration cycled.
   long contact_mode_searches() const { return mode_searches_; }
@@ -131,11 +138,26 @@ class Simulator {
   double max_drift_ = 0.0;
   double force_work_ = 0.0, contact_work_ = 0.0, friction_work_ = 0.0, impact_energy_change_ = 0.0;
   long mode_searches_ = 0;
+  double plastic_energy_change_ = 0.0, split_work_ = 0.0;
+  std::vector<double> force_work_parts_;
   // Adds the forces' work over the segment (q_, p_) → (q2, p2) of length h from t_.
   void account_work(const DofVector& q2, const DofVector& p2, double h, const MidpointStep& step);
 };
 
+// Where the energy went over a run [J]: E_final − E_initial = Σ work + residual, the work by
+// source — the model's force parts (springs, dampers, drives, ...), the resting contacts'
+// holding impulses, their friction, elastic and plastic impacts. The residual is the integrator's
+// own error (O(h²) for resolved dynamics).
+struct EnergyBookkeeping {
+  double initial = 0.0, final = 0.0;
+  std::vector<std::string> sources;
+  std::vector<double> work;
+  double residual() const;
+};
+EnergyBookkeeping energy_bookkeeping(const DynamicModel& model, const Simulator& sim, double initial_energy);
+
 struct SimulationResult {
+  EnergyBookkeeping energy;
   std::vector<StateRecord> records;
   std::vector<ImpactRecord> impacts;
   double max_energy_drift = 0.0;  // [J]

@@ -12,8 +12,9 @@
 //         "impacts": [{"t", "contacts", "sequence", "energy_before", "energy_after", "plastic",
 //                      "step", "zeno", "restitution", "policy", "status", "momentum_before",
 //                      "momentum_after"}, ...],
-//         "max_energy_drift", "newton": {"mean", "max"}, "status", "model", "dof", "dt", "steps",
-//         "coordinates"}
+//         "max_energy_drift", "energy": {"initial", "final", "work": {source: J, ...}, "residual",
+//         "relative_residual"}, "newton": {"mean", "max"}, "status", "model", "dof", "dt",
+//         "steps", "coordinates"}
 // Every malformed field throws InputError naming it ("dt", "record.steps[2]", "params.n").
 #pragma once
 
@@ -68,6 +69,10 @@ struct SimulateReport {
   double max_energy_drift = 0.0;
   double newton_mean = 0.0;
   int newton_max = 0;
+  // Energy bookkeeping [J]: initial, final, the work by source, the residual final − initial − Σ.
+  double energy_initial = 0.0, energy_final = 0.0, energy_residual = 0.0;
+  std::vector<std::string> work_sources;
+  std::vector<double> work;
 };
 
 SimulateRequest parse_simulate_request(const std::string& json_text);
