@@ -123,6 +123,12 @@ SimulationTaskKernel::SimulationTaskKernel(SimulationStudyOptions options) : opt
                 "impact, or initial)" +
                     what},
                [s](const SimulationTaskValues& v) { return v.max_drift[s]; }));
+    t.push_back(
+        scalar({"residual_" + o, "energy", "1",
+                "energy bookkeeping residual (E_end - E_0 - work of forces, contacts, friction and "
+                "impacts) / |E_0|: the integrator's own error (simpact simulate's energy.relative_residual)" +
+                    what},
+               [s](const SimulationTaskValues& v) { return v.energy_residual[s]; }));
   }
   for (std::size_t s = 0; s < single.size(); ++s) {
     const std::string o = name(single[s]), what = ", ordering " + o;
@@ -180,8 +186,8 @@ std::unique_ptr<TaskScratch> SimulationTaskKernel::make_scratch() const {
   SimulationTaskValues& v = scratch->values;
   const std::size_t n = options_.orderings.size();
   v.ok.resize(n);
-  for (auto* column :
-       {&v.energy_final, &v.max_drift, &v.impacts, &v.plastic, &v.zeno, &v.newton_mean, &v.newton_max})
+  for (auto* column : {&v.energy_final, &v.max_drift, &v.energy_residual, &v.impacts, &v.plastic, &v.zeno,
+                       &v.newton_mean, &v.newton_max})
     column->resize(n);
   v.q_final.resize(n);
   v.p_final.resize(n);
@@ -243,8 +249,8 @@ TaskStatus SimulationTaskKernel::compute(std::int64_t task, const ParameterSet& 
   for (std::size_t s = 0; s < options_.orderings.size(); ++s) {
     sim.policy = options_.orderings[s];
     v.ok[s] = 0;
-    v.energy_final[s] = v.max_drift[s] = v.impacts[s] = v.plastic[s] = v.zeno[s] = v.newton_mean[s] =
-        v.newton_max[s] = kNaN;
+    v.energy_final[s] = v.max_drift[s] = v.energy_residual[s] = v.impacts[s] = v.plastic[s] = v.zeno[s] =
+        v.newton_mean[s] = v.newton_max[s] = kNaN;
     std::fill(v.q_records[s].begin(), v.q_records[s].end(), kNaN);
     std::fill(v.p_records[s].begin(), v.p_records[s].end(), kNaN);
     SimulationResult result;
@@ -262,6 +268,9 @@ TaskStatus SimulationTaskKernel::compute(std::int64_t task, const ParameterSet& 
     v.p_final[s] = result.p;
     v.energy_final[s] = model.energy(result.q, result.p);
     v.max_drift[s] = result.max_energy_drift;
+    v.energy_residual[s] = result.energy.initial != 0.0
+                               ? result.energy.residual() / std::abs(result.energy.initial)
+                               : (result.energy.residual() == 0.0 ? 0.0 : kNaN);
     v.impacts[s] = static_cast<double>(result.impacts.size());
     double plastic = 0.0, zeno = 0.0;
     for (const ImpactRecord& i : result.impacts) {

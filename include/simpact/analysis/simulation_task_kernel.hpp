@@ -62,7 +62,8 @@ struct SimulationTaskValues {
   double energy_initial = 0.0;  // E_0 = T + V at the initial state [J]
   int dof = 0;
   std::vector<char> ok;  // the ordering's simulation finished
-  std::vector<double> energy_final, max_drift, impacts, plastic, zeno, newton_mean, newton_max;
+  std::vector<double> energy_final, max_drift, energy_residual, impacts, plastic, zeno, newton_mean,
+      newton_max;
   std::vector<DofVector> q_final, p_final;
   std::vector<double> times;                              // of the recorded states [s]
   std::vector<std::vector<double>> q_records, p_records;  // [ordering][record·dof + i]
