@@ -1,15 +1,18 @@
-// simpact models [NAME] [--json]: the models a config or a `resolve` request can name, and each
+// simpact models [NAME] [--json] [--simulate]: the models a config or a `resolve` request can
+// name (with --simulate: the time-stepping models of `simulate:` and `simpact simulate`), and each
 // model's parameters (units, default, allowed range), straight from the model catalogue — the
 // same ParameterInfo the config loader checks values against.
 #include <fmt/format.h>
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <string>
 
 #include "commands.hpp"
 #include "simpact/core/input_error.hpp"
+#include "simpact/integrate/dynamic_models.hpp"
 #include "simpact/models/model_catalog.hpp"
 #include "simpact/models/test_functions.hpp"
 #include "sweep_setup.hpp"
@@ -56,8 +59,27 @@ std::string model_note(const std::string& name) {
   return "";
 }
 
-int models(const std::string& name, bool json) {
-  const auto names = sweep_model_names();
+// Time-stepping models (their own catalogue: the same names can mean other parameters).
+std::string simulate_note(const std::string& name) {
+  if (name == "trex")
+    return "simulate: force_split 1 (or \"newton\": {\"force_split\": 1}) for the stiff hip damping; "
+           "gait 1/2 builds Fig. 8's stances. See docs/trex.md.";
+  return "";
+}
+
+struct Catalog {
+  std::vector<std::string> names;
+  std::function<std::vector<ParameterInfo>(const std::string&)> parameters;
+  std::string (*note)(const std::string&);
+  const char* flag;  // how to name one model on the command line
+};
+
+int models(const std::string& name, bool json, bool simulate) {
+  const Catalog catalog = simulate ? Catalog{dynamic_model_names(), dynamic_model_parameters, simulate_note,
+                                             "simpact models --simulate"}
+                                   : Catalog{sweep_model_names(), sweep_model_parameters, model_note,
+                                             "simpact models"};
+  const auto& names = catalog.names;
   if (!name.empty()) {
     bool known = false;
     for (const auto& n : names) known = known || n == name;
@@ -71,7 +93,7 @@ int models(const std::string& name, bool json) {
   bool first_model = true;
   for (const auto& model_name : names) {
     if (!name.empty() && model_name != name) continue;
-    const auto parameters = sweep_model_parameters(model_name);
+    const auto parameters = catalog.parameters(model_name);
     if (json) {
       out += fmt::format("{}{}: {{\"parameters\": [", first_model ? "" : ", ", json_string(model_name));
       bool first = true;
@@ -84,24 +106,30 @@ int models(const std::string& name, bool json) {
             p.integer ? "true" : "false", std::isnan(p.default_value) ? "true" : "false");
         first = false;
       }
-      out += fmt::format("], \"note\": {}}}", json_string(model_note(model_name)));
+      out += fmt::format("], \"note\": {}}}", json_string(catalog.note(model_name)));
     } else if (name.empty()) {
-      out += fmt::format("{:<10} {} parameters (simpact models {})\n", model_name, parameters.size(),
+      out += fmt::format("{:<10} {} parameters ({} {})\n", model_name, parameters.size(), catalog.flag,
                          model_name);
     } else {
       out += fmt::format("model {}: {} parameters\n", model_name, parameters.size());
-      out += fmt::format("  {:<12} {:<7} {:<10} {:<22} {}\n", "parameter", "units", "default", "range",
+      out += fmt::format("  {:<12} {:<12} {:<10} {:<22} {}\n", "parameter", "units", "default", "range",
                          "meaning");
       for (const auto& p : parameters)
-        out += fmt::format("  {:<12} {:<7} {:<10} {:<22} {}\n", p.name, p.units,
+        out += fmt::format("  {:<12} {:<12} {:<10} {:<22} {}\n", p.name, p.units,
                            std::isnan(p.default_value) ? "required" : bound(p.default_value),
                            fmt::format("[{}, {}]{}", bound(p.min), bound(p.max), p.integer ? " integer" : ""),
                            p.long_name);
-      if (const std::string note = model_note(model_name); !note.empty()) out += "  note: " + note + "\n";
+      if (const std::string note = catalog.note(model_name); !note.empty()) out += "  note: " + note + "\n";
     }
     first_model = false;
   }
   if (json) out += "}\n";
+  if (!json && name.empty() && !simulate) {
+    std::string dynamic;
+    for (const auto& n : dynamic_model_names()) dynamic += (dynamic.empty() ? "" : ", ") + n;
+    out += fmt::format("time-stepping models (simulate:, simpact simulate): {} (simpact models --simulate [NAME])\n",
+                       dynamic);
+  }
   std::fputs(out.c_str(), stdout);
   return kExitOk;
 }
@@ -111,11 +139,14 @@ int models(const std::string& name, bool json) {
 CommandRunner add_models_command(CLI::App& app) {
   auto name = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
+  auto simulate = std::make_shared<bool>(false);
   auto* cmd = app.add_subcommand("models",
                                  "list the models, or one model's parameters: units, default, allowed range");
-  cmd->add_option("name", *name, "a model (billiards, cradle, ishigami, sobol_g): show its parameters");
+  cmd->add_option("name", *name, "a model (billiards, cradle, trex, ishigami, sobol_g): show its parameters");
   cmd->add_flag("--json", *json, "machine-readable output");
-  return [name, json] { return models(*name, *json); };
+  cmd->add_flag("--simulate", *simulate,
+                "the time-stepping models (a config's simulate: section, simpact simulate) instead");
+  return [name, json, simulate] { return models(*name, *json, *simulate); };
 }
 
 }  // namespace simpact::app

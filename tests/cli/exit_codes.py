@@ -119,6 +119,15 @@ def main():
     n = next((x for x in m if x["name"] == "n"), {})
     check(n.get("integer") is True and n.get("min") == 2 and n.get("default") == 3, f"models cradle --json: n {n}")
     expect(sh([s, "models", "snooker"]), 2, "models snooker", 1, ("unknown model 'snooker'",))
+    # --simulate: the time-stepping catalogue (its trex has the drive and the gait, not the posture solve)
+    p = sh([s, "models"])
+    check("time-stepping models" in p.stdout and "tree8" in p.stdout, "models points at the time-stepping models")
+    p = sh([s, "models", "--simulate", "trex", "--json"])
+    m = json.loads(p.stdout)["trex"]["parameters"] if p.returncode == 0 else []
+    kv = next((x for x in m if x["name"] == "hip_kv"), {})
+    check(kv.get("default") == 1e4 and any(x["name"] == "gait" for x in m), f"models --simulate trex --json: hip_kv {kv}")
+    expect(sh([s, "models", "--simulate", "snooker"]), 2, "models --simulate snooker", 1,
+           ("unknown model 'snooker' (allowed: ball,",))
 
     # ---- resolve / check: JSON ----
     good = '{"model": "billiards", "params": {"theta": 2.0944}, "ordering": "all"}'
