@@ -75,10 +75,10 @@ struct Catalog {
 };
 
 int models(const std::string& name, bool json, bool simulate) {
-  const Catalog catalog = simulate ? Catalog{dynamic_model_names(), dynamic_model_parameters, simulate_note,
-                                             "simpact models --simulate"}
-                                   : Catalog{sweep_model_names(), sweep_model_parameters, model_note,
-                                             "simpact models"};
+  const Catalog catalog =
+      simulate ? Catalog{dynamic_model_names(), dynamic_model_parameters, simulate_note,
+                         "simpact models --simulate"}
+               : Catalog{sweep_model_names(), sweep_model_parameters, model_note, "simpact models"};
   const auto& names = catalog.names;
   if (!name.empty()) {
     bool known = false;
@@ -127,8 +127,9 @@ int models(const std::string& name, bool json, bool simulate) {
   if (!json && name.empty() && !simulate) {
     std::string dynamic;
     for (const auto& n : dynamic_model_names()) dynamic += (dynamic.empty() ? "" : ", ") + n;
-    out += fmt::format("time-stepping models (simulate:, simpact simulate): {} (simpact models --simulate [NAME])\n",
-                       dynamic);
+    out += fmt::format(
+        "time-stepping models (simulate:, simpact simulate): {} (simpact models --simulate [NAME])\n",
+        dynamic);
   }
   std::fputs(out.c_str(), stdout);
   return kExitOk;

@@ -31,6 +31,14 @@ TrexRun run_trex(double force_split, double dt, double t_end) {
   return out;
 }
 
+// ½k(q − rest)² of the knee and body springs at the end (rest = the stance = q0's angles).
+double final_spring_energy(const TrexRun& run) {
+  const TrexDrive d;
+  double energy = 0.0;
+  for (int i : {kTrexKneeL, kTrexKneeR}) energy += 0.5 * d.knee_stiffness * std::pow(run.q[i] - run.q0[i], 2);
+  return energy + 0.5 * d.body_stiffness * std::pow(run.q[kTrexTail] - run.q0[kTrexTail], 2);
+}
+
 double work_of(const EnergyBookkeeping& e, const std::string& source) {
   for (std::size_t i = 0; i < e.sources.size(); ++i)
     if (e.sources[i] == source) return e.work[i];
@@ -48,11 +56,7 @@ TEST(EnergyBookkeeping, TrexSourcesObeyTheirOwnClosedForms) {
                                              "force_split",     "resting_contacts", "friction",
                                              "impacts_elastic", "impacts_plastic"};
   EXPECT_EQ(e.sources, expected);
-  const TrexDrive d;
-  double spring_energy = 0.0;
-  for (int i : {kTrexKneeL, kTrexKneeR})
-    spring_energy += 0.5 * d.knee_stiffness * std::pow(run.q[i] - run.q0[i], 2);
-  spring_energy += 0.5 * d.body_stiffness * std::pow(run.q[kTrexTail] - run.q0[kTrexTail], 2);
+  const double spring_energy = final_spring_energy(run);
   EXPECT_GT(spring_energy, 1e-6);  // the springs did move
   EXPECT_NEAR(work_of(e, "springs"), -spring_energy, 1e-12 * e.initial);
   EXPECT_LT(work_of(e, "dampers"), 0.0);
@@ -70,11 +74,7 @@ TEST(EnergyBookkeeping, TrexSourcesObeyTheirOwnClosedForms) {
 TEST(EnergyBookkeeping, ForceSplitEnergyIsBookedApart) {
   const TrexRun run = run_trex(1.0, 2.5e-5, 0.3);
   const EnergyBookkeeping& e = run.energy;
-  const TrexDrive d;
-  double spring_energy = 0.0;
-  for (int i : {kTrexKneeL, kTrexKneeR})
-    spring_energy += 0.5 * d.knee_stiffness * std::pow(run.q[i] - run.q0[i], 2);
-  spring_energy += 0.5 * d.body_stiffness * std::pow(run.q[kTrexTail] - run.q0[kTrexTail], 2);
+  const double spring_energy = final_spring_energy(run);
   EXPECT_NEAR(work_of(e, "springs"), -spring_energy, 1e-12 * e.initial);
   EXPECT_NE(work_of(e, "force_split"), 0.0);
   EXPECT_LT(std::abs(e.residual()), 4e-6 * e.initial);  // measured 2.05e-6
