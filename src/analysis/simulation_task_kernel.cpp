@@ -50,9 +50,13 @@ double pair_indeterminacy(const DynamicModel& model, const DofVector& q_a, const
 DynamicSystem build_system(const std::string& model, const ParameterSet& params) {
   const auto& infos = dynamic_model_parameters(model);
   ParameterSet own;
-  for (const auto& [key, value] : params.entries())
-    if (std::any_of(infos.begin(), infos.end(), [&](const ParameterInfo& i) { return i.name == key; }))
-      own.set(key, value);
+  // An explicit pair, not a structured binding: capturing a binding in a lambda is C++20 (clang 14
+  // refuses it in C++17; g++ accepts it).
+  for (const auto& entry : params.entries()) {
+    const std::string& key = entry.first;
+    if (std::any_of(infos.begin(), infos.end(), [&key](const ParameterInfo& i) { return i.name == key; }))
+      own.set(key, entry.second);
+  }
   return make_dynamic_system(model, own);
 }
 
@@ -260,6 +264,9 @@ TaskStatus SimulationTaskKernel::compute(std::int64_t task, const ParameterSet& 
       status = TaskStatus::kFailed;
       continue;
     } catch (const ImpactError&) {
+      status = TaskStatus::kFailed;
+      continue;
+    } catch (const NonFiniteStateError&) {
       status = TaskStatus::kFailed;
       continue;
     }
