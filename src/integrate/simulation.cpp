@@ -21,6 +21,13 @@ SimulationOptions with_release_tolerance(SimulationOptions options) {
 }
 }  // namespace
 
+NonFiniteStateError::NonFiniteStateError(long step, double time)
+    : std::runtime_error(
+          fmt::format("step {} (t = {:.9g} s): the state is not finite (NaN or infinite q or p; "
+                      "an input far outside the model's scale: check speeds, forces and dt)",
+                      step, time)),
+      step_(step) {}
+
 Simulator::Simulator(const DynamicModel& model, SimulationOptions options)
     : model_(&model),
       options_(with_release_tolerance(std::move(options))),
@@ -32,6 +39,7 @@ Simulator::Simulator(const DynamicModel& model, SimulationOptions options)
 }
 
 void Simulator::reset(const DofVector& q0, const DofVector& p0, double t0) {
+  if (!q0.allFinite() || !p0.allFinite()) throw NonFiniteStateError(0, t0);
   q_ = q0;
   p_ = p0;
   t0_ = t_ = t0;
@@ -253,6 +261,7 @@ void Simulator::advance() {
   ++step_;
   t_ = t_end;
   last_iterations_ = iterations_;
+  if (!q_.allFinite() || !p_.allFinite()) throw NonFiniteStateError(step_, t_);
   if (options_.monitor_energy) {
     const double e = energy();
     if (impact_in_step)

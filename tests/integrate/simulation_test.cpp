@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 
 #include "simpact/integrate/dynamic_models.hpp"
 #include "simpact/models/billiards_model.hpp"
@@ -152,6 +153,34 @@ TEST(Simulation, RejectsPolicyAll) {
   SimulationOptions o;
   o.policy = OrderingPolicy::kAll;
   EXPECT_THROW(Simulator(*s.model, o), std::invalid_argument);
+}
+
+// A state that leaves the doubles stops the run naming the step (found by the simulate fuzzer: the
+// records carried q = inf silently). A free ball (g = 0) rising at 1e300 m/s with dt = 1e6 s moves
+// 1e306 m per step: q = 1 + 179e306 is finite, 1 + 180e306 > DBL_MAX ≈ 1.798e308 is not.
+TEST(Simulation, NonFiniteStateStopsAtItsStep) {
+  const DynamicSystem s = make_ball(1.0, 0.1, 1.0, 1e300, 0.0);
+  SimulationOptions o;
+  o.dt = 1e6;
+  o.steps = 200;
+  try {
+    simulate(*s.model, s.q0, momentum_of(s), o);
+    ADD_FAILURE() << "no NonFiniteStateError";
+  } catch (const NonFiniteStateError& e) {
+    EXPECT_EQ(e.step(), 180);
+    EXPECT_NE(std::string(e.what()).find("step 180 (t = 180000000 s): the state is not finite"),
+              std::string::npos)
+        << e.what();
+  }
+  // 179 steps end finite, as before.
+  o.steps = 179;
+  const SimulationResult r = simulate(*s.model, s.q0, momentum_of(s), o);
+  EXPECT_TRUE(std::isfinite(r.q[0]));
+  EXPECT_NEAR(r.q[0], 1.0 + 179e306, 1e-12 * 179e306);
+  // A non-finite initial state is refused at step 0.
+  DofVector p_inf(1);
+  p_inf[0] = INFINITY;
+  EXPECT_THROW(simulate(*s.model, s.q0, p_inf, o), NonFiniteStateError);
 }
 
 }  // namespace

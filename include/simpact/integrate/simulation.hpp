@@ -52,6 +52,18 @@ class ImpactError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The state left the doubles (NaN or ±Inf) — an extreme input (a speed, a stiffness, a time step
+// far outside the model's scale) can get there without Newton noticing, since a NaN residual
+// compares false with every tolerance. The run stops at the first such step: never NaN records.
+class NonFiniteStateError : public std::runtime_error {
+ public:
+  NonFiniteStateError(long step, double time);
+  long step() const { return step_; }
+
+ private:
+  long step_;
+};
+
 struct ImpactRecord {
   long step = 0;              // the step (1-based: step k ends at t = k·dt) in which it happened
   double t = 0.0;             // t* [s]
@@ -76,8 +88,9 @@ struct StateRecord {
 class Simulator {
  public:
   Simulator(const DynamicModel& model, SimulationOptions options);
+  // Throws NonFiniteStateError (step 0) for a NaN or infinite q0 or p0.
   void reset(const DofVector& q0, const DofVector& p0, double t0 = 0.0);
-  // One step of Δt, impacts included. Throws NewtonError or ImpactError.
+  // One step of Δt, impacts included. Throws NewtonError, ImpactError or NonFiniteStateError.
   void advance();
 
   const DofVector& q() const { return q_; }
