@@ -76,39 +76,67 @@ bool names_non_finite_at(const std::string& text, std::size_t byte) {
 
 // ---- parsing the document -----------------------------------------------------------------------
 
+namespace {
+
+// Where the parser is: one frame per open object or array, with the object's current key or the
+// array's count of finished elements.
+struct Frame {
+  bool object = false;
+  std::set<std::string> keys;
+  std::string key;
+  std::size_t count = 0;
+};
+
+// A key as a path component: control characters escaped, the empty key as "".
+std::string key_name(const std::string& key) {
+  return key.empty() ? std::string("\"\"") : printable(key);
+}
+
+// The field the parser is at: "newton.tolerance", "q0[2]", "records[1].x".
+std::string field_of(const std::vector<Frame>& frames) {
+  std::string path;
+  for (const Frame& f : frames) {
+    if (f.object)
+      path += (path.empty() ? "" : ".") + key_name(f.key);
+    else
+      path += index_field("", f.count);
+  }
+  return path.empty() ? "input" : path;
+}
+
+}  // namespace
+
 // nlohmann keeps the last of repeated keys silently; a repeated key is almost always a mistake
-// (two edits of the same field), so the parser callback rejects it, naming the key path.
+// (two edits of the same field), so the parser callback rejects it, naming the key path. The
+// frames also name the field of a number beyond the doubles (1e999), which nlohmann refuses.
 Json parse_document(const std::string& text) {
-  struct Frame {
-    bool object = false;
-    std::set<std::string> keys;
-    std::string key;
-  };
   std::vector<Frame> frames;
-  const Json::parser_callback_t callback = [&frames](int /*depth*/, Json::parse_event_t event, Json& parsed) {
+  const auto finished_element = [&frames] {
+    if (!frames.empty() && !frames.back().object) ++frames.back().count;
+  };
+  const Json::parser_callback_t callback = [&frames, &finished_element](
+                                               int /*depth*/, Json::parse_event_t event, Json& parsed) {
     switch (event) {
       case Json::parse_event_t::object_start:
-        frames.push_back({true, {}, {}});
+        frames.push_back({true, {}, {}, 0});
         break;
       case Json::parse_event_t::array_start:
-        frames.push_back({false, {}, {}});
+        frames.push_back({false, {}, {}, 0});
         break;
       case Json::parse_event_t::object_end:
       case Json::parse_event_t::array_end:
         if (!frames.empty()) frames.pop_back();
+        finished_element();
         break;
       case Json::parse_event_t::key: {
         const std::string key = parsed.get<std::string>();
-        if (!frames.empty() && !frames.back().keys.insert(key).second) {
-          std::string path;
-          for (std::size_t i = 0; i + 1 < frames.size(); ++i)
-            if (frames[i].object) path += printable(frames[i].key) + ".";
-          throw InputError(path + printable(key), "duplicate key");
-        }
         if (!frames.empty()) frames.back().key = key;
+        if (!frames.empty() && !frames.back().keys.insert(key).second)
+          throw InputError(field_of(frames), "duplicate key");
         break;
       }
       case Json::parse_event_t::value:
+        finished_element();
         break;
     }
     return true;
@@ -125,8 +153,16 @@ Json parse_document(const std::string& text) {
     throw InputError("input",
                      "invalid JSON " + printable(what, 400) +
                          (names_non_finite_at(text, e.byte) ? " (JSON has no NaN or Infinity)" : ""));
+  } catch (const Json::out_of_range& e) {
+    // out_of_range.406 "number overflow parsing '1e400'": a number beyond the doubles, at the
+    // field the frames point to.
+    std::string what = e.what();
+    what = what.substr(what.find(']') + 2);
+    if (e.id == 406)
+      throw InputError(field_of(frames), "number overflow: " + printable(what.substr(what.find('\'')), 80) +
+                                             " is beyond the range of a double (about 1.8e308)");
+    throw InputError("input", "invalid JSON: " + printable(what, 400));
   } catch (const Json::exception& e) {
-    // e.g. out_of_range.406 "number overflow parsing '1e400'"
     std::string what = e.what();
     what = what.substr(what.find(']') + 2);
     throw InputError("input", "invalid JSON: " + printable(what, 400));
