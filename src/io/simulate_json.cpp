@@ -7,6 +7,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "json_reading.hpp"
 #include "simpact/core/input_error.hpp"
 
 namespace simpact {
@@ -15,6 +16,8 @@ namespace {
 
 using Json = nlohmann::json;
 using OrderedJson = nlohmann::ordered_json;
+using detail::in_quotes;
+using detail::printable;
 
 const std::vector<std::string> kKeys = {"_comment",
                                         "model",
@@ -34,16 +37,26 @@ const std::vector<std::string> kKeys = {"_comment",
                                         "newton",
                                         "seed"};
 
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
+// A key as a field name: control characters escaped, long keys cut, the empty key as "".
+std::string key_field(const std::string& prefix, const std::string& key) {
+  return prefix + (key.empty() ? std::string("\"\"") : printable(key));
 }
 
 void check_keys(const Json& obj, const std::vector<std::string>& allowed, const std::string& prefix) {
   for (auto it = obj.begin(); it != obj.end(); ++it)
     if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end())
-      throw InputError(prefix + it.key(), "unknown field (allowed: " + joined(allowed) + ")");
+      throw InputError(key_field(prefix, it.key()), "unknown field (allowed: " + detail::join(allowed) + ")");
+}
+
+// Model and parameter names are 1–64 printable ASCII characters (every catalogue name is): a
+// name outside that is refused before it reaches a message raw.
+bool valid_name(const std::string& name) {
+  if (name.empty() || name.size() > kMaxSimulateName) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) { return c >= 0x20 && c <= 0x7e; });
+}
+
+std::string name_rule() {
+  return fmt::format("names are 1-{} printable ASCII characters", kMaxSimulateName);
 }
 
 double number(const Json& j, const std::string& field) {
@@ -74,29 +87,29 @@ std::vector<double> vector(const Json& j, const std::string& field) {
   return out;
 }
 
-constexpr long long kMaxSteps = 1000000000LL;
-
 }  // namespace
 
-SimulateRequest parse_simulate_request(const std::string& json_text) {
-  Json doc;
-  try {
-    doc = Json::parse(json_text);
-  } catch (const Json::parse_error& e) {
-    std::string what = e.what();
-    std::replace(what.begin(), what.end(), '\n', ' ');
-    throw InputError("input", "invalid JSON: " + what);
-  }
+SimulateRequest parse_simulate_request(const std::string& json_text, const SimulateLimits& limits) {
+  // Repeated keys and numbers beyond the doubles (1e999) are InputErrors, as for `resolve`.
+  Json doc = detail::parse_document(json_text);
   if (!doc.is_object()) throw InputError("input", "must be a JSON object");
   check_keys(doc, kKeys, "");
   SimulateRequest r;
   if (!doc.contains("model")) throw InputError("model", "required (e.g. \"chain\", \"cradle\")");
   if (!doc["model"].is_string()) throw InputError("model", "must be a string");
   r.model = doc["model"].get<std::string>();
+  if (!valid_name(r.model))
+    throw InputError("model",
+                     fmt::format("{} is not a model name ({})",
+                                 r.model.empty() ? std::string("\"\"") : in_quotes(r.model), name_rule()));
   if (doc.contains("params")) {
     const Json& p = doc["params"];
     if (!p.is_object()) throw InputError("params", "must be an object of numbers");
-    for (auto it = p.begin(); it != p.end(); ++it) r.params.set(it.key(), number(*it, "params." + it.key()));
+    for (auto it = p.begin(); it != p.end(); ++it) {
+      const std::string field = key_field("params.", it.key());
+      if (!valid_name(it.key())) throw InputError(field, "is not a parameter name (" + name_rule() + ")");
+      r.params.set(it.key(), number(*it, field));
+    }
   }
   if (doc.contains("q0")) r.q0 = vector(doc["q0"], "q0");
   if (doc.contains("p0") && doc.contains("v0")) throw InputError("v0", "give p0 or v0, not both");
@@ -104,16 +117,18 @@ SimulateRequest parse_simulate_request(const std::string& json_text) {
   if (doc.contains("v0")) r.v0 = vector(doc["v0"], "v0");
   SimulateRequest& o = r;
   if (!doc.contains("dt")) throw InputError("dt", "required: the time step [s]");
-  o.dt = positive(doc["dt"], "dt");
+  o.dt = number(doc["dt"], "dt");
+  if (!(o.dt >= kMinSimulateDt && o.dt <= kMaxSimulateDt))
+    throw InputError("dt", fmt::format("{} is outside [1e-12, 1e6] s", o.dt));  // kMin/kMaxSimulateDt
   if (doc.contains("steps") == doc.contains("t_end"))
     throw InputError("steps", "give exactly one of steps, t_end");
   if (doc.contains("steps")) {
-    o.steps = static_cast<long>(integer(doc["steps"], "steps", 0, kMaxSteps));
+    o.steps = static_cast<long>(integer(doc["steps"], "steps", 0, limits.max_steps));
   } else {
     const double t_end = number(doc["t_end"], "t_end");
     const double n = t_end / o.dt;
-    if (t_end < 0.0 || n > static_cast<double>(kMaxSteps))
-      throw InputError("t_end", fmt::format("{} must be in [0, {}·dt]", t_end, kMaxSteps));
+    if (t_end < 0.0 || n > static_cast<double>(limits.max_steps))
+      throw InputError("t_end", fmt::format("{} must be in [0, {}·dt]", t_end, limits.max_steps));
     const double rounded = std::round(n);
     if (std::abs(n - rounded) > 1e-9 * std::max(1.0, n))
       throw InputError("t_end", fmt::format("{} is not a whole number of steps of dt = {}", t_end, o.dt));
@@ -123,9 +138,9 @@ SimulateRequest parse_simulate_request(const std::string& json_text) {
     if (!doc["ordering"].is_string()) throw InputError("ordering", "must be a string");
     const std::string name = doc["ordering"].get<std::string>();
     if (!parse_ordering_policy(name, o.policy) || o.policy == OrderingPolicy::kAll)
-      throw InputError("ordering",
-                       "'" + name.substr(0, 40) +
-                           "' is not a single ordering (allowed: argmin, argmax, index, reverse, random)");
+      throw InputError(
+          "ordering",
+          in_quotes(name) + " is not a single ordering (allowed: argmin, argmax, index, reverse, random)");
   }
   if (doc.contains("restitution")) {
     o.restitution = number(doc["restitution"], "restitution");
@@ -161,6 +176,8 @@ SimulateRequest parse_simulate_request(const std::string& json_text) {
           static_cast<int>(integer(nw["max_iterations"], "newton.max_iterations", 1, 1000));
   }
   if (doc.contains("seed")) o.seed = static_cast<std::uint64_t>(integer(doc["seed"], "seed", 0, (1LL << 53)));
+  // Every recorded state is kept in memory and written out: their number is capped (the output of
+  // 10^5 states of a 16-coordinate chain is ~40 MB of JSON).
   if (doc.contains("record")) {
     const Json& rec = doc["record"];
     if (!rec.is_object()) throw InputError("record", "must be {\"steps\": [..]} or {\"every\": N}");
@@ -170,11 +187,21 @@ SimulateRequest parse_simulate_request(const std::string& json_text) {
     if (rec.contains("steps")) {
       const Json& s = rec["steps"];
       if (!s.is_array()) throw InputError("record.steps", "must be an array of step numbers");
+      if (s.size() > static_cast<std::size_t>(limits.max_records))
+        throw InputError("record.steps", fmt::format("has {} entries: at most {} recorded states", s.size(),
+                                                     limits.max_records));
       for (std::size_t i = 0; i < s.size(); ++i)
         o.record_steps.push_back(
             static_cast<long>(integer(s[i], fmt::format("record.steps[{}]", i), 0, o.steps)));
     } else {
-      const long every = static_cast<long>(integer(rec["every"], "record.every", 1, kMaxSteps));
+      const long every = static_cast<long>(integer(rec["every"], "record.every", 1, limits.max_steps));
+      const long states = o.steps / every + 1;
+      if (states > limits.max_records)
+        throw InputError(
+            "record.every",
+            fmt::format("every {} of {} steps gives {} states: at most {} recorded states (raise "
+                        "every)",
+                        every, o.steps, states, limits.max_records));
       for (long k = 0; k <= o.steps; k += every) o.record_steps.push_back(k);
     }
   } else {

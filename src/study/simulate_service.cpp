@@ -50,7 +50,11 @@ std::string simulate_json(const std::string& json_text, int indent) {
 SimulateRun run_simulation(const std::string& json_text) {
   SimulateRun run;
   run.request = parse_simulate_request(json_text);
-  const SimulateRequest& request = run.request;
+  run.report = run_simulation(run.request);
+  return run;
+}
+
+SimulateReport run_simulation(const SimulateRequest& request) {
   const SimulationOptions options = options_of(request);
   DynamicSystem system;
   try {
@@ -76,7 +80,7 @@ SimulateRun run_simulation(const std::string& json_text) {
             "q0", fmt::format("contact {} penetrates by {:.3g} m at the initial configuration", i, -phi[i]));
   }
   const SimulationResult result = simulate(model, q0, p0, options);
-  SimulateReport& report = run.report;
+  SimulateReport report;
   for (int i = 0; i < n; ++i) report.coordinates.push_back(model.coordinate_name(i));
   for (const auto& s : result.records)
     report.records.push_back({s.step, s.t, values(s.q), values(s.p), s.energy});
@@ -105,7 +109,7 @@ SimulateRun run_simulation(const std::string& json_text) {
   report.work = result.energy.work;
   report.newton_mean = result.newton_mean;
   report.newton_max = result.newton_max;
-  return run;
+  return report;
 }
 
 }  // namespace simpact

@@ -69,9 +69,19 @@ BAD = [
     ({"model": "cradle", "dt": 0.001, "steps": 1, "newton": {"force_split": 0.4}}, "newton.force_split"),
     ({"model": "cradle", "dt": 0.001, "steps": 1, "q0": [0, 0.05, 0.1]}, "q0"),
     ({"model": "cradle", "dt": 0.001, "steps": 1, "stpes": 1}, "stpes"),
+    # found by the simulate fuzzer (tests/fuzz/corpus/simulate/crash_*)
+    ('{"model": "chain", "dt": 1e999, "steps": 10}', "dt"),
+    ('{"model": "chain", "params": {"n": 2, "n": 16}, "dt": 0.01, "steps": 1}', "params.n"),
+    ({"model": "chain", "dt": 1e-6, "steps": 1000000000, "record": {"every": 1}}, "record.every"),
+    ({"model": "chain", "dt": 1e-300, "steps": 10}, "dt"),
+    ({"model": "chain", "dt": 1e300, "steps": 10}, "dt"),
+    ({"model": "cha\n\x1bin", "dt": 0.01, "steps": 1}, "model"),
+    ({"model": "c" * 65, "dt": 0.01, "steps": 1}, "model"),
+    ({"": 1, "model": "chain", "dt": 0.01, "steps": 1}, '""'),
+    ({"model": "chain", "params": {"": 1}, "dt": 0.01, "steps": 1}, 'params.""'),
 ]
 for doc, field in BAD:
-    p = run([], json.dumps(doc))
+    p = run([], doc if isinstance(doc, str) else json.dumps(doc))
     lines = [l for l in p.stderr.splitlines() if l.strip()]
     check(p.returncode == 2 and len(lines) == 1 and lines[0].startswith(f"simpact: error: {field}:"),
           f"bad {field}: exit 2, one line naming it ({p.returncode}, {p.stderr.strip()!r})")
@@ -100,5 +110,11 @@ check(finals[0] is not None and finals[1] is not None and finals[0] != finals[1]
 p = run([], json.dumps({"model": "chain", "params": {"n": 4}, "q0": [0.3] * 4, "dt": 0.001, "steps": 5,
                         "newton": {"max_iterations": 1}}))
 check(p.returncode == 1 and "step 1" in p.stderr and "residual" in p.stderr, f"Newton failure: exit 1 naming step and residual ({p.stderr.strip()!r})")
+# A state that leaves the doubles: a runtime error (exit 1) naming the step and the time (was exit 0
+# with q = null in the records)
+p = run([], json.dumps({"model": "ball", "params": {"g": 0, "height": 1}, "v0": [1e300], "dt": 1e6, "steps": 200}))
+check(p.returncode == 1 and len(p.stderr.strip().splitlines()) == 1
+      and "step 180 (t = 180000000 s): the state is not finite" in p.stderr,
+      f"non-finite state: exit 1 naming the step ({p.returncode}, {p.stderr.strip()!r})")
 
 finish("simulate checks")

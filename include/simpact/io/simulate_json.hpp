@@ -15,11 +15,15 @@
 //         "max_energy_drift", "energy": {"initial", "final", "work": {source: J, ...}, "residual",
 //         "relative_residual"}, "newton": {"mean", "max"}, "status", "model", "dof", "dt",
 //         "steps", "coordinates"}
-// Every malformed field throws InputError naming it ("dt", "record.steps[2]", "params.n").
+// Every malformed field throws InputError naming it ("dt", "record.steps[2]", "params.n"); a
+// repeated key or a number beyond the doubles (1e999) is an error too. Bounds: dt in [1e-12, 1e6]
+// s, steps ≤ SimulateLimits::max_steps, at most SimulateLimits::max_records recorded states, the
+// model's and the parameters' names 1–64 printable ASCII characters.
 #pragma once
 
 // io knows formats only: the request and the report are plain values; the study layer's
 // simulate service turns them into SimulationOptions and back from a SimulationResult.
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -75,7 +79,21 @@ struct SimulateReport {
   std::vector<double> work;
 };
 
-SimulateRequest parse_simulate_request(const std::string& json_text);
+// The most work a request may ask for; a request beyond them is refused before it runs, with the
+// bound in the message. The defaults are the command's; a caller with a budget (the fuzz harness,
+// a service with a deadline) passes tighter ones.
+struct SimulateLimits {
+  long max_steps = 1'000'000'000;  // steps of dt (also t_end / dt)
+  long max_records = 100'000;      // recorded states (record.steps entries, or steps / every + 1)
+};
+
+// The time step's range [s] (as dt of a time-stepped sweep, simulation_sweep_parameters).
+inline constexpr double kMinSimulateDt = 1e-12;
+inline constexpr double kMaxSimulateDt = 1e6;
+// A model or parameter name: 1 to kMaxSimulateName printable ASCII characters.
+inline constexpr std::size_t kMaxSimulateName = 64;
+
+SimulateRequest parse_simulate_request(const std::string& json_text, const SimulateLimits& limits = {});
 
 std::string simulation_to_json(const SimulateRequest& request, const SimulateReport& report, int indent = -1);
 
