@@ -1,15 +1,26 @@
 #!/usr/bin/env bash
-# scripts/fuzz.sh [SECONDS] — fuzzes the config loader and the `resolve`/`check` JSON reader
-# (tests/fuzz) for SECONDS each (default 120), both at once. Configures build-fuzz with clang,
-# ASan + UBSan and libFuzzer coverage on the whole library (SIMPACT_FUZZ=ON), builds the two
-# fuzzers with -j2 and fuzzes a copy of the regression corpus (build-fuzz/fuzz-runs/NAME/corpus;
-# the sources are never written). Prints executions, coverage, corpus size and any crash-*,
-# timeout-*, oom-* or leak-* file; exits 1 when there is one. Extra CMake options via
-# SIMPACT_CMAKE_ARGS. A crasher goes, minimized, into tests/fuzz/corpus/{config,json}/ (README).
+# scripts/fuzz.sh [SECONDS [NAME...]] — fuzzes the config loader (config), the `resolve`/`check`
+# JSON reader (json) and the `simulate` JSON request (simulate) (tests/fuzz) for SECONDS each
+# (default 120), all at once; NAMEs pick some of them (e.g. `fuzz.sh 300 simulate`). Configures
+# build-fuzz with clang, ASan + UBSan and libFuzzer coverage on the whole library
+# (SIMPACT_FUZZ=ON), builds the fuzzers with -j2 and fuzzes a copy of the regression corpus
+# (build-fuzz/fuzz-runs/NAME/corpus; the sources are never written). Prints executions,
+# coverage, corpus size and any crash-*, timeout-*, oom-* or leak-* file; exits 1 when there is
+# one. Extra CMake options via SIMPACT_CMAKE_ARGS. A crasher goes, minimized, into
+# tests/fuzz/corpus/{config,json,simulate}/ (README).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-120}"
 case "$seconds" in '' | *[!0-9]*) echo "fuzz.sh: SECONDS must be a number (got '$seconds')" >&2; exit 2 ;; esac
+shift || true
+names=("$@")
+[ ${#names[@]} -gt 0 ] || names=(config json simulate)
+declare -A fuzzer_of=([config]=config_fuzzer [json]=resolve_json_fuzzer [simulate]=simulate_json_fuzzer)
+targets=()
+for name in "${names[@]}"; do
+  [ -n "${fuzzer_of[$name]:-}" ] || { echo "fuzz.sh: unknown harness '$name' (allowed: config, json, simulate)" >&2; exit 2; }
+  targets+=("${fuzzer_of[$name]}")
+done
 build="build-fuzz"
 flags="-O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined"
 flags+=" -fsanitize=fuzzer-no-link"  # coverage feedback from the library, not only the harness
@@ -17,7 +28,7 @@ flags+=" -fsanitize=fuzzer-no-link"  # coverage feedback from the library, not o
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ "-DCMAKE_CXX_FLAGS=$flags" \
   -DSIMPACT_FUZZ=ON -DSIMPACT_BUILD_BENCH=OFF ${SIMPACT_CMAKE_ARGS:-} >/dev/null
-cmake --build "$build" -j2 --target config_fuzzer resolve_json_fuzzer
+cmake --build "$build" -j2 --target "${targets[@]}"
 
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 export OMP_NUM_THREADS=1
@@ -25,9 +36,9 @@ runs="$build/fuzz-runs"
 declare -A pids
 # A JSON request may ask for hours of work (limits.max_nodes up to 10^12): that fuzzer runs in
 # fork mode and goes on past slow inputs, listing them (timeout-*) for triage in a Release build.
-for name in config json; do
-  fuzzer=config_fuzzer mode=()
-  [ "$name" = config ] || fuzzer=resolve_json_fuzzer mode=(-fork=1 -ignore_timeouts=1)
+for name in "${names[@]}"; do
+  fuzzer="${fuzzer_of[$name]}" mode=()
+  [ "$name" != json ] || mode=(-fork=1 -ignore_timeouts=1)
   binary="$(find "$build" -type f -name "$fuzzer" -perm -u+x | head -n 1)"
   [ -n "$binary" ] || { echo "fuzz.sh: $fuzzer was not built" >&2; exit 1; }
   work="$runs/$name"
@@ -40,7 +51,7 @@ for name in config json; do
 done
 
 found=0
-for name in config json; do
+for name in "${names[@]}"; do
   rc=0
   wait "${pids[$name]}" || rc=$?
   work="$runs/$name"
