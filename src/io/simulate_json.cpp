@@ -176,8 +176,8 @@ SimulateRequest parse_simulate_request(const std::string& json_text, const Simul
           static_cast<int>(integer(nw["max_iterations"], "newton.max_iterations", 1, 1000));
   }
   if (doc.contains("seed")) o.seed = static_cast<std::uint64_t>(integer(doc["seed"], "seed", 0, (1LL << 53)));
-  // Every recorded state is kept in memory and written out: their number is capped (the output of
-  // 10^5 states of a 16-coordinate chain is ~40 MB of JSON).
+  // Every recorded state is kept in memory and written out: their number is capped before any
+  // step number is stored (record {every: 1} of 10^9 steps asked for 10^9 + 1 of them).
   if (doc.contains("record")) {
     const Json& rec = doc["record"];
     if (!rec.is_object()) throw InputError("record", "must be {\"steps\": [..]} or {\"every\": N}");
