@@ -4,6 +4,7 @@
 #include <boost/math/special_functions/erf.hpp>
 #include <boost/random/sobol.hpp>
 #include <cmath>
+#include <cstring>
 #include <iterator>
 #include <stdexcept>
 #include <utility>
@@ -53,6 +54,15 @@ double inside_unit_interval(double u) {
 double truncated_normal_quantile(const Distribution& d, const NormalTruncation& t, double u) {
   const double x = d.a + d.b * truncated_standard_normal(t, u);
   return std::clamp(x, d.low, d.high);
+}
+
+// std::nextafter(x, 0.0) for a finite x > 0: the representation one step down.
+double below_positive(double x) {
+  std::uint64_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  --bits;
+  std::memcpy(&x, &bits, sizeof bits);
+  return x;
 }
 
 // The LHS permutation keys of one grid point: the first d draws of its (point_seed,
@@ -242,7 +252,7 @@ std::uint64_t MonteCarloSampler::unit_point(std::int64_t task, std::int64_t grid
         const double v =
             (static_cast<double>(stratum) + task_rng.uniform_open()) / static_cast<double>(strata);
         // Rounding must not push v onto the next stratum's edge (or to 1).
-        const double top = std::nextafter(static_cast<double>(stratum + 1) / strata, 0.0);
+        const double top = below_positive(static_cast<double>(stratum + 1) / strata);
         u[j] = std::min(v, top);
       }
       return d;
