@@ -30,6 +30,26 @@ summary() {  # "done: N tasks (...) in S s, R tasks/s, HDF5 H s (P%), ..." → "
 #             time in HDF5 calls, from simpact's summary);
 #   journal   the share of perf's samples in *Journal* symbols (append, read-back);
 #   rest      run − loop − HDF5 − journal: per-θ statistics (reduce), scheduling, file I/O.
+#   instructions/task  the run's user-space instructions (full − 64-task run) per task, beside
+#             BM_BilliardsBuildAndResolve's per iteration (sweep_phases_bench --reference N):
+#             a count a shared machine does not skew. From `perf stat -e instructions:u` where
+#             the CPU exposes the counter, else valgrind's cachegrind (~2 min), else not shown.
+#             SWEEP_BENCH_INSTRUCTIONS=0 skips it.
+
+# instructions CMD... → the user-space instructions CMD executes (empty when nothing can count).
+instructions() {
+  local n=""
+  if command -v perf >/dev/null 2>&1; then
+    n=$(perf stat -x, -e instructions:u -o "$work/perfstat" "$@" >/dev/null 2>&1 &&
+      awk -F, '/instructions/ && $1 ~ /^[0-9]+$/ { print $1 }' "$work/perfstat") || n=""
+  fi
+  if [ -z "$n" ] && command -v valgrind >/dev/null 2>&1; then
+    n=$(valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
+      sed -n 's/.*I *refs: *\([0-9,]*\).*/\1/p' | tr -d ,) || n=""
+  fi
+  echo "$n"
+}
+
 phases() {
   local bench_dir config=configs/billiards_mc.yaml
   bench_dir="$(dirname "$simpact")/bench"
@@ -59,7 +79,24 @@ phases() {
     hdf5_share=$(perf report -i "$work/perf.data" --comm simpact --sort dso --stdio 2>/dev/null |
       awk '/^ +[0-9.]+%/ && /hdf5/ { sub("%", "", $1); s += $1 } END { printf "%.1f", s }')
   fi
-  awk -v full="$full" -v tiny="$tiny" -v ref="$reference" -v journal="$journal_share" -v hdf5_share="$hdf5_share" '
+  local per_task="" per_reference=""
+  if [ "${SWEEP_BENCH_INSTRUCTIONS:-1}" = 1 ]; then
+    local i_full i_tiny r_small r_large
+    i_full=$(instructions "$simpact" run "$config" -o "$work/phases.h5" --overwrite)
+    i_tiny=$(instructions "$simpact" run "$work/tiny.yaml" -o "$work/phases.h5" --overwrite)
+    if [ -n "$i_full" ] && [ -n "$i_tiny" ]; then
+      per_task=$(awk -v a="$i_full" -v b="$i_tiny" -v t="$(grep -o 'done: [0-9]*' <<<"$full" | cut -d' ' -f2)" \
+        'BEGIN { printf "%.0f", (a - b) / t }')
+    fi
+    if [ -x "$bench_dir/sweep_phases_bench" ]; then
+      r_small=$(instructions "$bench_dir/sweep_phases_bench" --reference 1000)
+      r_large=$(instructions "$bench_dir/sweep_phases_bench" --reference 101000)
+      [ -n "$r_small" ] && [ -n "$r_large" ] &&
+        per_reference=$(awk -v a="$r_large" -v b="$r_small" 'BEGIN { printf "%.0f", (a - b) / 100000 }')
+    fi
+  fi
+  awk -v full="$full" -v tiny="$tiny" -v ref="$reference" -v journal="$journal_share" -v hdf5_share="$hdf5_share" \
+    -v per_task="$per_task" -v per_reference="$per_reference" '
     /^  (sample|build|resolve|columns) / { ns[$1] = $2; order[++n] = $1; line[$1] = $0 }
     END {
       split(full, f, " "); split(tiny, t, " ")
@@ -84,6 +121,9 @@ phases() {
       printf "  startup  %.3f CPU s once  (process start, MPI init, config, exit)\n", t[1]
       printf "  BM_BilliardsBuildAndResolve %.0f /s: the sweep runs at %.3f of it (issue 8: >= 0.25)\n",
         ref, rate / ref
+      if (per_task != "")
+        printf "  instructions %s /task (run - startup), BM_BilliardsBuildAndResolve %s /iteration: %.3f\n",
+          per_task, per_reference == "" ? "?" : per_reference, per_reference == "" ? 0 : per_reference / per_task
     }' <<<"$loop"
 }
 

@@ -2,6 +2,7 @@
 // compute loop for every task of an impact-model config, beside BM_BilliardsBuildAndResolve's
 // rate measured in the same run (issue 8: the sweep's tasks/s ≥ 0.25 of it). Run:
 //   build/bench/sweep_phases_bench configs/billiards_mc.yaml
+// or `sweep_phases_bench --reference N`: N untimed iterations of the reference loop alone.
 // bench/sweep_bench.sh adds what happens around the loop (startup, journal, HDF5 write).
 // Each step is timed as the difference of two passes over all tasks (sample; + build;
 // + compute; + columns), each pass the best of three in thread CPU time (the machine may be
@@ -46,8 +47,9 @@ double best_of_three(const std::function<void()>& pass) {
   return best;
 }
 
-// BM_BilliardsBuildAndResolve's loop (core_bench): θ steps, make_problem, one argmin resolution.
-double build_and_resolve_rate() {
+// BM_BilliardsBuildAndResolve's loop (core_bench): θ steps, make_problem, one argmin resolution;
+// `iterations` of it, returning a value that keeps the loop.
+int build_and_resolve(long iterations) {
   const BilliardsModel model;
   ParameterSet params;
   ImpactWorkspace ws;
@@ -55,17 +57,21 @@ double build_and_resolve_rate() {
   options.policy = OrderingPolicy::kArgmin;
   options.compare_argmin_argmax = false;
   options.compute_plastic = false;
-  constexpr int kIterations = 1 << 20;
   int sink = 0;
-  const double seconds = best_of_three([&] {
-    double theta = 2.0;
-    for (int i = 0; i < kIterations; ++i) {
-      theta = theta > 3.0 ? 1.2 : theta + 1e-3;
-      params.set("theta", theta);
-      const ImpactProblem problem = model.make_problem(params);
-      sink += resolve_impact(problem, options, ws).outcome_count;
-    }
-  });
+  double theta = 2.0;
+  for (long i = 0; i < iterations; ++i) {
+    theta = theta > 3.0 ? 1.2 : theta + 1e-3;
+    params.set("theta", theta);
+    const ImpactProblem problem = model.make_problem(params);
+    sink += resolve_impact(problem, options, ws).outcome_count;
+  }
+  return sink;
+}
+
+double build_and_resolve_rate() {
+  constexpr long kIterations = 1 << 20;
+  int sink = 0;
+  const double seconds = best_of_three([&] { sink += build_and_resolve(kIterations); });
   if (sink == 42) std::puts("");  // keeps the loop
   return kIterations / seconds;
 }
@@ -138,8 +144,16 @@ int run(const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // --reference N: only N iterations of the reference loop, untimed, for an instruction counter
+  // (bench/sweep_bench.sh: the difference of two N gives instructions per iteration).
+  if (argc == 3 && std::string(argv[1]) == "--reference") {
+    const int sink = build_and_resolve(std::stol(argv[2]));
+    std::printf("%d\n", sink);
+    return 0;
+  }
   if (argc != 2) {
-    std::fprintf(stderr, "usage: sweep_phases_bench CONFIG.yaml (an impact-model sweep)\n");
+    std::fprintf(stderr,
+                 "usage: sweep_phases_bench CONFIG.yaml (an impact-model sweep) | --reference ITERATIONS\n");
     return 2;
   }
   try {

@@ -179,6 +179,7 @@ TaskStatus ImpactTaskKernel::compute_on(std::int64_t task, const BasicImpactProb
   options.compare_argmin_argmax = false;
   options.seed = options_.seed;
   options.task = static_cast<std::uint64_t>(task);
+  options.report_plastic = false;  // read from `shared` below, not copied into each resolution
   // p_p, the positive-span test and feasibility do not depend on the ordering: once per task.
   const BasicPrecomputedImpact<S> shared = precompute_impact(problem, options);
   const BasicPlasticOutcome<S>& plastic = shared.plastic;

@@ -56,17 +56,23 @@ BasicImpactSystem<S>::BasicImpactSystem(KineticMetric metric, const Eigen::Ref<c
   penetrating_.resize(stored);
   int closed = 0;
   for (int i = 0; i < given_contacts_; ++i) {
+    // One pass over the row; the errors keep their precedence: non-finite, zero, out of range.
     const auto row = normals.row(i);
-    if (!row.allFinite())
-      throw InputError(fmt::format("normals[{}]", i), "must be finite (found NaN or Inf)");
-    if (row.cwiseAbs().maxCoeff() == 0.0) throw InputError(fmt::format("normals[{}]", i), "must be non-zero");
-    for (int j = 0; j < d; ++j)
-      if (row[j] != 0.0 && !in_computable_range(row[j]))
-        throw InputError(
-            fmt::format("normals[{}]", i),
-            fmt::format("entry {} = {:g} is outside the computable magnitude range [{:g}, {:g}]: "
-                        "change units",
-                        j, row[j], kMinMagnitude, kMaxMagnitude));
+    bool finite = true, nonzero = false;
+    int out_of_range = -1;
+    for (int j = 0; j < d; ++j) {
+      const double v = row[j];
+      finite = finite && std::isfinite(v);
+      nonzero = nonzero || v != 0.0;
+      if (out_of_range < 0 && v != 0.0 && !in_computable_range(v)) out_of_range = j;
+    }
+    if (!finite) throw InputError(fmt::format("normals[{}]", i), "must be finite (found NaN or Inf)");
+    if (!nonzero) throw InputError(fmt::format("normals[{}]", i), "must be non-zero");
+    if (out_of_range >= 0)
+      throw InputError(fmt::format("normals[{}]", i),
+                       fmt::format("entry {} = {:g} is outside the computable magnitude range [{:g}, {:g}]: "
+                                   "change units",
+                                   out_of_range, row[out_of_range], kMinMagnitude, kMaxMagnitude));
     if (gaps.size() != 0) {
       if (!std::isfinite(gaps[i])) throw InputError(fmt::format("gaps[{}]", i), "must be finite");
       if (gaps[i] > gap_tolerance) continue;  // open contact: no impulse, no constraint

@@ -145,10 +145,13 @@ BasicImpactResolution<S> resolve_impact(const BasicImpactProblem<S>& problem, co
   const bool initially_feasible = pre->initially_feasible;
   const double restitution = problem.restitution();
   const bool need_plastic = options.compute_plastic || restitution < 1.0;
+  const BasicPlasticOutcome<S>& plastic = pre->plastic;
   if (need_plastic) {
-    res.plastic = pre->plastic;
-    res.plastic_computed = true;
-    if (!res.plastic.converged && restitution < 1.0) {
+    if (options.report_plastic) {
+      res.plastic = plastic;
+      res.plastic_computed = true;
+    }
+    if (!plastic.converged && restitution < 1.0) {
       res.status = ResolveStatus::kPlasticUnverified;
       return res;
     }
@@ -156,7 +159,7 @@ BasicImpactResolution<S> resolve_impact(const BasicImpactProblem<S>& problem, co
 
   const bool plastic_only = restitution == 0.0 && !initially_feasible;
   if (plastic_only) {
-    plastic_only_outcome(res.plastic, set);
+    plastic_only_outcome(plastic, set);
   } else if (!initially_feasible && pre->positively_spanning) {
     res.status = ResolveStatus::kNoElasticOutcome;
     return res;
@@ -177,7 +180,7 @@ BasicImpactResolution<S> resolve_impact(const BasicImpactProblem<S>& problem, co
   if (restitution < 1.0 && !plastic_only) {
     for (int j = 0; j < set.size; ++j) {
       BasicOutcome<S>& o = set.items[static_cast<std::size_t>(j)];
-      const Blend<S> b = blend_with_plastic(problem, res.plastic, o.elastic_momentum, o.elastic_impulses);
+      const Blend<S> b = blend_with_plastic(problem, plastic, o.elastic_momentum, o.elastic_impulses);
       o.momentum = b.momentum;
       o.impulses = b.impulses;
       o.alpha = b.alpha;
@@ -233,8 +236,8 @@ BasicImpactResolution<S> resolve_impact(const BasicImpactProblem<S>& problem, co
         typename S::DofVector a = problem.momentum_from_impulses(res.argmin.impulses);
         typename S::DofVector b = problem.momentum_from_impulses(res.argmax.impulses);
         if (restitution < 1.0) {
-          a = blend_with_plastic(problem, res.plastic, a, res.argmin.impulses).momentum;
-          b = blend_with_plastic(problem, res.plastic, b, res.argmax.impulses).momentum;
+          a = blend_with_plastic(problem, plastic, a, res.argmin.impulses).momentum;
+          b = blend_with_plastic(problem, plastic, b, res.argmax.impulses).momentum;
         }
         res.xi_argmin_argmax = problem.distance(a, b) / norm;
       }

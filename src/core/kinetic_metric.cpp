@@ -17,6 +17,32 @@ BasicKineticMetric<S>::BasicKineticMetric(const Eigen::Ref<const Eigen::MatrixXd
                      fmt::format("must be a square d×d matrix (got {}×{})", d, mass_matrix.cols()));
   if (d > S::kDofLimit)
     throw InputError("mass_matrix", fmt::format("dimension {} exceeds the maximum d = {}", d, S::kDofLimit));
+  // A diagonal M (every model of point masses; a sweep builds one per task) needs only its
+  // diagonal checked: the zero off-diagonal entries pass every test below, so the same errors
+  // come out in the same order without scanning d² entries several times.
+  bool zero_off_diagonal = true;
+  for (Eigen::Index j = 0; j < d && zero_off_diagonal; ++j)
+    for (Eigen::Index i = 0; i < d; ++i)
+      if (i != j && mass_matrix(i, j) != 0.0) {
+        zero_off_diagonal = false;
+        break;
+      }
+  if (zero_off_diagonal) {
+    const auto diag = mass_matrix.diagonal();
+    if (!diag.allFinite()) throw InputError("mass_matrix", "must be finite (found NaN or Inf)");
+    if ((diag.array() <= 0.0).any()) throw InputError("mass_matrix", "must be positive definite");
+    for (Eigen::Index i = 0; i < d; ++i)
+      if (!in_computable_range(diag[i]))
+        throw InputError("mass_matrix",
+                         fmt::format("entry [{}][{}] = {:g} is outside the computable magnitude "
+                                     "range [{:g}, {:g}]: change units",
+                                     i, i, diag[i], kMinMagnitude, kMaxMagnitude));
+    mass_ = mass_matrix;
+    diagonal_ = true;
+    inverse_diagonal_ = mass_.diagonal().cwiseInverse();
+    inverse_sqrt_diagonal_ = inverse_diagonal_.cwiseSqrt();
+    return;
+  }
   if (!mass_matrix.allFinite()) throw InputError("mass_matrix", "must be finite (found NaN or Inf)");
   const double scale = mass_matrix.cwiseAbs().maxCoeff();
   if ((mass_matrix - mass_matrix.transpose()).cwiseAbs().maxCoeff() > 1e-12 * scale)

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
+
 #include "simpact/core/input_error.hpp"
 
 namespace simpact {
@@ -14,6 +16,12 @@ void ParameterSet::set(std::string_view name, double value) {
     }
   }
   entries_.emplace_back(std::string(name), value);
+  layout_ = 0;  // a new name: no longer the layout that was stamped
+}
+
+std::uint64_t ParameterSet::new_layout_id() {
+  static std::atomic<std::uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
 }
 
 bool ParameterSet::has(std::string_view name) const {

@@ -26,6 +26,7 @@ struct Nnls {
   int iterations = 0;
   bool converged = false;
   S smallest_pivot_ratio = 1;  // min/max |R_ii| of the last accepted factorization
+  bool predicted = false;      // solved on the predicted free set (nnls_predicted)
 };
 
 // y − Q Qᵀ y: the part of y orthogonal to the span of the factored columns, computed through the
@@ -121,6 +122,54 @@ Nnls<Z, S> nnls(const BT<Z, S>& b, const YT<Z, S>& y, S tolerance) {
   return out;
 }
 
+// Lawson–Hanson's result without its iterations where its path is certain: two contacts, both
+// ending free (the billiards break: the cue ball pushes both targets). Lawson–Hanson frees the
+// column j with the most negative rate, solves on {j} alone, then frees the other column o if its
+// rate there, c_o − A_oj c_j / A_jj (exact arithmetic), is below −tolerance, and stops on {0, 1}
+// when both least-squares coefficients are positive. The prediction asks for that rate below
+// −tolerance by a margin far above rounding (1e-9 |b_o| |y|), then runs the final iteration's own
+// arithmetic — the same QR of the same columns in the same order — so its result is Lawson–
+// Hanson's bit for bit. False (nothing decided: run nnls) when any condition fails.
+template <typename Z>
+bool nnls_predicted(const BT<Z, double>& b, const YT<Z, double>& y, double tolerance,
+                    const BasicImpactProblem<Z>& problem, Nnls<Z, double>& out) {
+  if (b.cols() != 2) return false;
+  const XT<Z, double> c = b.transpose() * y;  // Lawson–Hanson's first rates
+  int j = -1;
+  double most_negative = -tolerance;
+  for (int i = 0; i < 2; ++i)
+    if (c[i] < most_negative) {
+      most_negative = c[i];
+      j = i;
+    }
+  if (j < 0) return false;  // nothing enters: Lawson–Hanson returns at once anyway
+  const int o = 1 - j;
+  const typename Z::ContactMatrix& a = problem.gram();
+  const double rate_after_j = c[o] - a(o, j) * c[j] / a(j, j);
+  const double margin = 1e-9 * problem.normal_norms()[o] * problem.momentum_norm();
+  if (!(rate_after_j < -tolerance - margin)) return false;
+  // The final iteration: free set {0, 1}, as nnls computes it.
+  BT<Z, double> sub(b.rows(), 2);
+  sub.col(0) = b.col(0);
+  sub.col(1) = b.col(1);
+  Eigen::ColPivHouseholderQR<BT<Z, double>> qr(b.rows(), 2);
+  qr.compute(sub);
+  if (qr.rank() < 2) return false;
+  const XT<Z, double> sol = qr.solve(YT<Z, double>(-y));
+  if (!(sol[0] > 0 && sol[1] > 0)) return false;  // Lawson–Hanson would step back
+  out.x = XT<Z, double>::Zero(2);
+  out.x[0] = sol[0];
+  out.x[1] = sol[1];
+  out.y = projection_residual<Z, double>(qr, y);
+  const auto diag = qr.matrixQR().diagonal().head(2).cwiseAbs();
+  out.smallest_pivot_ratio = diag.minCoeff() / diag.maxCoeff();
+  out.c = b.transpose() * out.y;
+  out.iterations = 2;
+  out.converged = true;
+  out.predicted = true;
+  return true;
+}
+
 // Free columns this close to dependent (pivot ratio of their QR) are re-solved in long double.
 constexpr double kExtendedPrecisionPivotRatio = 1e-6;
 
@@ -148,7 +197,10 @@ BasicPlasticOutcome<Z> plastic_outcome(const BasicImpactProblem<Z>& problem) {
   // With every contact open (by its gap) there is no constraint: maxCoeff() of the empty
   // vector would be undefined.
   const double tol = k == 0 ? 0.0 : 1e-13 * scale * problem.normal_norms().maxCoeff();
-  const Nnls<Z, double> sol = nnls<Z, double>(problem.whitened_normals(), problem.whitened_momentum(), tol);
+  Nnls<Z, double> sol;
+  if (!nnls_predicted<Z>(problem.whitened_normals(), problem.whitened_momentum(), tol, problem, sol))
+    sol = nnls<Z, double>(problem.whitened_normals(), problem.whitened_momentum(), tol);
+  out.free_set_predicted = sol.predicted;
   bool solved = sol.converged;
   out.impulses = sol.x;
   out.rates = sol.c;

@@ -27,7 +27,10 @@ void ParameterBinding::bind(const ParameterSet& params, const std::vector<Parame
 
 void ParameterBinding::read(const ParameterSet& params, const std::vector<ParameterInfo>& infos,
                             double* values) {
-  if (position_.size() != infos.size() || !matches(params)) bind(params, infos);
+  // A stamped set in the layout bound last has the same names: no name to compare.
+  const bool same_layout = params.layout() != 0 && params.layout() == layout_id_;
+  if (position_.size() != infos.size() || (!same_layout && !matches(params))) bind(params, infos);
+  layout_id_ = params.layout();
   const auto& entries = params.entries();
   for (std::size_t i = 0; i < infos.size(); ++i) {
     const int at = position_[i];

@@ -19,6 +19,19 @@ ParameterSpace::ParameterSpace(const SweepConfig& config)
   }
   if (grid_points_ < 1 || replicas_ < 1)
     throw std::invalid_argument("ParameterSpace: a grid axis or the replica count is empty");
+  // The layout parameters_of produces: fixed_, then each axis, then each random parameter, set
+  // by name in that order (a name given twice keeps its first position, the last value wins).
+  layout_ = fixed_;
+  const auto position = [this](const std::string& name) {
+    layout_.set(name, 0.0);
+    const auto& entries = layout_.entries();
+    for (std::size_t i = 0; i < entries.size(); ++i)
+      if (entries[i].first == name) return i;
+    return entries.size();  // unreachable: set() just wrote it
+  };
+  for (const auto& axis : axes_) axis_at_.push_back(position(axis.name));
+  for (const auto& parameter : random_parameters()) random_at_.push_back(position(parameter.name));
+  layout_.stamp_layout(ParameterSet::new_layout_id());
 }
 
 std::vector<std::int64_t> ParameterSpace::grid_shape() const {
@@ -52,11 +65,16 @@ std::uint64_t ParameterSpace::parameters_of(std::int64_t task, ParameterSet& out
     throw std::out_of_range("ParameterSpace: task " + std::to_string(task) + " is outside [0, " +
                             std::to_string(task_count()) + ")");
   }
-  out = fixed_;
+  // The same entries, in the same order, as copying fixed_ and setting each value by name.
+  if (out.layout() != layout_.layout()) {
+    out = layout_;
+  }
+  const auto& fixed = fixed_.entries();
+  for (std::size_t i = 0; i < fixed.size(); ++i) out.set_at(i, fixed[i].second);
   const std::int64_t grid_point = grid_point_of(task);
   std::int64_t rest = grid_point;
   for (std::size_t i = 0; i < axes_.size(); ++i) {
-    out.set(axes_[i].name, axes_[i].values[static_cast<std::size_t>(rest / strides_[i])]);
+    out.set_at(axis_at_[i], axes_[i].values[static_cast<std::size_t>(rest / strides_[i])]);
     rest %= strides_[i];
   }
   const std::size_t d = design_ ? design_->dimension() : sampler_.dimension();
@@ -74,8 +92,7 @@ std::uint64_t ParameterSpace::parameters_of(std::int64_t task, ParameterSet& out
     design_->point(replica_of(task), values);  // design rows draw nothing from the task's stream
   else
     used = sampler_.draw(task, grid_point, replica_of(task), values);
-  const auto& parameters = random_parameters();
-  for (std::size_t j = 0; j < d; ++j) out.set(parameters[j].name, values[j]);
+  for (std::size_t j = 0; j < d; ++j) out.set_at(random_at_[j], values[j]);
   return used;
 }
 

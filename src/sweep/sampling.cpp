@@ -4,6 +4,8 @@
 #include <boost/math/special_functions/erf.hpp>
 #include <boost/random/sobol.hpp>
 #include <cmath>
+#include <cstring>
+#include <iterator>
 #include <stdexcept>
 #include <utility>
 
@@ -52,6 +54,39 @@ double inside_unit_interval(double u) {
 double truncated_normal_quantile(const Distribution& d, const NormalTruncation& t, double u) {
   const double x = d.a + d.b * truncated_standard_normal(t, u);
   return std::clamp(x, d.low, d.high);
+}
+
+// std::nextafter(x, 0.0) for a finite x > 0: the representation one step down.
+double below_positive(double x) {
+  std::uint64_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  --bits;
+  std::memcpy(&x, &bits, sizeof bits);
+  return x;
+}
+
+// The LHS permutation keys of one grid point: the first d draws of its (point_seed,
+// kPermutation, grid_point) stream. Consecutive tasks share a grid point (a chunk holds many
+// replicas of one point), so each thread keeps the last point's keys: a pure function of
+// (point_seed, grid_point), hence the same values whichever sampler or thread asks. Null for
+// d above the cache's size (the caller draws them itself).
+const std::uint64_t* permutation_keys(std::uint64_t point_seed, std::int64_t grid_point, std::size_t d) {
+  struct Cache {
+    std::uint64_t point_seed = 0;
+    std::int64_t grid_point = -1;
+    std::size_t count = 0;
+    std::uint64_t keys[16];
+  };
+  thread_local Cache cache;
+  if (d > std::size(cache.keys)) return nullptr;
+  if (cache.grid_point != grid_point || cache.point_seed != point_seed || cache.count < d) {
+    CounterRng rng(point_seed, RandomStream::kPermutation, static_cast<std::uint64_t>(grid_point));
+    for (std::size_t j = 0; j < d; ++j) cache.keys[j] = rng.next_u64();
+    cache.point_seed = point_seed;
+    cache.grid_point = grid_point;
+    cache.count = d;
+  }
+  return cache.keys;
 }
 
 }  // namespace
@@ -208,15 +243,16 @@ std::uint64_t MonteCarloSampler::unit_point(std::int64_t task, std::int64_t grid
       for (std::size_t j = 0; j < d; ++j) u[j] = task_rng.uniform_open();
       return d;
     case SamplingMethod::kLatinHypercube: {
+      const std::uint64_t* keys = permutation_keys(point_seed_, grid_point, d);
       CounterRng point_rng(point_seed_, RandomStream::kPermutation, static_cast<std::uint64_t>(grid_point));
       const auto strata = static_cast<std::uint64_t>(spec_.samples_per_point);
       for (std::size_t j = 0; j < d; ++j) {
-        const std::uint64_t stratum =
-            feistel_.permute(static_cast<std::uint64_t>(replica), strata, point_rng.next_u64());
+        const std::uint64_t key = keys != nullptr ? keys[j] : point_rng.next_u64();
+        const std::uint64_t stratum = feistel_.permute(static_cast<std::uint64_t>(replica), strata, key);
         const double v =
             (static_cast<double>(stratum) + task_rng.uniform_open()) / static_cast<double>(strata);
         // Rounding must not push v onto the next stratum's edge (or to 1).
-        const double top = std::nextafter(static_cast<double>(stratum + 1) / strata, 0.0);
+        const double top = below_positive(static_cast<double>(stratum + 1) / strata);
         u[j] = std::min(v, top);
       }
       return d;

@@ -45,6 +45,9 @@ struct ResolveOptions {
   bool check_definition1 = false;     // forced on when minimality = definition1
   std::uint64_t seed = 0;             // for the random policy: draws keyed by (seed, task)
   std::uint64_t task = 0;
+  // Copy p_p into the resolution (res.plastic, plastic_computed). False for a caller that reads
+  // it from the PrecomputedImpact it passes (a sweep task's orderings): p_p is used all the same.
+  bool report_plastic = true;
   // Optional: the shared work of this problem, from precompute_impact(problem, options with the
   // same compute_plastic); not owned. Null: resolve_impact computes it itself. The fixed path's;
   // the dynamic path passes its own to resolve_impact (a non-null one here is refused there).

@@ -48,6 +48,10 @@ struct BasicPlasticOutcome {
   // The KKT conditions hold after the solve: feasibility c_i ≥ −tol_i, λ ≥ 0, complementarity
   // |c_i| ≤ tol_i wherever λ_i > 0, and <p_p − p⁻, p_p>_g ≈ 0. False means: do not trust p_p.
   bool converged = false;
+  // The two-contact solve skipped Lawson–Hanson's iterations: its final free set was certain
+  // in advance (both contacts active), so only the final least-squares solve ran — the same
+  // arithmetic, the same bits (for tests and benchmarks; the outcome does not depend on it).
+  bool free_set_predicted = false;
 };
 using PlasticOutcome = BasicPlasticOutcome<FixedSizes>;
 

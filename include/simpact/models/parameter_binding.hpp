@@ -4,6 +4,7 @@
 // pays one name comparison per entry instead of a search per parameter.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,7 @@ class ParameterBinding {
 
   std::vector<std::string> layout_;  // the names of the entries the positions refer to
   std::vector<int> position_;        // per info: index into the entries, -1 when absent
+  std::uint64_t layout_id_ = 0;      // the ParameterSet layout tag of layout_ (0: none)
 };
 
 }  // namespace simpact

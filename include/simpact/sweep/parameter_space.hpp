@@ -59,6 +59,11 @@ class ParameterSpace {
   std::int64_t replicas_ = 1;
   MonteCarloSampler sampler_;
   std::optional<SensitivityDesign> design_;
+  // Every task's names, in parameters_of's order, stamped with a layout id: a set already in
+  // this layout gets its values written by position, without a name compared.
+  ParameterSet layout_;
+  std::vector<std::size_t> axis_at_;    // entry of axis i in layout_
+  std::vector<std::size_t> random_at_;  // entry of random parameter j in layout_
 };
 
 }  // namespace simpact
