@@ -16,8 +16,8 @@
 // time instead of the final ones, p₀ the same): the per-task array trajectory/xi_<a>_vs_<b>
 // (ξ(t) of Fig. 8 of Seghete & Murphey; its last entry equals the final ξ).
 //
-// A simulation that fails (NewtonError, ImpactError, NonFiniteStateError) publishes NaN for that ordering and every ξ
-// it enters, and the task's status is `failed`; a model the parameters cannot build (InputError)
+// A simulation that fails (NewtonError, ImpactError, NonFiniteStateError) publishes NaN for that ordering and
+// every ξ it enters, and the task's status is `failed`; a model the parameters cannot build (InputError)
 // throws, handled by the sweep's on_task_error like any bad task.
 #pragma once
 
