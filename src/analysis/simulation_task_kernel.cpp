@@ -326,4 +326,15 @@ TaskStatus SimulationTaskKernel::evaluate(std::int64_t task, const ParameterSet&
   return status;
 }
 
+SimulationStudyOptions simulation_study_options(const SweepConfig& config) {
+  SimulationStudyOptions o;
+  o.model = config.model;
+  o.orderings = config.orderings;
+  o.steps = config.simulate->steps;
+  o.t_end = config.simulate->t_end;
+  o.record = config.simulate->record;
+  o.seed = config.seed;
+  return o;
+}
+
 }  // namespace simpact

@@ -31,13 +31,7 @@ DynamicCatalog dynamic_catalog() {
 
 // A time-stepped sweep's kernel; recorded arrays are sized by the first task's model.
 std::unique_ptr<TaskKernel> make_simulation_kernel(const SweepConfig& config) {
-  SimulationStudyOptions o;
-  o.model = config.model;
-  o.orderings = config.orderings;
-  o.steps = config.simulate->steps;
-  o.t_end = config.simulate->t_end;
-  o.record = config.simulate->record;
-  o.seed = config.seed;
+  SimulationStudyOptions o = simulation_study_options(config);
   if (o.record > 0) {
     ParameterSet first;
     ParameterSpace(config).parameters_of(0, first);

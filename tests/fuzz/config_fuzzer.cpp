@@ -81,13 +81,7 @@ void check_task(const simpact::ParameterSpace& space, const simpact::ImpactModel
 // A time-stepped sweep (simulate:): the kernel as make_simulation_kernel builds it, then the tasks.
 void check_simulate(const simpact::SweepConfig& config, const simpact::ParameterSpace& space,
                     const std::int64_t (&tasks)[3]) {
-  simpact::SimulationStudyOptions o;
-  o.model = config.model;
-  o.orderings = config.orderings;
-  o.steps = config.simulate->steps;
-  o.t_end = config.simulate->t_end;
-  o.record = config.simulate->record;
-  o.seed = config.seed;
+  simpact::SimulationStudyOptions o = simpact::simulation_study_options(config);
   require(o.steps > 0 || o.t_end > 0.0, "simulate: steps or a positive t_end");
   try {
     if (o.record > 0) o.record_dof = simpact::simulation_dof(config.model, task_parameters(space, 0));

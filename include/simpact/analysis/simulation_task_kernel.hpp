@@ -32,6 +32,7 @@
 #include "simpact/core/parameter_info.hpp"
 #include "simpact/integrate/midpoint_integrator.hpp"
 #include "simpact/sweep/column_table.hpp"
+#include "simpact/sweep/sweep_config.hpp"
 #include "simpact/sweep/task_kernel.hpp"
 
 namespace simpact {
@@ -56,6 +57,10 @@ std::vector<ParameterInfo> simulation_sweep_parameters(const std::string& model)
 // The number of coordinates of `model` built from a task's parameters (the integrator's are
 // ignored): sizes the recorded arrays. Throws InputError for parameters that build no model.
 int simulation_dof(const std::string& model, const ParameterSet& params);
+
+// The options a `simulate:` config selects (model, orderings, steps or t_end, record, seed);
+// record_dof is left to the caller, which sizes it from a task's parameters.
+SimulationStudyOptions simulation_study_options(const SweepConfig& config);
 
 // Everything one task's columns are computed from, per ordering (NaN where it failed).
 struct SimulationTaskValues {
