@@ -17,6 +17,11 @@ BasicKineticMetric<S>::BasicKineticMetric(const Eigen::Ref<const Eigen::MatrixXd
                      fmt::format("must be a square d×d matrix (got {}×{})", d, mass_matrix.cols()));
   if (d > S::kDofLimit)
     throw InputError("mass_matrix", fmt::format("dimension {} exceeds the maximum d = {}", d, S::kDofLimit));
+  const auto out_of_range = [](Eigen::Index i, Eigen::Index j, double value) {
+    return InputError("mass_matrix", fmt::format("entry [{}][{}] = {:g} is outside the computable magnitude "
+                                                 "range [{:g}, {:g}]: change units",
+                                                 i, j, value, kMinMagnitude, kMaxMagnitude));
+  };
   // A diagonal M (every model of point masses; a sweep builds one per task) needs only its
   // diagonal checked: the zero off-diagonal entries pass every test below, so the same errors
   // come out in the same order without scanning d² entries several times.
@@ -32,11 +37,7 @@ BasicKineticMetric<S>::BasicKineticMetric(const Eigen::Ref<const Eigen::MatrixXd
     if (!diag.allFinite()) throw InputError("mass_matrix", "must be finite (found NaN or Inf)");
     if ((diag.array() <= 0.0).any()) throw InputError("mass_matrix", "must be positive definite");
     for (Eigen::Index i = 0; i < d; ++i)
-      if (!in_computable_range(diag[i]))
-        throw InputError("mass_matrix",
-                         fmt::format("entry [{}][{}] = {:g} is outside the computable magnitude "
-                                     "range [{:g}, {:g}]: change units",
-                                     i, i, diag[i], kMinMagnitude, kMaxMagnitude));
+      if (!in_computable_range(diag[i])) throw out_of_range(i, i, diag[i]);
     mass_ = mass_matrix;
     diagonal_ = true;
     inverse_diagonal_ = mass_.diagonal().cwiseInverse();
@@ -51,23 +52,7 @@ BasicKineticMetric<S>::BasicKineticMetric(const Eigen::Ref<const Eigen::MatrixXd
   if ((mass_.diagonal().array() <= 0.0).any()) throw InputError("mass_matrix", "must be positive definite");
   for (Eigen::Index i = 0; i < d; ++i)
     for (Eigen::Index j = 0; j < d; ++j)
-      if (mass_(i, j) != 0.0 && !in_computable_range(mass_(i, j)))
-        throw InputError("mass_matrix",
-                         fmt::format("entry [{}][{}] = {:g} is outside the computable magnitude "
-                                     "range [{:g}, {:g}]: change units",
-                                     i, j, mass_(i, j), kMinMagnitude, kMaxMagnitude));
-  diagonal_ = true;
-  for (Eigen::Index i = 0; i < d && diagonal_; ++i)
-    for (Eigen::Index j = 0; j < d; ++j)
-      if (i != j && mass_(i, j) != 0.0) {
-        diagonal_ = false;
-        break;
-      }
-  if (diagonal_) {
-    inverse_diagonal_ = mass_.diagonal().cwiseInverse();
-    inverse_sqrt_diagonal_ = inverse_diagonal_.cwiseSqrt();
-    return;
-  }
+      if (mass_(i, j) != 0.0 && !in_computable_range(mass_(i, j))) throw out_of_range(i, j, mass_(i, j));
   // Scale-free definiteness: Cholesky of the unit-diagonal D M D; a pivot below 1e-8 means
   // cond(DMD) ≳ 1e16, i.e. not numerically positive definite.
   const DofVector s_inv = mass_.diagonal().cwiseSqrt().cwiseInverse();

@@ -149,17 +149,12 @@ bool nnls_predicted(const BT<Z, double>& b, const YT<Z, double>& y, double toler
   const double margin = 1e-9 * problem.normal_norms()[o] * problem.momentum_norm();
   if (!(rate_after_j < -tolerance - margin)) return false;
   // The final iteration: free set {0, 1}, as nnls computes it.
-  BT<Z, double> sub(b.rows(), 2);
-  sub.col(0) = b.col(0);
-  sub.col(1) = b.col(1);
   Eigen::ColPivHouseholderQR<BT<Z, double>> qr(b.rows(), 2);
-  qr.compute(sub);
+  qr.compute(b);  // both columns, in order: b is its own free-set submatrix
   if (qr.rank() < 2) return false;
   const XT<Z, double> sol = qr.solve(YT<Z, double>(-y));
   if (!(sol[0] > 0 && sol[1] > 0)) return false;  // Lawson–Hanson would step back
-  out.x = XT<Z, double>::Zero(2);
-  out.x[0] = sol[0];
-  out.x[1] = sol[1];
+  out.x = sol;
   out.y = projection_residual<Z, double>(qr, y);
   const auto diag = qr.matrixQR().diagonal().head(2).cwiseAbs();
   out.smallest_pivot_ratio = diag.minCoeff() / diag.maxCoeff();

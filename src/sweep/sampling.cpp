@@ -5,9 +5,9 @@
 #include <boost/random/sobol.hpp>
 #include <cmath>
 #include <cstring>
-#include <iterator>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 #include "simpact/core/counter_rng.hpp"
 
@@ -68,25 +68,22 @@ double below_positive(double x) {
 // The LHS permutation keys of one grid point: the first d draws of its (point_seed,
 // kPermutation, grid_point) stream. Consecutive tasks share a grid point (a chunk holds many
 // replicas of one point), so each thread keeps the last point's keys: a pure function of
-// (point_seed, grid_point), hence the same values whichever sampler or thread asks. Null for
-// d above the cache's size (the caller draws them itself).
+// (point_seed, grid_point), hence the same values whichever sampler or thread asks.
 const std::uint64_t* permutation_keys(std::uint64_t point_seed, std::int64_t grid_point, std::size_t d) {
   struct Cache {
     std::uint64_t point_seed = 0;
     std::int64_t grid_point = -1;
-    std::size_t count = 0;
-    std::uint64_t keys[16];
+    std::vector<std::uint64_t> keys;  // grows to the largest d asked, then stays
   };
   thread_local Cache cache;
-  if (d > std::size(cache.keys)) return nullptr;
-  if (cache.grid_point != grid_point || cache.point_seed != point_seed || cache.count < d) {
+  if (cache.grid_point != grid_point || cache.point_seed != point_seed || cache.keys.size() < d) {
     CounterRng rng(point_seed, RandomStream::kPermutation, static_cast<std::uint64_t>(grid_point));
+    cache.keys.resize(d);
     for (std::size_t j = 0; j < d; ++j) cache.keys[j] = rng.next_u64();
     cache.point_seed = point_seed;
     cache.grid_point = grid_point;
-    cache.count = d;
   }
-  return cache.keys;
+  return cache.keys.data();
 }
 
 }  // namespace
@@ -244,11 +241,9 @@ std::uint64_t MonteCarloSampler::unit_point(std::int64_t task, std::int64_t grid
       return d;
     case SamplingMethod::kLatinHypercube: {
       const std::uint64_t* keys = permutation_keys(point_seed_, grid_point, d);
-      CounterRng point_rng(point_seed_, RandomStream::kPermutation, static_cast<std::uint64_t>(grid_point));
       const auto strata = static_cast<std::uint64_t>(spec_.samples_per_point);
       for (std::size_t j = 0; j < d; ++j) {
-        const std::uint64_t key = keys != nullptr ? keys[j] : point_rng.next_u64();
-        const std::uint64_t stratum = feistel_.permute(static_cast<std::uint64_t>(replica), strata, key);
+        const std::uint64_t stratum = feistel_.permute(static_cast<std::uint64_t>(replica), strata, keys[j]);
         const double v =
             (static_cast<double>(stratum) + task_rng.uniform_open()) / static_cast<double>(strata);
         // Rounding must not push v onto the next stratum's edge (or to 1).
