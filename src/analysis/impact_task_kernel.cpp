@@ -188,9 +188,10 @@ TaskStatus ImpactTaskKernel::compute_on(std::int64_t task, const BasicImpactProb
   const double norm = problem.momentum_norm();
   v.energy_before = problem.energy_before();
   v.impact = !shared.initially_feasible;
-  const BasicImpactDiagnostics<S> diagnostics = diagnose(problem);
-  v.normalized_cosine = problem.contacts() >= 2 ? diagnostics.normalized_gram(0, 1) : kNaN;
-  v.dihedral_m = diagnostics.dihedral_m;
+  // diagnose()'s G_12 and dihedral order, without the k×k matrix and Theorem 1's bound.
+  const double cosine = problem.contacts() >= 2 ? normalized_gram_entry(problem, 0, 1) : kNaN;
+  v.normalized_cosine = cosine;
+  v.dihedral_m = problem.contacts() == 2 ? dihedral_order(std::clamp(cosine, -1.0, 1.0)) : 0;
   v.plastic_known = plastic_known;
   v.plastic_energy = plastic.energy;
   v.dof = problem.dof();

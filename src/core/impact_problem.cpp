@@ -40,6 +40,22 @@ template <typename S>
 BasicImpactSystem<S>::BasicImpactSystem(KineticMetric metric, const Eigen::Ref<const RowMajorMatrix>& normals,
                                         const Eigen::Ref<const Eigen::VectorXd>& gaps, double gap_tolerance)
     : metric_(std::move(metric)) {
+  assign_normals(normals, gaps, gap_tolerance);
+}
+
+template <typename S>
+void BasicImpactSystem<S>::assign_diagonal(const Eigen::Ref<const Eigen::VectorXd>& masses,
+                                           const Eigen::Ref<const RowMajorMatrix>& normals,
+                                           const Eigen::Ref<const Eigen::VectorXd>& gaps,
+                                           double gap_tolerance) {
+  metric_.assign_diagonal(masses);
+  assign_normals(normals, gaps, gap_tolerance);
+}
+
+template <typename S>
+void BasicImpactSystem<S>::assign_normals(const Eigen::Ref<const RowMajorMatrix>& normals,
+                                          const Eigen::Ref<const Eigen::VectorXd>& gaps,
+                                          double gap_tolerance) {
   const int d = metric_.dof();
   if (!(gap_tolerance >= 0.0 && std::isfinite(gap_tolerance)))
     throw InputError("gap_tolerance", "must be a finite number >= 0");
@@ -51,6 +67,7 @@ BasicImpactSystem<S>::BasicImpactSystem(KineticMetric metric, const Eigen::Ref<c
     throw InputError("gaps", fmt::format("must have one entry per normal ({} normals, {} gaps)",
                                          normals.rows(), gaps.size()));
   given_contacts_ = static_cast<int>(normals.rows());
+  penetrating_count_ = 0;
   const int stored = std::min(given_contacts_, S::kContactLimit);
   given_index_.resize(stored);
   penetrating_.resize(stored);

@@ -9,19 +9,42 @@
 
 namespace simpact {
 
+namespace {
+
+void check_dimension(Eigen::Index rows, Eigen::Index cols, int limit) {
+  if (rows == 0 || cols != rows)
+    throw InputError("mass_matrix", fmt::format("must be a square d×d matrix (got {}×{})", rows, cols));
+  if (rows > limit)
+    throw InputError("mass_matrix", fmt::format("dimension {} exceeds the maximum d = {}", rows, limit));
+}
+
+InputError out_of_range(Eigen::Index i, Eigen::Index j, double value) {
+  return InputError("mass_matrix", fmt::format("entry [{}][{}] = {:g} is outside the computable magnitude "
+                                               "range [{:g}, {:g}]: change units",
+                                               i, j, value, kMinMagnitude, kMaxMagnitude));
+}
+
+}  // namespace
+
+template <typename S>
+void BasicKineticMetric<S>::assign_diagonal(const Eigen::Ref<const Eigen::VectorXd>& masses) {
+  const auto d = masses.size();
+  check_dimension(d, d, S::kDofLimit);
+  if (!masses.allFinite()) throw InputError("mass_matrix", "must be finite (found NaN or Inf)");
+  if ((masses.array() <= 0.0).any()) throw InputError("mass_matrix", "must be positive definite");
+  for (Eigen::Index i = 0; i < d; ++i)
+    if (!in_computable_range(masses[i])) throw out_of_range(i, i, masses[i]);
+  mass_.setZero(d, d);
+  mass_.diagonal() = masses;
+  diagonal_ = true;
+  inverse_diagonal_ = masses.cwiseInverse();
+  inverse_sqrt_diagonal_ = inverse_diagonal_.cwiseSqrt();
+}
+
 template <typename S>
 BasicKineticMetric<S>::BasicKineticMetric(const Eigen::Ref<const Eigen::MatrixXd>& mass_matrix) {
   const auto d = mass_matrix.rows();
-  if (d == 0 || mass_matrix.cols() != d)
-    throw InputError("mass_matrix",
-                     fmt::format("must be a square d×d matrix (got {}×{})", d, mass_matrix.cols()));
-  if (d > S::kDofLimit)
-    throw InputError("mass_matrix", fmt::format("dimension {} exceeds the maximum d = {}", d, S::kDofLimit));
-  const auto out_of_range = [](Eigen::Index i, Eigen::Index j, double value) {
-    return InputError("mass_matrix", fmt::format("entry [{}][{}] = {:g} is outside the computable magnitude "
-                                                 "range [{:g}, {:g}]: change units",
-                                                 i, j, value, kMinMagnitude, kMaxMagnitude));
-  };
+  check_dimension(d, mass_matrix.cols(), S::kDofLimit);
   // A diagonal M (every model of point masses; a sweep builds one per task) needs only its
   // diagonal checked: the zero off-diagonal entries pass every test below, so the same errors
   // come out in the same order without scanning d² entries several times.
@@ -33,15 +56,7 @@ BasicKineticMetric<S>::BasicKineticMetric(const Eigen::Ref<const Eigen::MatrixXd
         break;
       }
   if (zero_off_diagonal) {
-    const auto diag = mass_matrix.diagonal();
-    if (!diag.allFinite()) throw InputError("mass_matrix", "must be finite (found NaN or Inf)");
-    if ((diag.array() <= 0.0).any()) throw InputError("mass_matrix", "must be positive definite");
-    for (Eigen::Index i = 0; i < d; ++i)
-      if (!in_computable_range(diag[i])) throw out_of_range(i, i, diag[i]);
-    mass_ = mass_matrix;
-    diagonal_ = true;
-    inverse_diagonal_ = mass_.diagonal().cwiseInverse();
-    inverse_sqrt_diagonal_ = inverse_diagonal_.cwiseSqrt();
+    assign_diagonal(mass_matrix.diagonal());
     return;
   }
   if (!mass_matrix.allFinite()) throw InputError("mass_matrix", "must be finite (found NaN or Inf)");

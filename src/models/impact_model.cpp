@@ -26,7 +26,7 @@ double read_parameter(const ParameterSet& params, const ParameterInfo& info) {
   return check_parameter(info, given, given ? params.get(info.name, 0.0) : 0.0);
 }
 
-double check_parameter(const ParameterInfo& info, bool given, double value) {
+double check_parameter_fully(const ParameterInfo& info, bool given, double value) {
   const double v = given ? value : info.default_value;
   if (std::isnan(v) && !given) throw InputError(info.name, "required parameter is missing");
   if (!std::isfinite(v)) throw InputError(info.name, "must be finite");

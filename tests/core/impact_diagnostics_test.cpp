@@ -8,6 +8,7 @@
 #include <Eigen/QR>
 #include <cmath>
 #include <random>
+#include <vector>
 
 #include "simpact/core/impact_resolution.hpp"
 #include "test_support.hpp"
@@ -70,7 +71,38 @@ TEST(ImpactDiagnostics, NormalizedGramMatchesExplicitComputation) {
     for (int i = 0; i < k; ++i)
       for (int j = 0; j < k; ++j) EXPECT_NEAR(g(i, j), a(i, j) / std::sqrt(a(i, i) * a(j, j)), 1e-12);
     EXPECT_EQ(diagnose(problem).normalized_gram, g);
+    for (int i = 0; i < k; ++i)
+      for (int j = 0; j < k; ++j) {
+        if (i == j) continue;
+        EXPECT_EQ(normalized_gram_entry(problem, i, j), g(i, j));  // bit for bit
+      }
   }
+}
+
+// The table search against the closed form m = round(π / acos(−g)) accepted within the
+// tolerance: every dihedral value, values just inside and just outside the tolerance, and a
+// dense scan of (−1, 1).
+TEST(ImpactDiagnostics, DihedralOrderEqualsTheRoundedClosedForm) {
+  const auto closed_form = [](double g) {
+    if (!(g > -1.0 && g < 1.0)) return 0;
+    const long m = std::lround(kPi / std::acos(-g));
+    return (m >= 2 && m <= kMaxDihedralOrder && std::abs(-std::cos(kPi / static_cast<double>(m)) - g) <= 1e-9)
+               ? static_cast<int>(m)
+               : 0;
+  };
+  std::vector<double> gs = {-1.0, 1.0, 0.0, -0.0, 1e-300, -1e-300, std::nan("")};
+  for (int m = 2; m <= kMaxDihedralOrder + 2; ++m) {
+    const double g = -std::cos(kPi / m);
+    for (const double off : {0.0, 0.999e-9, -0.999e-9, 1.001e-9, -1.001e-9, 1e-7, -1e-7})
+      gs.push_back(g + off);
+  }
+  for (int i = 1; i < 200000; ++i) gs.push_back(-1.0 + 2.0 * i / 200000.0);
+  int dihedral = 0;
+  for (const double g : gs) {
+    EXPECT_EQ(dihedral_order(g), closed_form(g)) << "g = " << g;
+    dihedral += dihedral_order(g) > 0;
+  }
+  EXPECT_GE(dihedral, 3 * (kMaxDihedralOrder - 1));  // exact and both just-inside values of each m
 }
 
 TEST(ImpactDiagnostics, DihedralOrderAndTheorem1Bound) {

@@ -117,6 +117,49 @@ TEST(ImpactProblem, RejectsBadInputNamingTheField) {
 namespace simpact {
 namespace {
 
+// A system reassigned in place for a diagonal M (a sweep's per-task build) equals one constructed
+// from diag(M) bit for bit, whatever it held before (another d, a non-diagonal M, gaps), and
+// refuses what the constructor refuses with the same field and message.
+TEST(ImpactSystem, AssignDiagonalEqualsConstructionAndKeepsItsErrors) {
+  std::mt19937_64 gen(83);
+  std::uniform_real_distribution<double> mass(0.1, 10.0);
+  ImpactSystem reused(KineticMetric(testing::random_spd(5, gen)), testing::random_normals(3, 5, gen),
+                      Eigen::Vector3d(-1.0, 0.0, 1.0));
+  for (int trial = 0; trial < 40; ++trial) {
+    const int d = 1 + trial % kMaxDof, k = 1 + trial % kMaxContacts;
+    Eigen::VectorXd masses(d);
+    for (int i = 0; i < d; ++i) masses[i] = mass(gen);
+    const RowMatrix normals = testing::random_normals(k, d, gen);
+    Eigen::VectorXd gaps = Eigen::VectorXd::Zero(k);
+    if (trial % 3 == 0) gaps[0] = 1.0;        // open: dropped
+    if (trial % 4 == 0) gaps[k - 1] = -1e-3;  // penetrating
+    const Eigen::MatrixXd m = masses.asDiagonal();
+    const ImpactSystem built(KineticMetric(m), normals, gaps);
+    reused.assign_diagonal(masses, normals, gaps);
+    EXPECT_TRUE(reused.metric().diagonal());
+    EXPECT_EQ(reused.metric().mass_matrix(), built.metric().mass_matrix());
+    EXPECT_EQ(reused.contacts(), built.contacts());
+    EXPECT_EQ(reused.penetrating_contacts(), built.penetrating_contacts());
+    EXPECT_EQ(reused.normals(), built.normals());
+    EXPECT_EQ(reused.gram(), built.gram());
+    EXPECT_EQ(reused.normal_norms(), built.normal_norms());
+    EXPECT_EQ(reused.whitened_normals(), built.whitened_normals());
+    EXPECT_EQ(reused.velocity_directions(), built.velocity_directions());
+    const Eigen::VectorXd p = Eigen::VectorXd::Ones(d);
+    EXPECT_EQ(ImpactProblem(reused, p, 0.5).whitened_momentum(),
+              ImpactProblem(built, p, 0.5).whitened_momentum());
+  }
+  RowMatrix normals(1, 2);
+  normals << 1.0, -1.0;
+  expect_input_error([&] { reused.assign_diagonal(Eigen::Vector2d(1.0, -1.0), normals); }, "mass_matrix");
+  expect_input_error([&] { reused.assign_diagonal(Eigen::Vector2d(1.0, NAN), normals); }, "mass_matrix");
+  expect_input_error([&] { reused.assign_diagonal(Eigen::Vector2d(1.0, 1e70), normals); }, "mass_matrix");
+  expect_input_error([&] { reused.assign_diagonal(Eigen::VectorXd(), normals); }, "mass_matrix");
+  expect_input_error([&] { reused.assign_diagonal(Eigen::VectorXd::Ones(kMaxDof + 1), normals); },
+                     "mass_matrix");
+  expect_input_error([&] { reused.assign_diagonal(Eigen::Vector3d(1.0, 1.0, 1.0), normals); }, "normals");
+}
+
 // One system, many states (issue: the system was refactored per impact): a problem that borrows
 // an ImpactSystem resolves exactly like one that builds its own, copies keep pointing at a live
 // system, and the borrowed path never refactors M (checked by identical Gram matrices and rates).

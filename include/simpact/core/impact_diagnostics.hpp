@@ -29,6 +29,13 @@ using ImpactDiagnostics = BasicImpactDiagnostics<FixedSizes>;
 
 template <typename S>
 typename S::ContactMatrix normalized_gram(const BasicImpactProblem<S>& problem);
+// G_ij alone (i ≠ j), bit for bit the entry normalized_gram computes: for callers that need one
+// entry per impact (a sweep task's cosine) without the k×k matrix.
+template <typename S>
+double normalized_gram_entry(const BasicImpactProblem<S>& problem, int i, int j);
+// The integer m in [2, kMaxDihedralOrder] with |−cos(π/m) − g| ≤ kDihedralTolerance, else 0
+// (diagnose's dihedral_m for two contacts with G_12 = g).
+int dihedral_order(double g);
 template <typename S>
 BasicImpactDiagnostics<S> diagnose(const BasicImpactProblem<S>& problem);
 

@@ -43,6 +43,13 @@ class BasicImpactSystem {
   BasicImpactSystem(KineticMetric metric, const Eigen::Ref<const RowMajorMatrix>& normals,
                     const Eigen::Ref<const Eigen::VectorXd>& gaps = Eigen::VectorXd(),
                     double gap_tolerance = kGapTolerance);
+  // The same system for M = diag(masses), rebuilt in place: a point-mass model building one
+  // system per sweep task reuses this storage instead of constructing and copying a new one.
+  // The constructor's checks and errors; after a throw the system must be assigned again.
+  void assign_diagonal(const Eigen::Ref<const Eigen::VectorXd>& masses,
+                       const Eigen::Ref<const RowMajorMatrix>& normals,
+                       const Eigen::Ref<const Eigen::VectorXd>& gaps = Eigen::VectorXd(),
+                       double gap_tolerance = kGapTolerance);
 
   int dof() const { return metric_.dof(); }
   int contacts() const { return static_cast<int>(normals_.rows()); }  // closed contacts only
@@ -58,6 +65,10 @@ class BasicImpactSystem {
   const DofByContact& velocity_directions() const { return velocity_directions_; }  // W = M⁻¹Nᵀ
 
  private:
+  // Everything after the metric: the closed normals, W, A, B and ||u_i||_g.
+  void assign_normals(const Eigen::Ref<const RowMajorMatrix>& normals,
+                      const Eigen::Ref<const Eigen::VectorXd>& gaps, double gap_tolerance);
+
   KineticMetric metric_;
   NormalMatrix normals_;
   ContactMatrix gram_;

@@ -19,6 +19,10 @@ class BasicKineticMetric {
   // change of units (any positive diagonal scaling) never changes the verdict.
   // d above S::kDofLimit is refused the same way (the fixed path's 16, the dynamic path's 1024).
   explicit BasicKineticMetric(const Eigen::Ref<const Eigen::MatrixXd>& mass_matrix);
+  // M = diag(masses), in place (a model of point masses rebuilding its system for each sweep
+  // task reuses this storage): the constructor's checks and errors for a diagonal M. After a
+  // throw this metric must be assigned again before use.
+  void assign_diagonal(const Eigen::Ref<const Eigen::VectorXd>& masses);
 
   int dof() const { return static_cast<int>(mass_.rows()); }
   const DofMatrix& mass_matrix() const { return mass_; }

@@ -2,6 +2,7 @@
 // normals, p⁻, R). Models know nothing of sweeps, MPI or files.
 #pragma once
 
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,6 +44,13 @@ ParameterInfo restitution_parameter();
 double read_parameter(const ParameterSet& params, const ParameterInfo& info);
 // The same check for a value already looked up: `given` false means absent (value ignored,
 // the default used). Returns the value to use.
-double check_parameter(const ParameterInfo& info, bool given, double value);
+double check_parameter_fully(const ParameterInfo& info, bool given, double value);
+// check_parameter_fully with its common case inline (a sweep checks every parameter of every
+// task): a finite, in-range value (given, or the default) of a real-valued parameter.
+inline double check_parameter(const ParameterInfo& info, bool given, double value) {
+  const double v = given ? value : info.default_value;
+  if (v >= info.min && v <= info.max && !info.integer && std::isfinite(v)) return v;
+  return check_parameter_fully(info, given, value);
+}
 
 }  // namespace simpact
