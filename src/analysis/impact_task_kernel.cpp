@@ -1,6 +1,7 @@
 #include "simpact/analysis/impact_task_kernel.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -196,10 +197,20 @@ TaskStatus ImpactTaskKernel::compute_on(std::int64_t task, const BasicImpactProb
   v.plastic_energy = plastic.energy;
   v.dof = problem.dof();
 
+  // With `all` requested, the deterministic single policies are read off their branches of its
+  // enumeration (bit for bit their own propagation); the rest propagate below, after the set is read.
+  // (single_ holds distinct policies, at most the four trackable ones and random.)
+  BasicPolicyBranches<S> branches;
+  std::array<int, kOrderingPolicyNames.size()> branch_of;  // single_[s]'s tracked branch, or −1
+  branch_of.fill(-1);
+  if (has_all_ && options.minimality == Minimality::kPropagation && !options.check_definition1)
+    for (std::size_t s = 0; s < single_.size(); ++s)
+      if (BasicPolicyBranches<S>::trackable(single_[s])) branch_of[s] = branches.track(single_[s]);
+
   v.xi_all = v.outcome_count = v.unique = v.all_after = kNaN;
   if (has_all_) {
     options.policy = OrderingPolicy::kAll;
-    const BasicImpactResolution<S> r = resolve_impact(problem, options, workspace, &shared);
+    const BasicImpactResolution<S> r = resolve_impact(problem, options, workspace, &shared, &branches);
     worse(status_of(r.status));
     // A capped or failed resolution publishes nothing it did not compute: NaN, counted by status.
     const bool exact = r.status != ResolveStatus::kCapHit && r.status != ResolveStatus::kPlasticUnverified;
@@ -213,7 +224,26 @@ TaskStatus ImpactTaskKernel::compute_on(std::int64_t task, const BasicImpactProb
       v.all_after = sum / r.outcome_count;
     }
   }
+  // Sized once (make_scratch: the model's max_dof), so the fixed path never allocates here.
+  const auto publish = [&](std::size_t s, const typename S::DofVector& momentum, double energy, int steps) {
+    if (v.momenta[s].size() < momentum.size()) v.momenta[s].resize(momentum.size());
+    v.momenta[s].head(momentum.size()) = momentum;
+    v.after[s] = energy;
+    v.steps[s] = steps;
+    v.ok[s] = 1;
+  };
+  const auto found = [&](std::size_t s) {
+    return branch_of[s] >= 0 && branches.branches[branch_of[s]].found;
+  };
+  for (std::size_t s = 0; s < single_.size(); ++s) {  // read off the enumeration's set first
+    if (!found(s)) continue;
+    const BasicSinglePolicyOutcome<S> o =
+        single_policy_outcome(problem, shared, branches.branches[branch_of[s]], workspace.outcomes);
+    worse(status_of(o.status));
+    publish(s, o.momentum, o.energy, o.steps);
+  }
   for (std::size_t s = 0; s < single_.size(); ++s) {
+    if (found(s)) continue;
     options.policy = single_[s];
     const BasicImpactResolution<S> r = resolve_impact(problem, options, workspace, &shared);
     worse(status_of(r.status));
@@ -221,12 +251,7 @@ TaskStatus ImpactTaskKernel::compute_on(std::int64_t task, const BasicImpactProb
     v.after[s] = v.steps[s] = kNaN;
     if (r.outcome_count > 0 && r.status != ResolveStatus::kCapHit) {
       const BasicOutcome<S>& o = workspace.outcomes.items[0];
-      // Sized once (make_scratch: the model's max_dof), so the fixed path never allocates here.
-      if (v.momenta[s].size() < o.momentum.size()) v.momenta[s].resize(o.momentum.size());
-      v.momenta[s].head(o.momentum.size()) = o.momentum;
-      v.after[s] = o.energy;
-      v.steps[s] = o.shortest;
-      v.ok[s] = 1;
+      publish(s, o.momentum, o.energy, o.shortest);
     }
   }
   std::size_t pair = 0;

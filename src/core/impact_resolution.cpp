@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <type_traits>
 
@@ -118,7 +119,8 @@ BasicPrecomputedImpact<S> precompute_impact(const BasicImpactProblem<S>& problem
 template <typename S>
 BasicImpactResolution<S> resolve_impact(const BasicImpactProblem<S>& problem, const ResolveOptions& options,
                                         BasicImpactWorkspace<S>& workspace,
-                                        const BasicPrecomputedImpact<S>* precomputed) {
+                                        const BasicPrecomputedImpact<S>* precomputed,
+                                        BasicPolicyBranches<S>* branches) {
   BasicPrecomputedImpact<S> own;
   const BasicPrecomputedImpact<S>* pre = precomputed;
   if constexpr (std::is_same_v<S, FixedSizes>) {
@@ -164,7 +166,7 @@ BasicImpactResolution<S> resolve_impact(const BasicImpactProblem<S>& problem, co
     res.status = ResolveStatus::kNoElasticOutcome;
     return res;
   } else if (options.policy == OrderingPolicy::kAll) {
-    enumerate_outcomes(problem, options.limits, set, workspace.stack);
+    enumerate_outcomes(problem, options.limits, set, workspace.stack, branches);
   } else {
     CounterRng rng(options.seed, RandomStream::kOrdering, options.task);
     const BasicPropagation<S> one = propagate(problem, options.policy, options.limits, &rng);
@@ -249,13 +251,52 @@ BasicImpactResolution<S> resolve_impact(const BasicImpactProblem<S>& problem, co
   return res;
 }
 
-#define SIMPACT_INSTANTIATE_RESOLUTION(S)                                                                  \
-  template class BasicImpactWorkspace<S>;                                                                  \
-  template BasicPrecomputedImpact<S> precompute_impact<S>(const BasicImpactProblem<S>&,                    \
-                                                          const ResolveOptions&);                          \
-  template BasicImpactResolution<S> resolve_impact<S>(const BasicImpactProblem<S>&, const ResolveOptions&, \
-                                                      BasicImpactWorkspace<S>&,                            \
-                                                      const BasicPrecomputedImpact<S>*);
+template <typename S>
+BasicSinglePolicyOutcome<S> single_policy_outcome(const BasicImpactProblem<S>& problem,
+                                                  const BasicPrecomputedImpact<S>& precomputed,
+                                                  const typename BasicPolicyBranches<S>::Branch& branch,
+                                                  const BasicOutcomeSet<S>& set) {
+  if (!branch.found) throw std::invalid_argument("single_policy_outcome: the branch was not found");
+  // resolve_impact's single-policy path after an uncapped propagation that ended on these impulses:
+  // one outcome, p_e = p⁻ + λᵀN, blended with p_p when R < 1 (the set of one needs no merge).
+  BasicSinglePolicyOutcome<S> out;
+  out.status = precomputed.initially_feasible ? ResolveStatus::kNoImpact : ResolveStatus::kOk;
+  out.steps = branch.length;
+  const int k = problem.contacts();
+  const auto same_impulses = [&](const BasicOutcome<S>& o) {
+    return k == 0 || std::memcmp(o.elastic_impulses.data(), branch.impulses.data(),
+                                 static_cast<std::size_t>(k) * sizeof(double)) == 0;
+  };
+  for (int j = 0; j < set.size; ++j) {
+    const BasicOutcome<S>& o = set.items[static_cast<std::size_t>(j)];
+    if (same_impulses(o)) {  // the same inputs gave this outcome its blend and energy
+      out.momentum = o.momentum;
+      out.energy = o.energy;
+      return out;
+    }
+  }
+  const typename S::DofVector p = problem.momentum_from_impulses(branch.impulses);
+  if (problem.restitution() < 1.0) {
+    const Blend<S> b = blend_with_plastic(problem, precomputed.plastic, p, branch.impulses);
+    out.momentum = b.momentum;
+    out.energy = b.energy;
+  } else {
+    out.momentum = p;
+    out.energy = problem.energy(p);
+  }
+  return out;
+}
+
+#define SIMPACT_INSTANTIATE_RESOLUTION(S)                                               \
+  template class BasicImpactWorkspace<S>;                                               \
+  template BasicPrecomputedImpact<S> precompute_impact<S>(const BasicImpactProblem<S>&, \
+                                                          const ResolveOptions&);       \
+  template BasicImpactResolution<S> resolve_impact<S>(                                  \
+      const BasicImpactProblem<S>&, const ResolveOptions&, BasicImpactWorkspace<S>&,    \
+      const BasicPrecomputedImpact<S>*, BasicPolicyBranches<S>*);                       \
+  template BasicSinglePolicyOutcome<S> single_policy_outcome<S>(                        \
+      const BasicImpactProblem<S>&, const BasicPrecomputedImpact<S>&,                   \
+      const typename BasicPolicyBranches<S>::Branch&, const BasicOutcomeSet<S>&);
 SIMPACT_INSTANTIATE_RESOLUTION(FixedSizes)
 SIMPACT_INSTANTIATE_RESOLUTION(DynamicSizes)
 #undef SIMPACT_INSTANTIATE_RESOLUTION

@@ -160,7 +160,8 @@ void BasicOutcomeSet<S>::merge_equal_final_momenta(const Problem& problem) {
 
 template <typename S>
 void enumerate_outcomes(const BasicImpactProblem<S>& problem, const ResolveLimits& limits,
-                        BasicOutcomeSet<S>& outcomes, BasicEnumerationStack<S>& stack) {
+                        BasicOutcomeSet<S>& outcomes, BasicEnumerationStack<S>& stack,
+                        BasicPolicyBranches<S>* branches) {
   outcomes.clear();
   const int k = problem.contacts();
   const typename S::ContactVector& tol = problem.tolerances();
@@ -175,12 +176,35 @@ void enumerate_outcomes(const BasicImpactProblem<S>& problem, const ResolveLimit
       if (f.rates[i] < -tol[i]) f.violated[f.violated_count++] = static_cast<std::uint8_t>(i);
   };
 
+  // A leaf ends every tracked branch it lies on (within max_steps, where propagate would stop).
+  auto end_branches = [&](const typename BasicEnumerationStack<S>::Frame& leaf) {
+    if (path.length > limits.max_steps) return;
+    for (unsigned b = 0, on = leaf.on_branches; on != 0; ++b, on >>= 1)
+      if (on & 1u) {
+        auto& branch = branches->branches[b];
+        branch.found = true;
+        branch.impulses = leaf.impulses;
+        branch.length = path.length;
+      }
+  };
+  // The tracked branches through `parent` that reflect contact i next (the policy's own choice).
+  auto branches_through = [&](const typename BasicEnumerationStack<S>::Frame& parent, int i) {
+    unsigned on = 0;
+    for (unsigned b = 0, bits = parent.on_branches; bits != 0; ++b, bits >>= 1)
+      if ((bits & 1u) && choose_violated_contact(problem, parent.rates, branches->branches[b].policy,
+                                                 static_cast<CounterRng*>(nullptr)) == i)
+        on |= 1u << b;
+    return on;
+  };
+
   int depth = 0;
   auto& root = stack.frames[0];
   root.impulses = S::ContactVector::Zero(k);
   root.rates = problem.initial_rates();
+  root.on_branches = branches != nullptr ? (1u << branches->count) - 1u : 0u;
   open_frame(root);
   if (root.violated_count == 0) {
+    if (root.on_branches != 0) end_branches(root);
     outcomes.add(problem, root.impulses, path);
     return;
   }
@@ -213,8 +237,10 @@ void enumerate_outcomes(const BasicImpactProblem<S>& problem, const ResolveLimit
     child.rates = frame->rates;
     reflect_in_contact_coordinates(problem.gram(), i, child.impulses, child.rates);
     path.push(i);
+    child.on_branches = frame->on_branches != 0 ? branches_through(*frame, i) : 0u;
     open_frame(child);
     if (child.violated_count == 0) {
+      if (child.on_branches != 0) end_branches(child);
       outcomes.add(problem, child.impulses, path);
       path.pop();
       if (outcomes.outcome_cap_hit) return;  // the set is incomplete anyway: stop searching
@@ -231,7 +257,8 @@ void enumerate_outcomes(const BasicImpactProblem<S>& problem, const ResolveLimit
                                             const ResolveLimits&, CounterRng*);                  \
   template struct BasicOutcomeSet<S>;                                                            \
   template void enumerate_outcomes<S>(const BasicImpactProblem<S>&, const ResolveLimits&,        \
-                                      BasicOutcomeSet<S>&, BasicEnumerationStack<S>&);
+                                      BasicOutcomeSet<S>&, BasicEnumerationStack<S>&,            \
+                                      BasicPolicyBranches<S>*);
 SIMPACT_INSTANTIATE_PROPAGATION(FixedSizes)
 SIMPACT_INSTANTIATE_PROPAGATION(DynamicSizes)
 #undef SIMPACT_INSTANTIATE_PROPAGATION

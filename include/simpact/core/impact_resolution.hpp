@@ -99,9 +99,32 @@ extern template class BasicImpactWorkspace<FixedSizes>;
 extern template class BasicImpactWorkspace<DynamicSizes>;
 
 // `precomputed` (optional) overrides options.precomputed; the dynamic path can pass it only here.
+// `branches` (optional, policy kAll only): single policies whose branches the enumeration tracks
+// (see single_policy_outcome); untouched where the enumeration does not run.
 template <typename S>
 BasicImpactResolution<S> resolve_impact(const BasicImpactProblem<S>& problem, const ResolveOptions& options,
                                         BasicImpactWorkspace<S>& workspace,
-                                        const BasicPrecomputedImpact<S>* precomputed = nullptr);
+                                        const BasicPrecomputedImpact<S>* precomputed = nullptr,
+                                        BasicPolicyBranches<S>* branches = nullptr);
+
+// What resolve_impact gives under one single policy, read off a branch that the `all`
+// enumeration of the same problem tracked and found (branch.found): status, p⁺, ½||p⁺||²_g and
+// the branch's reflections — bit for bit, without propagating again. Valid only for options
+// without Definition 1 (minimality propagation, check_definition1 false), where a single
+// resolution's status cannot come from its sequence. `set`: that enumeration's outcome set (an
+// outcome whose elastic impulses are this branch's, bit for bit, already holds its blend).
+template <typename S>
+struct BasicSinglePolicyOutcome {
+  ResolveStatus status = ResolveStatus::kOk;
+  typename S::DofVector momentum;  // p⁺
+  double energy = 0.0;             // ½||p⁺||²_g [J]
+  int steps = 0;                   // reflections
+};
+using SinglePolicyOutcome = BasicSinglePolicyOutcome<FixedSizes>;
+template <typename S>
+BasicSinglePolicyOutcome<S> single_policy_outcome(const BasicImpactProblem<S>& problem,
+                                                  const BasicPrecomputedImpact<S>& precomputed,
+                                                  const typename BasicPolicyBranches<S>::Branch& branch,
+                                                  const BasicOutcomeSet<S>& set);
 
 }  // namespace simpact

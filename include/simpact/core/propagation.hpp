@@ -145,14 +145,49 @@ struct BasicEnumerationStack {
     typename S::template ContactVectorOf<std::uint8_t> violated;  // the first violated_count
     int violated_count = 0;
     int next = 0;
+    unsigned on_branches = 0;  // bit b: this state lies on tracked branch b (BasicPolicyBranches)
   };
   std::vector<Frame> frames;
 };
 using EnumerationStack = BasicEnumerationStack<FixedSizes>;
 
+// A deterministic single policy (argmin, argmax, index, reverse) follows one branch of the
+// enumeration tree, with propagate()'s arithmetic step for step (both reflect from λ = 0,
+// c = c⁻ with reflect_in_contact_coordinates). An enumeration asked to track such policies records
+// where each branch ends, so a caller resolving `all` and single policies enumerates once.
+inline constexpr int kMaxTrackedPolicies = 4;
+template <typename S>
+struct BasicPolicyBranches {
+  struct Branch {
+    OrderingPolicy policy = OrderingPolicy::kArgmin;
+    // The branch reached a feasible end within the enumeration's caps and within
+    // ResolveLimits::max_steps reflections (so propagate() would end there too, uncapped).
+    bool found = false;
+    typename S::ContactVector impulses;  // λ_e at its end: bit for bit propagate()'s
+    int length = 0;                      // reflections along it
+  };
+  Branch branches[kMaxTrackedPolicies];
+  int count = 0;
+
+  // The policies a tree branch stands for: deterministic ones (random draws per step).
+  static bool trackable(OrderingPolicy p) {
+    return p == OrderingPolicy::kArgmin || p == OrderingPolicy::kArgmax || p == OrderingPolicy::kIndex ||
+           p == OrderingPolicy::kReverse;
+  }
+  // Adds `p` (trackable, not yet tracked, fewer than kMaxTrackedPolicies); returns its index.
+  int track(OrderingPolicy p) {
+    branches[count] = Branch{};
+    branches[count].policy = p;
+    return count++;
+  }
+};
+using PolicyBranches = BasicPolicyBranches<FixedSizes>;
+
 // Every branch of the propagation tree (policy kAll): fills `outcomes` with the distinct ends.
+// `branches` (optional): the single policies to follow; their `found`, impulses and length are set.
 template <typename S>
 void enumerate_outcomes(const BasicImpactProblem<S>& problem, const ResolveLimits& limits,
-                        BasicOutcomeSet<S>& outcomes, BasicEnumerationStack<S>& stack);
+                        BasicOutcomeSet<S>& outcomes, BasicEnumerationStack<S>& stack,
+                        BasicPolicyBranches<S>* branches = nullptr);
 
 }  // namespace simpact
