@@ -29,9 +29,11 @@ int dihedral_order(double g) {
   int lo = 2, hi = kMaxDihedralOrder;  // t[lo] ≥ t[hi]
   if (g >= t[2]) return std::abs(t[2] - g) <= kDihedralTolerance ? 2 : 0;
   if (g <= t[hi]) return std::abs(t[hi] - g) <= kDihedralTolerance ? hi : 0;
-  while (hi - lo > 1) {  // t[lo] > g > t[hi]
+  while (hi - lo > 1) {  // t[lo] > g > t[hi]; selects, not branches (g is data: unpredictable)
     const int mid = (lo + hi) / 2;
-    (t[static_cast<std::size_t>(mid)] > g ? lo : hi) = mid;
+    const bool above = t[static_cast<std::size_t>(mid)] > g;
+    lo = above ? mid : lo;
+    hi = above ? hi : mid;
   }
   for (const int m : {lo, hi})
     if (std::abs(t[static_cast<std::size_t>(m)] - g) <= kDihedralTolerance) return m;

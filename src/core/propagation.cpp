@@ -7,20 +7,14 @@
 
 namespace simpact {
 
-template <typename S>
-int choose_violated_contact(const BasicImpactProblem<S>& problem, const typename S::ContactVector& rates,
-                            OrderingPolicy policy, CounterRng* rng) {
-  using ContactVector = typename S::ContactVector;
-  const ContactVector& tol = problem.tolerances();
-  const ContactVector& norms = problem.normal_norms();
-  const int k = problem.contacts();
+namespace {
+
+// One policy's choice among the violated contacts, fed one violated contact at a time in index
+// order with its normalized rate <p,u_i/||u_i||>_g (choose_violated_contact, choose_for_branches).
+struct PolicyChoice {
   int chosen = -1;
   double best = 0.0;
-  int violated_count = 0;
-  for (int i = 0; i < k; ++i) {
-    if (rates[i] >= -tol[i]) continue;
-    ++violated_count;
-    const double normalized = rates[i] / norms[i];  // <p,u_i/||u_i||>_g
+  void consider(OrderingPolicy policy, int i, double normalized) {
     switch (policy) {
       case OrderingPolicy::kArgmin:
         if (chosen < 0 || normalized < best) chosen = i, best = normalized;
@@ -38,6 +32,42 @@ int choose_violated_contact(const BasicImpactProblem<S>& problem, const typename
         break;
     }
   }
+};
+
+// choose_violated_contact for every tracked branch in `on` at once (deterministic policies: no
+// generator): each normalized rate computed once. choices[b] for each bit b of `on`.
+template <typename S>
+void choose_for_branches(const BasicImpactProblem<S>& problem, const typename S::ContactVector& rates,
+                         const BasicPolicyBranches<S>& branches, unsigned on, std::uint8_t* choices) {
+  PolicyChoice choice[kMaxTrackedPolicies];
+  const int k = problem.contacts();
+  for (int i = 0; i < k; ++i) {
+    if (rates[i] >= -problem.tolerances()[i]) continue;
+    const double normalized = rates[i] / problem.normal_norms()[i];
+    for (unsigned b = 0, bits = on; bits != 0; ++b, bits >>= 1)
+      if (bits & 1u) choice[b].consider(branches.branches[b].policy, i, normalized);
+  }
+  for (unsigned b = 0, bits = on; bits != 0; ++b, bits >>= 1)
+    if (bits & 1u) choices[b] = static_cast<std::uint8_t>(choice[b].chosen);
+}
+
+}  // namespace
+
+template <typename S>
+int choose_violated_contact(const BasicImpactProblem<S>& problem, const typename S::ContactVector& rates,
+                            OrderingPolicy policy, CounterRng* rng) {
+  using ContactVector = typename S::ContactVector;
+  const ContactVector& tol = problem.tolerances();
+  const ContactVector& norms = problem.normal_norms();
+  const int k = problem.contacts();
+  PolicyChoice choice;
+  int violated_count = 0;
+  for (int i = 0; i < k; ++i) {
+    if (rates[i] >= -tol[i]) continue;
+    ++violated_count;
+    choice.consider(policy, i, rates[i] / norms[i]);  // <p,u_i/||u_i||>_g
+  }
+  const int chosen = choice.chosen;
   if (policy == OrderingPolicy::kRandom && violated_count > 1 && rng != nullptr) {
     auto pick = static_cast<int>(rng->below(static_cast<std::uint64_t>(violated_count)));
     for (int i = 0; i < k; ++i) {
@@ -174,6 +204,8 @@ void enumerate_outcomes(const BasicImpactProblem<S>& problem, const ResolveLimit
     f.violated.resize(k);  // no-op once sized (fixed path: no allocation ever)
     for (int i = 0; i < k; ++i)
       if (f.rates[i] < -tol[i]) f.violated[f.violated_count++] = static_cast<std::uint8_t>(i);
+    if (f.on_branches != 0 && f.violated_count > 0)
+      choose_for_branches(problem, f.rates, *branches, f.on_branches, f.branch_choice);
   };
 
   // A leaf ends every tracked branch it lies on (within max_steps, where propagate would stop).
@@ -191,9 +223,7 @@ void enumerate_outcomes(const BasicImpactProblem<S>& problem, const ResolveLimit
   auto branches_through = [&](const typename BasicEnumerationStack<S>::Frame& parent, int i) {
     unsigned on = 0;
     for (unsigned b = 0, bits = parent.on_branches; bits != 0; ++b, bits >>= 1)
-      if ((bits & 1u) && choose_violated_contact(problem, parent.rates, branches->branches[b].policy,
-                                                 static_cast<CounterRng*>(nullptr)) == i)
-        on |= 1u << b;
+      if ((bits & 1u) && parent.branch_choice[b] == i) on |= 1u << b;
     return on;
   };
 

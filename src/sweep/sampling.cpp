@@ -224,6 +224,9 @@ MonteCarloSampler::MonteCarloSampler(MonteCarloSpec spec)
       feistel_(spec_.method == SamplingMethod::kLatinHypercube
                    ? static_cast<std::uint64_t>(spec_.samples_per_point)
                    : 0) {
+  const auto strata = static_cast<std::uint64_t>(spec_.samples_per_point);
+  if (strata > 0 && (strata & (strata - 1)) == 0)
+    inverse_power_of_two_strata_ = 1.0 / static_cast<double>(strata);
   for (const RandomParameter& p : spec_.parameters)
     truncations_.push_back(p.distribution.kind == DistributionKind::kTruncatedNormal
                                ? NormalTruncation::of(p.distribution)
@@ -242,12 +245,15 @@ std::uint64_t MonteCarloSampler::unit_point(std::int64_t task, std::int64_t grid
     case SamplingMethod::kLatinHypercube: {
       const std::uint64_t* keys = permutation_keys(point_seed_, grid_point, d);
       const auto strata = static_cast<std::uint64_t>(spec_.samples_per_point);
+      const double inverse = inverse_power_of_two_strata_;
+      const auto per_stratum = [&](double x) {
+        return inverse != 0.0 ? x * inverse : x / static_cast<double>(strata);
+      };
       for (std::size_t j = 0; j < d; ++j) {
         const std::uint64_t stratum = feistel_.permute(static_cast<std::uint64_t>(replica), strata, keys[j]);
-        const double v =
-            (static_cast<double>(stratum) + task_rng.uniform_open()) / static_cast<double>(strata);
+        const double v = per_stratum(static_cast<double>(stratum) + task_rng.uniform_open());
         // Rounding must not push v onto the next stratum's edge (or to 1).
-        const double top = below_positive(static_cast<double>(stratum + 1) / strata);
+        const double top = below_positive(per_stratum(static_cast<double>(stratum + 1)));
         u[j] = std::min(v, top);
       }
       return d;

@@ -135,6 +135,9 @@ struct BasicOutcomeSet {
 };
 using OutcomeSet = BasicOutcomeSet<FixedSizes>;
 
+// Single policies an enumeration can follow at once (BasicPolicyBranches, below).
+inline constexpr int kMaxTrackedPolicies = 4;
+
 // Scratch for the depth-first enumeration (one frame per depth reached): grows lazily with the
 // depth actually reached, so a huge max_depth costs nothing until a branch goes that deep.
 template <typename S>
@@ -146,6 +149,7 @@ struct BasicEnumerationStack {
     int violated_count = 0;
     int next = 0;
     unsigned on_branches = 0;  // bit b: this state lies on tracked branch b (BasicPolicyBranches)
+    std::uint8_t branch_choice[kMaxTrackedPolicies];  // for each such b: its policy's next contact
   };
   std::vector<Frame> frames;
 };
@@ -155,7 +159,6 @@ using EnumerationStack = BasicEnumerationStack<FixedSizes>;
 // enumeration tree, with propagate()'s arithmetic step for step (both reflect from λ = 0,
 // c = c⁻ with reflect_in_contact_coordinates). An enumeration asked to track such policies records
 // where each branch ends, so a caller resolving `all` and single policies enumerates once.
-inline constexpr int kMaxTrackedPolicies = 4;
 template <typename S>
 struct BasicPolicyBranches {
   struct Branch {

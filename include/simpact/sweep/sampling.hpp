@@ -130,6 +130,9 @@ class MonteCarloSampler {
   SobolSequence sobol_;                        // dimension 0 unless method is sobol
   FeistelRoundTable feistel_;                  // LHS strata permutations (empty unless method is lhs)
   std::vector<NormalTruncation> truncations_;  // per parameter (used by truncated normals)
+  // 1/strata when the LHS stratum count is a power of two (then x/strata == x·(1/strata) exactly,
+  // a multiplication instead of a division per coordinate), else 0.
+  double inverse_power_of_two_strata_ = 0.0;
 };
 
 }  // namespace simpact
