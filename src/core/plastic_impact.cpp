@@ -323,7 +323,8 @@ bool two_column_solve(const BT<Z, double>& b, const YT<Z, double>& y, detail::Tw
       const int d = static_cast<int>(b.rows());
       x.resize(2);
       r.resize(d);
-      const HandSolve s = two_column_hand_written(b.data(), d, y.data(), x.data(), r.data(), smallest_pivot_ratio);
+      const HandSolve s =
+          two_column_hand_written(b.data(), d, y.data(), x.data(), r.data(), smallest_pivot_ratio);
       if (s != HandSolve::kUnsupported) return s == HandSolve::kSolved;
     }
   }
@@ -336,7 +337,8 @@ bool two_column_solve(const BT<Z, double>& b, const YT<Z, double>& y, detail::Tw
 // rate there, c_o − A_oj c_j / A_jj (exact arithmetic), is below −tolerance, and stops on {0, 1}
 // when both least-squares coefficients are positive. The prediction asks for that rate below
 // −tolerance by a margin far above rounding (1e-9 |b_o| |y|), then runs the final iteration's own
-// arithmetic — the same QR of the same columns in the same order — so its result is Lawson–
+// arithmetic — the same QR of the same columns in the same order (on the fixed path the
+// hand-written copy of Eigen's, without its generic machinery) — so its result is Lawson–
 // Hanson's bit for bit. False (nothing decided: run nnls) when any condition fails.
 template <typename Z>
 bool nnls_predicted(const BT<Z, double>& b, const YT<Z, double>& y, double tolerance,
@@ -450,7 +452,9 @@ BasicPlasticOutcome<Z> plastic_outcome(const BasicImpactProblem<Z>& problem) {
 
 namespace detail {
 
-bool hand_written_qr_available() { return kHandWrittenQr; }
+bool hand_written_qr_available() {
+  return kHandWrittenQr;
+}
 
 bool two_column_least_squares(const DofByContact& b, const DofVector& y, TwoColumnQr qr,
                               TwoColumnLeastSquares& out) {
