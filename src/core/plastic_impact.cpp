@@ -313,6 +313,36 @@ constexpr bool kHandWrittenQr = false;
 #endif
 static_assert(!kHandWrittenQr || Eigen::internal::packet_traits<double>::size == 2);
 
+// bᵀy for one column b of B, as Eigen's Bᵀy runs it for two columns (GemvProduct: the row-major
+// general_matrix_vector_product's two-row block into a zeroed result, α = 1): one packet
+// accumulator over pairs, a·b + c without FMA, its horizontal add, the odd last term.
+inline double gemv_dot(const double* b, const double* y, int d) {
+  double even = 0.0, odd = 0.0;
+  int j = 0;
+  for (; j + 2 <= d; j += 2) {
+    even = b[j] * y[j] + even;
+    odd = b[j + 1] * y[j + 1] + odd;
+  }
+  double sum = even + odd;
+  for (; j < d; ++j) sum += b[j] * y[j];
+  return 0.0 + 1.0 * sum;
+}
+
+// Bᵀy for two-column B: the prediction's rates, hand-written where the QR is.
+template <typename Z>
+XT<Z, double> two_column_rates(const BT<Z, double>& b, const YT<Z, double>& y, detail::TwoColumnQr which) {
+  if constexpr (std::is_same_v<Z, FixedSizes>) {
+    if (kHandWrittenQr && which == detail::TwoColumnQr::kHandWritten) {
+      const int d = static_cast<int>(b.rows());
+      XT<Z, double> c(2);
+      c[0] = gemv_dot(b.data(), y.data(), d);
+      c[1] = gemv_dot(b.data() + d, y.data(), d);
+      return c;
+    }
+  }
+  return b.transpose() * y;
+}
+
 // The final solve of the prediction: the hand-written QR on the fixed path where it applies,
 // else Eigen's.
 template <typename Z>
@@ -344,7 +374,7 @@ template <typename Z>
 bool nnls_predicted(const BT<Z, double>& b, const YT<Z, double>& y, double tolerance,
                     const BasicImpactProblem<Z>& problem, detail::TwoColumnQr which, Nnls<Z, double>& out) {
   if (b.cols() != 2) return false;
-  const XT<Z, double> c = b.transpose() * y;  // Lawson–Hanson's first rates
+  const XT<Z, double> c = two_column_rates<Z>(b, y, which);  // Lawson–Hanson's first rates
   int j = -1;
   double most_negative = -tolerance;
   for (int i = 0; i < 2; ++i)
@@ -360,7 +390,7 @@ bool nnls_predicted(const BT<Z, double>& b, const YT<Z, double>& y, double toler
   if (!(rate_after_j < -tolerance - margin)) return false;
   // The final iteration: free set {0, 1}, as nnls computes it.
   if (!two_column_solve<Z>(b, y, which, out.x, out.y, out.smallest_pivot_ratio)) return false;
-  out.c = b.transpose() * out.y;
+  out.c = two_column_rates<Z>(b, out.y, which);
   out.iterations = 2;
   out.converged = true;
   out.predicted = true;
