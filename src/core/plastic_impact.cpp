@@ -2,6 +2,7 @@
 
 #include <Eigen/QR>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -215,12 +216,14 @@ inline void apply_householder(double* x, int n, const double* essential, double 
 enum class HandSolve { kSolved, kFailed, kUnsupported };
 
 // ColPivHouseholderQR::compute, rank(), solve(−y) and projection_residual(y) for d×2 B (columns
-// b₀ = b[0..d), b₁ = b[d..2d), column-major), op for op.
-HandSolve two_column_hand_written(const double* b, int d, const double* y, double* x, double* r,
-                                  double& smallest_pivot_ratio) {
-  if (d < 2) return HandSolve::kUnsupported;
+// b₀ = b[0..d), b₁ = b[d..2d), column-major), op for op. d is a compile-time constant so that
+// every loop is unrolled (the order of the operations is the same for any d).
+template <int d>
+HandSolve two_column_hand_written_of(const double* b, const double* y, double* x, double* r,
+                                     double& smallest_pivot_ratio) {
+  static_assert(d >= 2);
   constexpr double eps = std::numeric_limits<double>::epsilon();
-  double q0[kMaxDof], q1[kMaxDof];  // the columns of m_qr, pivoted
+  double q0[d], q1[d];  // the columns of m_qr, pivoted
   // computeInPlace: column norms, the pivot (maxCoeff(&i): the first of equal norms).
   double norm0 = std::sqrt(squared_norm(b, d));
   double norm1 = std::sqrt(squared_norm(b + d, d));
@@ -277,7 +280,7 @@ HandSolve two_column_hand_written(const double* b, int d, const double* y, doubl
   // t = Qᵀy (H₀ then H₁). solve(−y) applies the same reflectors to −y: every operation is odd
   // in y, so its Qᵀ(−y) equals −t wherever it is nonzero (the zeros may differ in sign only),
   // and the triangular solve below then gives the same coefficients wherever they are nonzero.
-  double t[kMaxDof];
+  double t[d];
   for (int i = 0; i < d; ++i) t[i] = y[i];
   apply_householder(t, d, q0 + 1, tau0);
   apply_householder(t + 1, d - 1, q1 + 2, tau1);
@@ -301,6 +304,21 @@ HandSolve two_column_hand_written(const double* b, int d, const double* y, doubl
   const double abs0 = std::abs(beta0), abs1 = std::abs(beta1);
   smallest_pivot_ratio = std::min(abs0, abs1) / std::max(abs0, abs1);
   return HandSolve::kSolved;
+}
+
+// two_column_hand_written_of<d> for d = 2…kMaxDof, indexed by d − 2.
+using HandSolver = HandSolve (*)(const double*, const double*, double*, double*, double&);
+template <int... i>
+constexpr std::array<HandSolver, sizeof...(i)> hand_solvers(std::integer_sequence<int, i...>) {
+  return {&two_column_hand_written_of<i + 2>...};
+}
+constexpr std::array<HandSolver, kMaxDof - 1> kHandSolvers =
+    hand_solvers(std::make_integer_sequence<int, kMaxDof - 1>{});
+
+HandSolve two_column_hand_written(const double* b, int d, const double* y, double* x, double* r,
+                                  double& smallest_pivot_ratio) {
+  if (d < 2 || d > kMaxDof) return HandSolve::kUnsupported;
+  return kHandSolvers[d - 2](b, y, x, r, smallest_pivot_ratio);
 }
 
 // Eigen's arithmetic is the one reproduced above: SSE2 2-wide double packets (x86-64 without
