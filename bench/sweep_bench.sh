@@ -21,8 +21,10 @@ summary() {  # "done: N tasks (...) in S s, R tasks/s, HDF5 H s (P%), ..." → "
 }
 
 # The per-phase breakdown of configs/billiards_mc.yaml on 1 rank, 1 thread, in CPU time (user +
-# system, GNU time; best of 3 runs) so that a shared machine does not skew it; like the core
-# benchmark's items/s, which Google Benchmark computes from CPU time:
+# system, bash's `times`) so that a shared machine does not skew it; like the core benchmark's
+# items/s, which Google Benchmark computes from CPU time. SWEEP_BENCH_ROUNDS (5) rounds of full
+# run, 64-task run and BM_BilliardsBuildAndResolve back to back; the round with the median ratio
+# is reported, with every round's ratio:
 #   startup   a 64-task run's CPU time (process start, MPI init, config, a tiny file, exit);
 #   run       the full run's CPU time minus startup: the sweep's tasks/s and the ratio;
 #   sample, build, resolve, columns: the compute loop in process (bench/sweep_phases_bench);
@@ -54,23 +56,42 @@ phases() {
   local bench_dir config=configs/billiards_mc.yaml
   bench_dir="$(dirname "$simpact")/bench"
   sed "s/samples_per_point: 2048/samples_per_point: 1/" "$config" >"$work/tiny.yaml"
-  best_cpu() {  # best_cpu CONFIG → "cpu_seconds summary-line" of the best of 3 runs
-    local best=1e9 best_line="" cpu
-    for _ in 1 2 3; do
-      /usr/bin/time -f "%U %S" -o "$work/cpu" "$simpact" run "$1" -o "$work/phases.h5" --overwrite \
-        >"$work/log" 2>&1
-      cpu=$(awk '{ print $1 + $2 }' "$work/cpu")
-      if awk -v c="$cpu" -v b="$best" 'BEGIN { exit !(c < b) }'; then best=$cpu best_line=$(grep 'done:' "$work/log"); fi
-    done
-    echo "$best $best_line"
+  # cpu_of CONFIG → the CPU seconds (user + system, in milliseconds from bash's `times`; GNU time
+  # prints only hundredths) of one run; its log in $work/log.
+  cpu_of() {
+    (
+      "$simpact" run "$1" -o "$work/phases.h5" --overwrite >"$work/log" 2>&1
+      times
+    ) | tail -1 | sed 's/m/ /g; s/s//g' | awk '{ print 60 * $1 + $2 + 60 * $3 + $4 }'
   }
+  reference_rate() {
+    "$bench_dir/core_bench" --benchmark_filter='BM_BilliardsBuildAndResolve$' --benchmark_min_time=0.5 2>/dev/null |
+      sed -n 's/.*items_per_second=\([0-9.]*\)\([kM]\)\/s.*/\1 \2/p' | awk '{ print $1 * ($2 == "M" ? 1e6 : 1e3) }'
+  }
+  # Rounds of (full run, 64-task run, reference) back to back, so that each round's ratio compares
+  # the sweep and the core at the same machine speed (a shared VM drifts by tens of per cent
+  # within minutes); the median round is reported, with the spread.
+  local rounds="${SWEEP_BENCH_ROUNDS:-5}" round_lines="" f t r line=""
+  for ((i = 0; i < rounds; ++i)); do
+    f=$(cpu_of "$config")
+    line=$(grep 'done:' "$work/log")
+    t=$(cpu_of "$work/tiny.yaml")
+    r=$(reference_rate)
+    round_lines+="$f $t $r"$'\n'
+  done
+  local tasks
+  tasks=$(grep -o 'done: [0-9]*' <<<"$line" | cut -d' ' -f2)
+  # the round with the median ratio: "full tiny reference ratio", and the spread of the ratios
+  local median spread
+  median=$(awk -v n="$tasks" 'NF == 3 { print $1, $2, $3, (n / ($1 - $2)) / $3 }' <<<"$round_lines" | sort -g -k4 |
+    awk '{ a[NR] = $0 } END { print a[int((NR + 1) / 2)] }')
+  spread=$(awk -v n="$tasks" 'NF == 3 { printf "%.3f ", (n / ($1 - $2)) / $3 }' <<<"$round_lines")
   local full tiny
-  full=$(best_cpu "$config")
-  tiny=$(best_cpu "$work/tiny.yaml")
+  full="$(cut -d' ' -f1 <<<"$median") $line"
+  tiny="$(cut -d' ' -f2 <<<"$median")"
   local loop="" reference journal_share="" hdf5_share=""
   [ -x "$bench_dir/sweep_phases_bench" ] && loop=$("$bench_dir/sweep_phases_bench" "$config")
-  reference=$("$bench_dir/core_bench" --benchmark_filter='BM_BilliardsBuildAndResolve$' --benchmark_min_time=0.5 2>/dev/null |
-    sed -n 's/.*items_per_second=\([0-9.]*\)\([kM]\)\/s.*/\1 \2/p' | awk '{ print $1 * ($2 == "M" ? 1e6 : 1e3) }')
+  reference=$(cut -d' ' -f3 <<<"$median")
   if command -v perf >/dev/null 2>&1; then
     perf record -q -F 2000 -o "$work/perf.data" "$simpact" run "$config" -o "$work/phases.h5" --overwrite \
       >/dev/null 2>&1 || true
@@ -96,6 +117,7 @@ phases() {
     fi
   fi
   awk -v full="$full" -v tiny="$tiny" -v ref="$reference" -v journal="$journal_share" -v hdf5_share="$hdf5_share" \
+    -v rounds="$rounds" -v spread="$spread" \
     -v per_task="$per_task" -v per_reference="$per_reference" '
     /^  (sample|build|resolve|columns) / { ns[$1] = $2; order[++n] = $1; line[$1] = $0 }
     END {
@@ -119,8 +141,8 @@ phases() {
       if (journal != "") printf "  journal  %7.0f ns/task  (%s %% of the perf samples: symbols *Journal*)\n", j, journal
       if (n > 0) printf "  rest     %7.0f ns/task  (run - loop - HDF5 - journal: reduce, scheduling, I/O)\n", run * per - hdf5 * per - loop - j
       printf "  startup  %.3f CPU s once  (process start, MPI init, config, exit)\n", t[1]
-      printf "  BM_BilliardsBuildAndResolve %.0f /s: the sweep runs at %.3f of it (issue 8: >= 0.25)\n",
-        ref, rate / ref
+      printf "  BM_BilliardsBuildAndResolve %.0f /s: the sweep runs at %.3f of it (issue 8: >= 0.25; median of %d rounds: %s)\n",
+        ref, rate / ref, rounds, spread
       if (per_task != "")
         printf "  instructions %s /task (run - startup), BM_BilliardsBuildAndResolve %s /iteration: %.3f\n",
           per_task, per_reference == "" ? "?" : per_reference, per_reference == "" ? 0 : per_reference / per_task
