@@ -109,7 +109,10 @@ void BasicImpactSystem<S>::assign_normals(const Eigen::Ref<const RowMajorMatrix>
   velocity_directions_ = normals_.transpose();
   metric_.solve_in_place(velocity_directions_);
   gram_.noalias() = normals_ * velocity_directions_;
-  gram_ = 0.5 * (gram_ + gram_.transpose()).eval();  // exact symmetry for the LCP
+  // Exact symmetry for the LCP: ½(A_ij + A_ji) on both sides (a sum commutes exactly; the
+  // diagonal is unchanged, ½(a + a) = a), without a temporary matrix.
+  for (int j = 0; j < closed; ++j)
+    for (int i = j + 1; i < closed; ++i) gram_(i, j) = gram_(j, i) = 0.5 * (gram_(i, j) + gram_(j, i));
   whitened_normals_ = normals_.transpose();
   metric_.whiten_in_place(whitened_normals_);
   normal_norms_ = gram_.diagonal().cwiseSqrt();
