@@ -90,7 +90,7 @@ TEST(PolicyBranches, EveryTrackedPolicyEndsWhereItsOwnPropagationEnds) {
       if (r == 1.0) several_outcomes += resolve_impact(problem, o, ws).outcome_count > 1;
     }
   }
-  EXPECT_GT(several_outcomes, 40);        // the branches differ: this is not one path tested four times
+  EXPECT_GT(several_outcomes, 40);         // the branches differ: this is not one path tested four times
   EXPECT_GT(found, 120 * 2 * 4 * 9 / 10);  // R = 0 resolves by p_p alone: no enumeration, no branch
 }
 
