@@ -65,25 +65,33 @@ double below_positive(double x) {
   return x;
 }
 
-// The LHS permutation keys of one grid point: the first d draws of its (point_seed,
-// kPermutation, grid_point) stream. Consecutive tasks share a grid point (a chunk holds many
-// replicas of one point), so each thread keeps the last point's keys: a pure function of
-// (point_seed, grid_point), hence the same values whichever sampler or thread asks.
-const std::uint64_t* permutation_keys(std::uint64_t point_seed, std::int64_t grid_point, std::size_t d) {
-  struct Cache {
-    std::uint64_t point_seed = 0;
-    std::int64_t grid_point = -1;
-    std::vector<std::uint64_t> keys;  // grows to the largest d asked, then stays
-  };
-  thread_local Cache cache;
-  if (cache.grid_point != grid_point || cache.point_seed != point_seed || cache.keys.size() < d) {
+// The LHS permutations of one grid point: their keys, the first d draws of the point's
+// (point_seed, kPermutation, grid_point) stream, and a FeistelRoundTable memo per key (memo_size
+// entries each). Consecutive tasks share a grid point (a chunk holds many replicas of one point),
+// so each thread keeps the last point's: pure functions of (point_seed, grid_point, memo_size),
+// hence the same values whichever sampler or thread asks.
+struct PointPermutations {
+  std::uint64_t point_seed = 0;
+  std::int64_t grid_point = -1;
+  std::size_t memo_size = 0;
+  std::vector<std::uint64_t> keys;   // grows to the largest d asked, then stays
+  std::vector<std::uint16_t> memos;  // [j * memo_size + entry]
+};
+
+PointPermutations& point_permutations(std::uint64_t point_seed, std::int64_t grid_point, std::size_t d,
+                                      std::size_t memo_size) {
+  thread_local PointPermutations cache;
+  if (cache.grid_point != grid_point || cache.point_seed != point_seed || cache.keys.size() < d ||
+      cache.memo_size != memo_size) {
     CounterRng rng(point_seed, RandomStream::kPermutation, static_cast<std::uint64_t>(grid_point));
     cache.keys.resize(d);
     for (std::size_t j = 0; j < d; ++j) cache.keys[j] = rng.next_u64();
+    cache.memos.assign(d * memo_size, FeistelRoundTable::kUnmemoized);
     cache.point_seed = point_seed;
     cache.grid_point = grid_point;
+    cache.memo_size = memo_size;
   }
-  return cache.keys.data();
+  return cache;
 }
 
 }  // namespace
@@ -147,24 +155,27 @@ std::uint64_t round_input(std::uint64_t round, std::uint64_t right) {
   return mix64((round << 56) ^ right);
 }
 
-// permute_index with round_input(round, right) given by `input` (computed, or read from a table).
-template <typename RoundInput>
-std::uint64_t feistel_permute(std::uint64_t index, std::uint64_t n, std::uint64_t key, int half,
-                              RoundInput input) {
+// permute_index with round `round`'s output for the right half `right`,
+// mix64(key ^ round_input(round, right)) & mask, given by `output(round, right, mask)` (computed
+// from round_input, from a table of it, or read from a memo).
+template <typename RoundOutput>
+std::uint64_t feistel_permute(std::uint64_t index, std::uint64_t n, int half, RoundOutput output) {
   const std::uint64_t mask = half == 32 ? 0xffffffffULL : (std::uint64_t{1} << half) - 1;
-  std::uint64_t x = index;
-  // Cycle walking: a bijection on [0, 2^bits) iterated until it lands in [0, n) restricts to a
-  // bijection on [0, n). Terminates because index < n lies on a cycle through [0, n).
-  do {
+  const auto network = [half, mask, &output](std::uint64_t x) {
     std::uint64_t left = x >> half, right = x & mask;
     for (std::uint64_t round = 0; round < kFeistelRounds; ++round) {
-      const std::uint64_t f = mix64(key ^ input(round, right)) & mask;
+      const std::uint64_t f = output(round, right, mask);
       const std::uint64_t next = left ^ f;
       left = right;
       right = next;
     }
-    x = (left << half) | right;
-  } while (x >= n);
+    return (left << half) | right;
+  };
+  // Cycle walking: a bijection on [0, 2^bits) iterated until it lands in [0, n) restricts to a
+  // bijection on [0, n). Terminates because index < n lies on a cycle through [0, n).
+  std::uint64_t x = index;
+  do x = network(x);
+  while (x >= n);
   return x;
 }
 
@@ -172,7 +183,10 @@ std::uint64_t feistel_permute(std::uint64_t index, std::uint64_t n, std::uint64_
 
 std::uint64_t permute_index(std::uint64_t index, std::uint64_t n, std::uint64_t key) {
   if (n <= 1) return 0;
-  return feistel_permute(index, n, key, feistel_half(n), round_input);
+  return feistel_permute(index, n, feistel_half(n),
+                         [key](std::uint64_t round, std::uint64_t right, std::uint64_t mask) {
+                           return mix64(key ^ round_input(round, right)) & mask;
+                         });
 }
 
 FeistelRoundTable::FeistelRoundTable(std::uint64_t n) {
@@ -188,9 +202,25 @@ std::uint64_t FeistelRoundTable::permute(std::uint64_t index, std::uint64_t n, s
   if (inputs_.empty() || n <= 1 || feistel_half(n) != half_) return permute_index(index, n, key);
   const std::uint64_t* inputs = inputs_.data();
   const int half = half_;
-  return feistel_permute(index, n, key, half, [inputs, half](std::uint64_t round, std::uint64_t right) {
-    return inputs[(round << half) | right];
-  });
+  return feistel_permute(index, n, half,
+                         [inputs, half, key](std::uint64_t round, std::uint64_t right, std::uint64_t mask) {
+                           return mix64(key ^ inputs[(round << half) | right]) & mask;
+                         });
+}
+
+std::uint64_t FeistelRoundTable::permute(std::uint64_t index, std::uint64_t n, std::uint64_t key,
+                                         std::uint16_t* memo) const {
+  if (inputs_.empty() || n <= 1 || feistel_half(n) != half_) return permute_index(index, n, key);
+  const std::uint64_t* inputs = inputs_.data();
+  const int half = half_;
+  return feistel_permute(index, n, half,
+                         [inputs, half, key, memo](std::uint64_t round, std::uint64_t right,
+                                                   std::uint64_t mask) -> std::uint64_t {
+                           const std::uint64_t at = (round << half) | right;
+                           if (memo[at] == kUnmemoized)
+                             memo[at] = static_cast<std::uint16_t>(mix64(key ^ inputs[at]) & mask);
+                           return memo[at];
+                         });
 }
 
 SobolSequence::SobolSequence(std::size_t dimension) : dimension_(dimension) {
@@ -243,14 +273,18 @@ std::uint64_t MonteCarloSampler::unit_point(std::int64_t task, std::int64_t grid
       for (std::size_t j = 0; j < d; ++j) u[j] = task_rng.uniform_open();
       return d;
     case SamplingMethod::kLatinHypercube: {
-      const std::uint64_t* keys = permutation_keys(point_seed_, grid_point, d);
+      const std::size_t memo_size = feistel_.memo_size();
+      PointPermutations& point = point_permutations(point_seed_, grid_point, d, memo_size);
       const auto strata = static_cast<std::uint64_t>(spec_.samples_per_point);
       const double inverse = inverse_power_of_two_strata_;
       const auto per_stratum = [&](double x) {
         return inverse != 0.0 ? x * inverse : x / static_cast<double>(strata);
       };
       for (std::size_t j = 0; j < d; ++j) {
-        const std::uint64_t stratum = feistel_.permute(static_cast<std::uint64_t>(replica), strata, keys[j]);
+        const auto index = static_cast<std::uint64_t>(replica);
+        const std::uint64_t stratum =
+            memo_size != 0 ? feistel_.permute(index, strata, point.keys[j], &point.memos[j * memo_size])
+                           : feistel_.permute(index, strata, point.keys[j]);
         const double v = per_stratum(static_cast<double>(stratum) + task_rng.uniform_open());
         // Rounding must not push v onto the next stratum's edge (or to 1).
         const double top = below_positive(per_stratum(static_cast<double>(stratum + 1)));

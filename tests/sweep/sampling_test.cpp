@@ -281,6 +281,35 @@ TEST(Sampling, FeistelRoundTableIsPermuteIndex) {
   }
 }
 
+// The memoized rounds (one memo per key, filled as walks reach its entries) give permute_index
+// for every index, whichever order the indices come in and however full the memo already is.
+TEST(Sampling, MemoizedFeistelRoundsArePermuteIndex) {
+  for (std::uint64_t n : {2u, 3u, 17u, 1000u, 2048u, 4097u, 1048576u}) {
+    const FeistelRoundTable table(n);
+    ASSERT_EQ(table.memo_size(),
+              n <= (1u << 20) ? 4 * (std::uint64_t{1} << ((64 - __builtin_clzll(n - 1) + 1) / 2)) : 0u);
+    for (std::uint64_t key : {0ull, 7ull, 0xdeadbeefcafef00dull}) {
+      std::vector<std::uint16_t> memo(table.memo_size(), FeistelRoundTable::kUnmemoized);
+      const std::uint64_t count = std::min<std::uint64_t>(n, 5000);
+      for (int pass = 0; pass < 2; ++pass)  // first pass fills the memo, second reads it
+        for (std::uint64_t i = 0; i < count; ++i) {
+          const std::uint64_t index = pass == 0 ? i : (i * 7919) % n;
+          ASSERT_EQ(table.permute(index, n, key, memo.data()), permute_index(index, n, key))
+              << "n=" << n << " key=" << key << " i=" << index;
+        }
+      if (n <= 4097u) {
+        for (std::uint16_t entry : memo)  // unreached, or a half-width output
+          EXPECT_TRUE(entry == FeistelRoundTable::kUnmemoized || entry < (1u << 7)) << "n=" << n;
+      }
+    }
+    // An n of another width than the table's: computed, the memo untouched.
+    const std::uint64_t other = std::uint64_t{1} << 22;
+    std::vector<std::uint16_t> memo(table.memo_size() + 1, FeistelRoundTable::kUnmemoized);
+    EXPECT_EQ(table.permute(5, other, 3, memo.data()), permute_index(5, other, 3));
+    for (std::uint16_t entry : memo) EXPECT_EQ(entry, FeistelRoundTable::kUnmemoized);
+  }
+}
+
 TEST(Sampling, DrawsAreQuantilesOfUnitPoints) {
   const std::vector<Distribution> kinds = {
       normal(DistributionKind::kTruncatedNormal, 0.0, 0.05, -0.2, 0.2),

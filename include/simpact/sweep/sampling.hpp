@@ -77,6 +77,14 @@ class FeistelRoundTable {
   // permute_index(index, n, key) for the n given to the constructor.
   std::uint64_t permute(std::uint64_t index, std::uint64_t n, std::uint64_t key) const;
 
+  // The same, with each round's output for this key, mix64(key ^ input) & mask, memoized in
+  // memo[round << half | right] (memo_size() entries, kUnmemoized until first computed; one memo
+  // per key). LHS draws of one grid point share a key per parameter, so a thread drawing many
+  // replicas of a point computes each round output once instead of ~8 times per draw.
+  static constexpr std::uint16_t kUnmemoized = 0xffff;  // outputs have at most kMaxHalf bits
+  std::size_t memo_size() const { return inputs_.size(); }
+  std::uint64_t permute(std::uint64_t index, std::uint64_t n, std::uint64_t key, std::uint16_t* memo) const;
+
  private:
   int half_ = 0;
   std::vector<std::uint64_t> inputs_;  // [round << half | right]
