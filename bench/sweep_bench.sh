@@ -23,16 +23,19 @@ summary() {  # "done: N tasks (...) in S s, R tasks/s, HDF5 H s (P%), ..." → "
 # The per-phase breakdown of configs/billiards_mc.yaml on 1 rank, 1 thread, in CPU time (user +
 # system, bash's `times`) so that a shared machine does not skew it; like the core benchmark's
 # items/s, which Google Benchmark computes from CPU time. SWEEP_BENCH_ROUNDS (5) rounds of full
-# run, 64-task run and BM_BilliardsBuildAndResolve back to back; the round with the median ratio
+# run, small run and BM_BilliardsBuildAndResolve back to back; the round with the median ratio
 # is reported, with every round's ratio:
-#   startup   a 64-task run's CPU time (process start, MPI init, config, a tiny file, exit);
-#   run       the full run's CPU time minus startup: the sweep's tasks/s and the ratio;
+#   startup   the small run's CPU time: the same grid with 2 replicas per point (128 tasks), so
+#             the same output file (the same maps, written in one round) — process start, MPI
+#             init, config, the file's structure, exit. (A 1-replica run writes one map per
+#             column instead of five: its smaller file made ~30 ms of fixed HDF5 work look like
+#             ~240 ns per task.)
+#   run       the full run's CPU time minus startup, over the tasks it adds: tasks/s and the ratio;
 #   sample, build, resolve, columns: the compute loop in process (bench/sweep_phases_bench);
-#   HDF5      the HDF5 library's share of perf's samples of the run (without perf: rank 0's wall
-#             time in HDF5 calls, from simpact's summary);
+#   HDF5      rank 0's wall time in HDF5 calls (simpact's summary), full run minus small run;
 #   journal   the share of perf's samples in *Journal* symbols (append, read-back);
 #   rest      run − loop − HDF5 − journal: per-θ statistics (reduce), scheduling, file I/O.
-#   instructions/task  the run's user-space instructions (full − 64-task run) per task, beside
+#   instructions/task  the run's user-space instructions (full − small run) per added task, beside
 #             BM_BilliardsBuildAndResolve's per iteration (sweep_phases_bench --reference N):
 #             a count a shared machine does not skew. From `perf stat -e instructions:u` where
 #             the CPU exposes the counter, else valgrind's cachegrind (~2 min), else not shown.
@@ -55,7 +58,7 @@ instructions() {
 phases() {
   local bench_dir config=configs/billiards_mc.yaml
   bench_dir="$(dirname "$simpact")/bench"
-  sed "s/samples_per_point: 2048/samples_per_point: 1/" "$config" >"$work/tiny.yaml"
+  sed "s/samples_per_point: 2048/samples_per_point: 2/" "$config" >"$work/tiny.yaml"
   # cpu_of CONFIG → the CPU seconds (user + system, in milliseconds from bash's `times`; GNU time
   # prints only hundredths) of one run; its log in $work/log.
   cpu_of() {
@@ -68,19 +71,20 @@ phases() {
     "$bench_dir/core_bench" --benchmark_filter='BM_BilliardsBuildAndResolve$' --benchmark_min_time=0.5 2>/dev/null |
       sed -n 's/.*items_per_second=\([0-9.]*\)\([kM]\)\/s.*/\1 \2/p' | awk '{ print $1 * ($2 == "M" ? 1e6 : 1e3) }'
   }
-  # Rounds of (full run, 64-task run, reference) back to back, so that each round's ratio compares
+  # Rounds of (full run, small run, reference) back to back, so that each round's ratio compares
   # the sweep and the core at the same machine speed (a shared VM drifts by tens of per cent
   # within minutes); the median round is reported, with the spread.
-  local rounds="${SWEEP_BENCH_ROUNDS:-5}" round_lines="" f t r line=""
+  local rounds="${SWEEP_BENCH_ROUNDS:-5}" round_lines="" f t r line="" tiny_line=""
   for ((i = 0; i < rounds; ++i)); do
     f=$(cpu_of "$config")
     line=$(grep 'done:' "$work/log")
     t=$(cpu_of "$work/tiny.yaml")
+    tiny_line=$(grep 'done:' "$work/log")
     r=$(reference_rate)
     round_lines+="$f $t $r"$'\n'
   done
-  local tasks
-  tasks=$(grep -o 'done: [0-9]*' <<<"$line" | cut -d' ' -f2)
+  local tasks  # the tasks the full run adds to the small one
+  tasks=$(($(grep -o 'done: [0-9]*' <<<"$line" | cut -d' ' -f2) - $(grep -o 'done: [0-9]*' <<<"$tiny_line" | cut -d' ' -f2)))
   # the round with the median ratio: "full tiny reference ratio", and the spread of the ratios
   local median spread
   median=$(awk -v n="$tasks" 'NF == 3 { print $1, $2, $3, (n / ($1 - $2)) / $3 }' <<<"$round_lines" | sort -g -k4 |
@@ -88,8 +92,8 @@ phases() {
   spread=$(awk -v n="$tasks" 'NF == 3 { printf "%.3f ", (n / ($1 - $2)) / $3 }' <<<"$round_lines")
   local full tiny
   full="$(cut -d' ' -f1 <<<"$median") $line"
-  tiny="$(cut -d' ' -f2 <<<"$median")"
-  local loop="" reference journal_share="" hdf5_share=""
+  tiny="$(cut -d' ' -f2 <<<"$median") $tiny_line"
+  local loop="" reference journal_share=""
   [ -x "$bench_dir/sweep_phases_bench" ] && loop=$("$bench_dir/sweep_phases_bench" "$config")
   reference=$(cut -d' ' -f3 <<<"$median")
   if command -v perf >/dev/null 2>&1; then
@@ -97,8 +101,6 @@ phases() {
       >/dev/null 2>&1 || true
     journal_share=$(perf report -i "$work/perf.data" --comm simpact --no-children --stdio 2>/dev/null |
       awk '/^ +[0-9.]+%/ && /Journal/ { sub("%", "", $1); s += $1 } END { printf "%.1f", s }')
-    hdf5_share=$(perf report -i "$work/perf.data" --comm simpact --sort dso --stdio 2>/dev/null |
-      awk '/^ +[0-9.]+%/ && /hdf5/ { sub("%", "", $1); s += $1 } END { printf "%.1f", s }')
   fi
   local per_task="" per_reference=""
   if [ "${SWEEP_BENCH_INSTRUCTIONS:-1}" = 1 ]; then
@@ -106,7 +108,7 @@ phases() {
     i_full=$(instructions "$simpact" run "$config" -o "$work/phases.h5" --overwrite)
     i_tiny=$(instructions "$simpact" run "$work/tiny.yaml" -o "$work/phases.h5" --overwrite)
     if [ -n "$i_full" ] && [ -n "$i_tiny" ]; then
-      per_task=$(awk -v a="$i_full" -v b="$i_tiny" -v t="$(grep -o 'done: [0-9]*' <<<"$full" | cut -d' ' -f2)" \
+      per_task=$(awk -v a="$i_full" -v b="$i_tiny" -v t="$tasks" \
         'BEGIN { printf "%.0f", (a - b) / t }')
     fi
     if [ -x "$bench_dir/sweep_phases_bench" ]; then
@@ -116,31 +118,26 @@ phases() {
         per_reference=$(awk -v a="$r_large" -v b="$r_small" 'BEGIN { printf "%.0f", (a - b) / 100000 }')
     fi
   fi
-  awk -v full="$full" -v tiny="$tiny" -v ref="$reference" -v journal="$journal_share" -v hdf5_share="$hdf5_share" \
+  awk -v full="$full" -v tiny="$tiny" -v tasks="$tasks" -v ref="$reference" -v journal="$journal_share" \
     -v rounds="$rounds" -v spread="$spread" \
     -v per_task="$per_task" -v per_reference="$per_reference" '
     /^  (sample|build|resolve|columns) / { ns[$1] = $2; order[++n] = $1; line[$1] = $0 }
     END {
       split(full, f, " "); split(tiny, t, " ")
-      match(full, /done: [0-9]+ tasks/); tasks = substr(full, RSTART + 6, RLENGTH - 12) + 0
-      match(full, /HDF5 [0-9.]+ s/); hdf5 = substr(full, RSTART + 5, RLENGTH - 7) + 0
+      match(full, /HDF5 [0-9.]+ s/); hdf5_full = substr(full, RSTART + 5, RLENGTH - 7) + 0
+      match(tiny, /HDF5 [0-9.]+ s/); hdf5 = hdf5_full - substr(tiny, RSTART + 5, RLENGTH - 7)
       match(full, /[0-9]+ tasks\/s/); wall_rate = substr(full, RSTART, RLENGTH - 8) + 0
       run = f[1] - t[1]; rate = tasks / run; per = 1e9 / tasks
       loop = 0; for (i = 1; i <= n; ++i) loop += ns[order[i]]
-      printf "billiards_mc phases, 1 rank, 1 thread: %d tasks in %.3f CPU s = %.0f tasks/s (summary, wall: %d tasks/s)\n",
+      printf "billiards_mc phases, 1 rank, 1 thread: %d tasks (beyond the small run) in %.3f CPU s = %.0f tasks/s (summary, wall: %d tasks/s)\n",
         tasks, run, rate, wall_rate
       for (i = 1; i <= n; ++i) print line[order[i]]
-      if (hdf5_share != "") {
-        printf "  HDF5     %7.0f ns/task  (%s %% of the perf samples: the HDF5 library; summary: %.3f s wall)\n",
-          hdf5_share / 100 * f[1] * per, hdf5_share, hdf5
-        hdf5 = hdf5_share / 100 * f[1]
-      } else {
-        printf "  HDF5     %7.0f ns/task  (final write, %.3f s wall, from the summary)\n", hdf5 * per, hdf5
-      }
+      printf "  HDF5     %7.0f ns/task  (final write, wall, from the summaries: %.3f s full, %.3f s small)\n",
+        hdf5 * per, hdf5_full, hdf5_full - hdf5
       j = journal == "" ? 0 : journal / 100 * f[1] * per
       if (journal != "") printf "  journal  %7.0f ns/task  (%s %% of the perf samples: symbols *Journal*)\n", j, journal
       if (n > 0) printf "  rest     %7.0f ns/task  (run - loop - HDF5 - journal: reduce, scheduling, I/O)\n", run * per - hdf5 * per - loop - j
-      printf "  startup  %.3f CPU s once  (process start, MPI init, config, exit)\n", t[1]
+      printf "  startup  %.3f CPU s once  (the small run: process start, MPI init, config, the file, exit)\n", t[1]
       printf "  BM_BilliardsBuildAndResolve %.0f /s: the sweep runs at %.3f of it (issue 8: >= 0.25; median of %d rounds: %s)\n",
         ref, rate / ref, rounds, spread
       if (per_task != "")

@@ -29,6 +29,17 @@ output: {{samples: {samples}, momenta: {samples}, chunk_size: {chunk}}}
 """
 
 
+# More grid points than one collective write round of the maps holds (65536): one rank writes its
+# maps in two rounds, two and three ranks in one each. R = 2 merges statistics, R = 1 reads rows.
+MANY_POINTS = """model: billiards
+params: {{speed: 1.0, restitution: 0.9}}
+grid:
+  theta: {{start: 1.3, stop: pi, num: 65537}}
+monte_carlo: {{samples_per_point: {replicas}, seed: 3, method: lhs, params: {{psi: {{dist: uniform, low: -0.1, high: 0.1}}}}}}
+orderings: [all, argmin, argmax]
+"""
+
+
 def maps_identical(reference, other, what):
     """The grid maps (not the samples) of two files are bit-identical."""
     a, _ = sc.datasets(reference)
@@ -66,6 +77,15 @@ def main():
         maps_identical(refs[("true", chunk)], refs[("false", chunk)],
                        f"chunk size {chunk}: rows journal vs statistics journal")
     sc.assert_close(refs[("true", 16)], refs[("true", 7)], "chunk size 7 vs 16")
+    for replicas in (2, 1):
+        config = sc.write_config(MANY_POINTS.format(replicas=replicas), d, f"many{replicas}.yaml")
+        ref = f"{d}/many{replicas}.h5"
+        sc.run(simpact, config, ref, ranks=0, threads=1)
+        for ranks in (2, 3):
+            out = f"{d}/many{replicas}_{ranks}.h5"
+            sc.run(simpact, config, out, ranks=ranks, threads=1)
+            sc.assert_identical(ref, out, f"65537 grid points x {replicas} replicas: maps written in two "
+                                          f"rounds (1 rank) vs one ({ranks} ranks)")
 
 
 if __name__ == "__main__":
