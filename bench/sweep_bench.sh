@@ -59,6 +59,7 @@ phases() {
   local bench_dir config=configs/billiards_mc.yaml
   bench_dir="$(dirname "$simpact")/bench"
   sed "s/samples_per_point: 2048/samples_per_point: 2/" "$config" >"$work/tiny.yaml"
+  sed "s/samples_per_point: 2048/samples_per_point: 1024/" "$config" >"$work/half.yaml"
   # cpu_of CONFIG → the CPU seconds (user + system, in milliseconds from bash's `times`; GNU time
   # prints only hundredths) of one run; its log in $work/log.
   cpu_of() {
@@ -71,25 +72,29 @@ phases() {
     "$bench_dir/core_bench" --benchmark_filter='BM_BilliardsBuildAndResolve$' --benchmark_min_time=0.5 2>/dev/null |
       sed -n 's/.*items_per_second=\([0-9.]*\)\([kM]\)\/s.*/\1 \2/p' | awk '{ print $1 * ($2 == "M" ? 1e6 : 1e3) }'
   }
-  # Rounds of (full run, small run, reference) back to back, so that each round's ratio compares
-  # the sweep and the core at the same machine speed (a shared VM drifts by tens of per cent
-  # within minutes); the median round is reported, with the spread.
-  local rounds="${SWEEP_BENCH_ROUNDS:-5}" round_lines="" f t r line="" tiny_line=""
+  # Rounds of (full run, small run, reference, half run) back to back, so that each round's ratio
+  # compares the sweep and the core at the same machine speed (a shared VM drifts by tens of per
+  # cent within minutes); the median round is reported, with the spread. The half run (1024
+  # replicas) gives a second estimate with no startup in it at all: (full − half) / 65536 tasks.
+  local rounds="${SWEEP_BENCH_ROUNDS:-5}" round_lines="" f t r h line="" tiny_line=""
   for ((i = 0; i < rounds; ++i)); do
     f=$(cpu_of "$config")
     line=$(grep 'done:' "$work/log")
     t=$(cpu_of "$work/tiny.yaml")
     tiny_line=$(grep 'done:' "$work/log")
     r=$(reference_rate)
-    round_lines+="$f $t $r"$'\n'
+    h=$(cpu_of "$work/half.yaml")
+    round_lines+="$f $t $r $h"$'\n'
   done
   local tasks  # the tasks the full run adds to the small one
   tasks=$(($(grep -o 'done: [0-9]*' <<<"$line" | cut -d' ' -f2) - $(grep -o 'done: [0-9]*' <<<"$tiny_line" | cut -d' ' -f2)))
   # the round with the median ratio: "full tiny reference ratio", and the spread of the ratios
   local median spread
-  median=$(awk -v n="$tasks" 'NF == 3 { print $1, $2, $3, (n / ($1 - $2)) / $3 }' <<<"$round_lines" | sort -g -k4 |
+  median=$(awk -v n="$tasks" 'NF == 4 { print $1, $2, $3, (n / ($1 - $2)) / $3 }' <<<"$round_lines" | sort -g -k4 |
     awk '{ a[NR] = $0 } END { print a[int((NR + 1) / 2)] }')
-  spread=$(awk -v n="$tasks" 'NF == 3 { printf "%.3f ", (n / ($1 - $2)) / $3 }' <<<"$round_lines")
+  spread=$(awk -v n="$tasks" 'NF == 4 { printf "%.3f ", (n / ($1 - $2)) / $3 }' <<<"$round_lines")
+  local half_ratios  # (full − half run) per task against the reference: sorted, one per round
+  half_ratios=$(awk 'NF == 4 { printf "%.3f\n", (65536 / ($1 - $4)) / $3 }' <<<"$round_lines" | sort -g | tr '\n' ' ')
   local full tiny
   full="$(cut -d' ' -f1 <<<"$median") $line"
   tiny="$(cut -d' ' -f2 <<<"$median") $tiny_line"
@@ -119,7 +124,7 @@ phases() {
     fi
   fi
   awk -v full="$full" -v tiny="$tiny" -v tasks="$tasks" -v ref="$reference" -v journal="$journal_share" \
-    -v rounds="$rounds" -v spread="$spread" \
+    -v rounds="$rounds" -v spread="$spread" -v half_ratios="$half_ratios" \
     -v per_task="$per_task" -v per_reference="$per_reference" '
     /^  (sample|build|resolve|columns) / { ns[$1] = $2; order[++n] = $1; line[$1] = $0 }
     END {
@@ -140,6 +145,9 @@ phases() {
       printf "  startup  %.3f CPU s once  (the small run: process start, MPI init, config, the file, exit)\n", t[1]
       printf "  BM_BilliardsBuildAndResolve %.0f /s: the sweep runs at %.3f of it (issue 8: >= 0.25; median of %d rounds: %s)\n",
         ref, rate / ref, rounds, spread
+      n_half = split(half_ratios, hr, " ")
+      printf "  cross-check: (full - 1024-replica run) / 65536 tasks runs at %.3f of it (median; sorted: %s)\n",
+        hr[int((n_half + 1) / 2)], half_ratios
       if (per_task != "")
         printf "  instructions %s /task (run - startup), BM_BilliardsBuildAndResolve %s /iteration: %.3f\n",
           per_task, per_reference == "" ? "?" : per_reference, per_reference == "" ? 0 : per_reference / per_task
