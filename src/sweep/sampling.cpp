@@ -273,7 +273,10 @@ std::uint64_t MonteCarloSampler::unit_point(std::int64_t task, std::int64_t grid
       for (std::size_t j = 0; j < d; ++j) u[j] = task_rng.uniform_open();
       return d;
     case SamplingMethod::kLatinHypercube: {
-      const std::size_t memo_size = feistel_.memo_size();
+      // Memos for at most 2^21 entries (4 MiB) per thread; more random parameters than that
+      // covers (~500 at the widest table) compute every round.
+      constexpr std::size_t kMaxMemoEntries = std::size_t{1} << 21;
+      const std::size_t memo_size = d * feistel_.memo_size() <= kMaxMemoEntries ? feistel_.memo_size() : 0;
       PointPermutations& point = point_permutations(point_seed_, grid_point, d, memo_size);
       const auto strata = static_cast<std::uint64_t>(spec_.samples_per_point);
       const double inverse = inverse_power_of_two_strata_;

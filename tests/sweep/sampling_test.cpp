@@ -310,6 +310,26 @@ TEST(Sampling, MemoizedFeistelRoundsArePermuteIndex) {
   }
 }
 
+// Parameter j's LHS draw depends on j, not on how many parameters follow: its key is the grid
+// point's j-th permutation draw and its jitter the task's j-th uniform. So a sampler whose
+// parameters are too many to memoize (600 × 4096 round outputs > 2^21) draws its first ones
+// exactly as a memoized 8-parameter sampler does, from the first task of a grid point to the last.
+TEST(Sampling, LhsDrawsAreTheSameMemoizedOrNot) {
+  const std::int64_t replicas = std::int64_t{1} << 20;  // the widest round table: 4 × 1024 outputs
+  std::vector<Distribution> few(8, uniform(0.0, 1.0)), many(600, uniform(0.0, 1.0));
+  const MonteCarloSampler memoized(spec_of(SamplingMethod::kLatinHypercube, replicas, few, 17));
+  const MonteCarloSampler computed(spec_of(SamplingMethod::kLatinHypercube, replicas, many, 17));
+  std::vector<double> a(few.size()), b(many.size());
+  for (std::int64_t point : {0, 3})
+    for (std::int64_t replica : {std::int64_t{0}, std::int64_t{1}, std::int64_t{777}, replicas - 1}) {
+      const std::int64_t task = point * replicas + replica;
+      memoized.unit_point(task, point, replica, a.data());
+      computed.unit_point(task, point, replica, b.data());
+      for (std::size_t j = 0; j < a.size(); ++j)
+        ASSERT_EQ(a[j], b[j]) << "point " << point << " replica " << replica << " parameter " << j;
+    }
+}
+
 TEST(Sampling, DrawsAreQuantilesOfUnitPoints) {
   const std::vector<Distribution> kinds = {
       normal(DistributionKind::kTruncatedNormal, 0.0, 0.05, -0.2, 0.2),
