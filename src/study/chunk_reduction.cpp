@@ -25,7 +25,7 @@ void reduce_chunk(const ChunkResults& rows, std::int64_t replicas, std::int64_t 
   // Each column's fold is its own sequence of adds in task order, so threads may take columns:
   // each thread folds a contiguous block of them into its own partials (no shared cache lines)
   // and copies them out — the same bits for any thread count. Serial, this fold capped a rank's
-  // OpenMP scaling (~40 ns per billiards_mc task against ~125 ns of compute at 16 threads).
+  // OpenMP scaling (~40 ns per billiards_mc task against ~100 ns of compute at 16 threads).
 #pragma omp parallel if (omp_get_max_threads() > 1)
   {
     const std::int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
