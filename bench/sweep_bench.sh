@@ -58,7 +58,7 @@ instructions() {
 phases() {
   local bench_dir config=configs/billiards_mc.yaml
   bench_dir="$(dirname "$simpact")/bench"
-  sed "s/samples_per_point: 2048/samples_per_point: 2/" "$config" >"$work/tiny.yaml"
+  sed "s/samples_per_point: 2048/samples_per_point: 2/" "$config" >"$work/small.yaml"
   sed "s/samples_per_point: 2048/samples_per_point: 1024/" "$config" >"$work/half.yaml"
   # cpu_of CONFIG → the CPU seconds (user + system, in milliseconds from bash's `times`; GNU time
   # prints only hundredths) of one run; its log in $work/log.
@@ -76,28 +76,28 @@ phases() {
   # compares the sweep and the core at the same machine speed (a shared VM drifts by tens of per
   # cent within minutes); the median round is reported, with the spread. The half run (1024
   # replicas) gives a second estimate with no startup in it at all: (full − half) / 65536 tasks.
-  local rounds="${SWEEP_BENCH_ROUNDS:-5}" round_lines="" f t r h line="" tiny_line=""
+  local rounds="${SWEEP_BENCH_ROUNDS:-5}" round_lines="" f t r h line="" small_line=""
   for ((i = 0; i < rounds; ++i)); do
     f=$(cpu_of "$config")
     line=$(grep 'done:' "$work/log")
-    t=$(cpu_of "$work/tiny.yaml")
-    tiny_line=$(grep 'done:' "$work/log")
+    t=$(cpu_of "$work/small.yaml")
+    small_line=$(grep 'done:' "$work/log")
     r=$(reference_rate)
     h=$(cpu_of "$work/half.yaml")
     round_lines+="$f $t $r $h"$'\n'
   done
   local tasks  # the tasks the full run adds to the small one
-  tasks=$(($(grep -o 'done: [0-9]*' <<<"$line" | cut -d' ' -f2) - $(grep -o 'done: [0-9]*' <<<"$tiny_line" | cut -d' ' -f2)))
-  # the round with the median ratio: "full tiny reference ratio", and the spread of the ratios
+  tasks=$(($(grep -o 'done: [0-9]*' <<<"$line" | cut -d' ' -f2) - $(grep -o 'done: [0-9]*' <<<"$small_line" | cut -d' ' -f2)))
+  # the round with the median ratio: "full small reference ratio", and the spread of the ratios
   local median spread
   median=$(awk -v n="$tasks" 'NF == 4 { print $1, $2, $3, (n / ($1 - $2)) / $3 }' <<<"$round_lines" | sort -g -k4 |
     awk '{ a[NR] = $0 } END { print a[int((NR + 1) / 2)] }')
   spread=$(awk -v n="$tasks" 'NF == 4 { printf "%.3f ", (n / ($1 - $2)) / $3 }' <<<"$round_lines")
   local half_ratios  # (full − half run) per task against the reference: sorted, one per round
   half_ratios=$(awk 'NF == 4 { printf "%.3f\n", (65536 / ($1 - $4)) / $3 }' <<<"$round_lines" | sort -g | tr '\n' ' ')
-  local full tiny
+  local full small
   full="$(cut -d' ' -f1 <<<"$median") $line"
-  tiny="$(cut -d' ' -f2 <<<"$median") $tiny_line"
+  small="$(cut -d' ' -f2 <<<"$median") $small_line"
   local loop="" reference journal_share=""
   [ -x "$bench_dir/sweep_phases_bench" ] && loop=$("$bench_dir/sweep_phases_bench" "$config")
   reference=$(cut -d' ' -f3 <<<"$median")
@@ -109,11 +109,11 @@ phases() {
   fi
   local per_task="" per_reference=""
   if [ "${SWEEP_BENCH_INSTRUCTIONS:-1}" = 1 ]; then
-    local i_full i_tiny r_small r_large
+    local i_full i_small r_small r_large
     i_full=$(instructions "$simpact" run "$config" -o "$work/phases.h5" --overwrite)
-    i_tiny=$(instructions "$simpact" run "$work/tiny.yaml" -o "$work/phases.h5" --overwrite)
-    if [ -n "$i_full" ] && [ -n "$i_tiny" ]; then
-      per_task=$(awk -v a="$i_full" -v b="$i_tiny" -v t="$tasks" \
+    i_small=$(instructions "$simpact" run "$work/small.yaml" -o "$work/phases.h5" --overwrite)
+    if [ -n "$i_full" ] && [ -n "$i_small" ]; then
+      per_task=$(awk -v a="$i_full" -v b="$i_small" -v t="$tasks" \
         'BEGIN { printf "%.0f", (a - b) / t }')
     fi
     if [ -x "$bench_dir/sweep_phases_bench" ]; then
@@ -123,14 +123,14 @@ phases() {
         per_reference=$(awk -v a="$r_large" -v b="$r_small" 'BEGIN { printf "%.0f", (a - b) / 100000 }')
     fi
   fi
-  awk -v full="$full" -v tiny="$tiny" -v tasks="$tasks" -v ref="$reference" -v journal="$journal_share" \
+  awk -v full="$full" -v small="$small" -v tasks="$tasks" -v ref="$reference" -v journal="$journal_share" \
     -v rounds="$rounds" -v spread="$spread" -v half_ratios="$half_ratios" \
     -v per_task="$per_task" -v per_reference="$per_reference" '
     /^  (sample|build|resolve|columns) / { ns[$1] = $2; order[++n] = $1; line[$1] = $0 }
     END {
-      split(full, f, " "); split(tiny, t, " ")
+      split(full, f, " "); split(small, t, " ")
       match(full, /HDF5 [0-9.]+ s/); hdf5_full = substr(full, RSTART + 5, RLENGTH - 7) + 0
-      match(tiny, /HDF5 [0-9.]+ s/); hdf5 = hdf5_full - substr(tiny, RSTART + 5, RLENGTH - 7)
+      match(small, /HDF5 [0-9.]+ s/); hdf5 = hdf5_full - substr(small, RSTART + 5, RLENGTH - 7)
       match(full, /[0-9]+ tasks\/s/); wall_rate = substr(full, RSTART, RLENGTH - 8) + 0
       run = f[1] - t[1]; rate = tasks / run; per = 1e9 / tasks
       loop = 0; for (i = 1; i <= n; ++i) loop += ns[order[i]]
