@@ -28,6 +28,7 @@ RESTRICTED = {
     "hdf5.h": {"io"},
     "hdf5_hl.h": {"io"},
     "omp.h": {"study", "app"},
+    "mujoco/mujoco.h": {"models"},
     "yaml-cpp/yaml.h": {"io"},
     "nlohmann/json.hpp": {"io", "app"},
 }

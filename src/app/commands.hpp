@@ -31,6 +31,14 @@ inline std::string read_json_input(const std::string& path) {
   }
 }
 
+// The folder relative paths inside a JSON input are resolved from: the input file's own folder
+// (empty for standard input: the working directory).
+inline std::string input_folder(const std::string& path) {
+  if (path.empty() || path == "-") return "";
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+}
+
 // The arguments every JSON command shares: INPUT, -o OUTPUT, --pretty.
 struct JsonCommandArgs {
   std::string input = "-";

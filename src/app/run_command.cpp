@@ -205,8 +205,8 @@ int run_agreed(const RunArgs& args, MpiSession& mpi) {
   if (output.empty())  // default: results/<config name>.h5
     output = "results/" + std::filesystem::path(args.config).stem().string() + ".h5";
   std::int64_t inadmissible = 0;
-  if (!config.simulate && is_impact_model(config.model)) {
-    const auto model = make_model(config.model);
+  if (!config.simulate && is_impact_model(config)) {
+    const auto model = make_impact_model(config);
     if (const std::string error = preflight(config, *model, inadmissible); !error.empty()) {
       if (root) std::fprintf(stderr, "simpact: error: %s\n", error.c_str());
       return 2;

@@ -3,6 +3,7 @@
 #include "simpact/analysis/function_task_kernel.hpp"
 #include "simpact/analysis/simulation_task_kernel.hpp"
 #include "simpact/integrate/dynamic_models.hpp"
+#include "simpact/models/mechanism_impact_model.hpp"
 #include "simpact/models/model_catalog.hpp"
 #include "simpact/models/test_functions.hpp"
 #include "simpact/sweep/parameter_space.hpp"
@@ -29,6 +30,11 @@ DynamicCatalog dynamic_catalog() {
           }};
 }
 
+// `model: {file: ...}`: the mechanism's parameter schema (loading the file checks its names).
+void mechanism_catalog(const MechanismFileSpec& file, std::vector<ParameterInfo>& parameters) {
+  parameters = MujocoMechanism({file.file, file.contacts, file.place, file.gap_tolerance, "model"}).parameters();
+}
+
 // A time-stepped sweep's kernel; recorded arrays are sized by the first task's model.
 std::unique_ptr<TaskKernel> make_simulation_kernel(const SweepConfig& config) {
   SimulationStudyOptions o = simulation_study_options(config);
@@ -50,6 +56,9 @@ std::vector<std::string> sweep_model_names() {
 bool is_impact_model(const std::string& name) {
   return !is_test_function(name);
 }
+bool is_impact_model(const SweepConfig& config) {
+  return config.mechanism.has_value() || !is_test_function(config.model);
+}
 
 std::vector<ParameterInfo> sweep_model_parameters(const std::string& name) {
   if (is_test_function(name)) return make_test_function(name)->parameters();
@@ -58,17 +67,24 @@ std::vector<ParameterInfo> sweep_model_parameters(const std::string& name) {
 
 std::unique_ptr<TaskKernel> make_task_kernel(const SweepConfig& config) {
   if (config.simulate) return make_simulation_kernel(config);
-  if (is_test_function(config.model))
+  if (!config.mechanism && is_test_function(config.model))
     return std::make_unique<FunctionTaskKernel>(make_test_function(config.model));
-  return std::make_unique<ImpactTaskKernel>(make_model(config.model), study_options(config));
+  return std::make_unique<ImpactTaskKernel>(make_impact_model(config), study_options(config));
+}
+
+std::unique_ptr<ImpactModel> make_impact_model(const SweepConfig& config) {
+  if (!config.mechanism) return make_model(config.model);
+  const MechanismFileSpec& f = *config.mechanism;
+  return std::make_unique<MechanismImpactModel>(
+      std::make_shared<const MujocoMechanism>(MechanismSpec{f.file, f.contacts, f.place, f.gap_tolerance, "model"}));
 }
 
 SweepConfig load_config(const std::string& path) {
-  return load_sweep_config(path, sweep_model_names(), catalog, dynamic_catalog());
+  return load_sweep_config(path, sweep_model_names(), catalog, dynamic_catalog(), mechanism_catalog);
 }
 
 SweepConfig parse_config_text(const std::string& text) {
-  return parse_sweep_config(text, sweep_model_names(), catalog, dynamic_catalog());
+  return parse_sweep_config(text, sweep_model_names(), catalog, dynamic_catalog(), mechanism_catalog);
 }
 
 ImpactStudyOptions study_options(const SweepConfig& config) {

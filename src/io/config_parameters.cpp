@@ -52,8 +52,11 @@ void ConfigParser::parse_model(const YAML::Node* node) {
                                          : fmt::format("required (allowed: {})", join(known_models_)));
     return;
   }
+  if (node->IsMap()) return parse_mechanism_model(*node);
   if (!node->IsScalar()) {
-    error("model", fmt::format("must be a model name (allowed: {})", join(known_models_)));
+    error("model", fmt::format("must be a model name (allowed: {}) or a mechanism file {{file: robot.xml, "
+                               "contacts: [[geom_a, geom_b], ...]}}",
+                               join(known_models_)));
     return;
   }
   const auto name = text(*node, "model");
@@ -74,6 +77,78 @@ void ConfigParser::parse_model(const YAML::Node* node) {
   const std::string near = nearest_name(*name, known_models_);
   error("model", fmt::format("unknown model '{}' ({}allowed: {})", *name,
                              near.empty() ? "" : "did you mean '" + near + "'?; ", join(known_models_)));
+}
+
+void ConfigParser::parse_mechanism_model(const YAML::Node& node) {
+  const MapView view = keys(node, "model", {"file", "contacts", "place", "gap_tolerance"});
+  MechanismFileSpec spec;
+  bool ok = true;
+  if (const auto* file = view.get("file")) {
+    if (const auto name = text(*file, "model.file"))
+      spec.file = (!base_dir_.empty() && !name->empty() && name->front() != '/') ? base_dir_ + "/" + *name : *name;
+    else
+      ok = false;
+  } else {
+    error("model.file", "required (an MJCF or URDF file, relative to the config's folder)");
+    ok = false;
+  }
+  const auto* contacts = view.get("contacts");
+  if (contacts == nullptr || !contacts->IsSequence() || contacts->size() == 0) {
+    error("model.contacts", "required: a non-empty list of [geom_a, geom_b] pairs");
+    ok = false;
+  } else {
+    for (std::size_t c = 0; c < contacts->size(); ++c) {
+      const std::string path = fmt::format("model.contacts[{}]", c);
+      const YAML::Node pair = (*contacts)[c];
+      if (!pair.IsSequence() || pair.size() != 2) {
+        error(path, "must be a pair [geom_a, geom_b] of geom names");
+        ok = false;
+        continue;
+      }
+      const auto a = text(pair[0], path + "[0]"), b = text(pair[1], path + "[1]");
+      if (a && b)
+        spec.contacts.emplace_back(*a, *b);
+      else
+        ok = false;
+    }
+  }
+  if (const auto* place = view.get("place")) {
+    if (!place->IsSequence()) {
+      error("model.place", "must be a list of coordinate names (qpos.<joint>)");
+      ok = false;
+    } else {
+      for (std::size_t i = 0; i < place->size(); ++i)
+        if (const auto name = text((*place)[i], fmt::format("model.place[{}]", i)))
+          spec.place.push_back(*name);
+        else
+          ok = false;
+    }
+  }
+  if (const auto* tol = view.get("gap_tolerance")) {
+    const auto v = number(*tol, "model.gap_tolerance");
+    if (v && *v >= 0.0)
+      spec.gap_tolerance = *v;
+    else {
+      if (v) error("model.gap_tolerance", "must be a number >= 0");
+      ok = false;
+    }
+  }
+  config_.model = spec.file;
+  if (!ok) return;
+  if (!mechanisms_) {
+    config_.mechanism = spec;  // no catalogue: parameters are not checked
+    return;
+  }
+  try {
+    std::vector<ParameterInfo> parameters;
+    mechanisms_(spec, parameters);
+    parameters_ = std::move(parameters);
+    have_catalog_ = true;
+    config_.mechanism = spec;
+  } catch (const InputError& e) {
+    const std::string field = e.field().rfind("mechanism", 0) == 0 ? "model" + e.field().substr(9) : e.field();
+    error(field, std::string(e.what()).substr(e.field().size() + 2));
+  }
 }
 
 void ConfigParser::parse_params(const YAML::Node* node) {

@@ -30,7 +30,8 @@ using namespace detail;
 const Names kProblemKeys = {"mass_matrix", "normals", "momentum", "velocity", "gaps", "gap_tolerance"};
 const Names kResolveKeys = {"_comment", "mass_matrix",   "normals",     "momentum", "velocity",
                             "gaps",     "gap_tolerance", "restitution", "ordering", "minimality",
-                            "seed",     "limits",        "model",       "params"};
+                            "seed",     "limits",        "model",       "params",   "mechanism",
+                            "qpos",     "qvel"};
 const Names kCheckOnlyKeys = {"momentum_after", "velocity_after", "tolerance", "consistency_tolerance"};
 // The keys of "limits", from the core's list of user-settable caps.
 Names limit_keys() {
@@ -265,6 +266,89 @@ void read_model_problem(const Json& doc, const ImpactModelCatalog& catalog, Reso
   }
 }
 
+// A `mechanism` request (DESIGN §4): the file and its contacts, the state (qpos, qvel or
+// momentum), restitution and parameter edits; the catalogue builds the problem.
+void read_mechanism_problem(const Json& doc, const ImpactModelCatalog& catalog, const std::string& base_dir,
+                            ResolveRequest& request) {
+  if (!catalog.make_mechanism_problem) throw InputError("mechanism", "mechanism files are not supported here");
+  for (const char* key : {"model", "mass_matrix", "normals", "velocity", "gaps"})
+    if (doc.contains(key))
+      throw InputError(key, "not allowed with 'mechanism' (the file gives M and the normals; the state is "
+                            "'qpos' with 'qvel' or 'momentum')");
+  for (const char* key : {"qpos", "qvel"})
+    if (!doc.contains("mechanism") && doc.contains(key))
+      throw InputError(key, "only allowed with 'mechanism'");
+  const Json& spec = doc["mechanism"];
+  if (!spec.is_object())
+    throw InputError("mechanism", fmt::format("must be an object {{\"file\": ..., \"contacts\": [[a, b], ...]}} "
+                                              "(got {})",
+                                              spec.type_name()));
+  MechanismRequest m;
+  ErrorList errors;
+  const Names keys = {"file", "contacts", "place"};
+  for (auto it = spec.begin(); it != spec.end(); ++it)
+    if (!contains(keys, it.key()))
+      errors.attempt([&] {
+        const std::string near = nearest_name(it.key(), keys);
+        throw InputError("mechanism." + printable(it.key()),
+                         near.empty() ? fmt::format("unknown key (allowed: {})", join(keys))
+                                      : fmt::format("unknown key (did you mean '{}'?)", near));
+      });
+  errors.attempt([&] {
+    if (!spec.contains("file")) throw InputError("mechanism.file", "required field is missing");
+    m.file = read_string(spec["file"], "mechanism.file");
+    if (m.file.empty()) throw InputError("mechanism.file", "must name an MJCF or URDF file");
+    if (!base_dir.empty() && m.file.front() != '/') m.file = base_dir + "/" + m.file;
+  });
+  errors.attempt([&] {
+    if (!spec.contains("contacts")) throw InputError("mechanism.contacts", "required field is missing");
+    const Json& contacts = spec["contacts"];
+    if (!contacts.is_array() || contacts.empty())
+      throw InputError("mechanism.contacts", "must be a non-empty array of [geom_a, geom_b] pairs");
+    for (std::size_t c = 0; c < contacts.size(); ++c) {
+      const std::string field = index_field("mechanism.contacts", c);
+      if (!contacts[c].is_array() || contacts[c].size() != 2)
+        throw InputError(field, "must be a pair [geom_a, geom_b] of geom names");
+      m.contacts.emplace_back(read_string(contacts[c][0], index_field(field, 0)),
+                              read_string(contacts[c][1], index_field(field, 1)));
+    }
+  });
+  if (spec.contains("place"))
+    errors.attempt([&] {
+      const Json& place = spec["place"];
+      if (!place.is_array()) throw InputError("mechanism.place", "must be an array of coordinate names (qpos.<joint>)");
+      for (std::size_t i = 0; i < place.size(); ++i)
+        m.place.push_back(read_string(place[i], index_field("mechanism.place", i)));
+    });
+  if (doc.contains("qpos")) errors.attempt([&] { m.qpos = read_vector(doc["qpos"], "qpos"); });
+  errors.attempt([&] {
+    if (doc.contains("qvel") && doc.contains("momentum"))
+      throw InputError("qvel", "give exactly one of 'qvel' and 'momentum' (got both)");
+    if (doc.contains("qvel")) m.qvel = read_vector(doc["qvel"], "qvel");
+    if (doc.contains("momentum")) m.momentum = read_vector(doc["momentum"], "momentum");
+  });
+  if (doc.contains("restitution"))
+    errors.attempt([&] { m.restitution = read_number(doc["restitution"], "restitution"); });
+  if (doc.contains("gap_tolerance"))
+    errors.attempt([&] {
+      m.gap_tolerance = read_number(doc["gap_tolerance"], "gap_tolerance");
+      if (!(m.gap_tolerance >= 0.0)) throw InputError("gap_tolerance", "must be a finite number >= 0");
+    });
+  if (doc.contains("params"))
+    errors.attempt([&] {
+      const Json& params = doc["params"];
+      if (!params.is_object())
+        throw InputError("params", fmt::format("must be an object of parameter name to number (got {})",
+                                               params.type_name()));
+      for (auto it = params.begin(); it != params.end(); ++it)
+        m.params.set(it.key(), read_number(*it, "params." + printable(it.key())));
+    });
+  errors.raise();
+  request.model = m.file;
+  request.params = m.params;
+  catalog.make_mechanism_problem(m, request);
+}
+
 // The document (a JSON object); unknown keys go to `errors`, so the known fields are still read.
 Json parse_object(const std::string& text, bool check_command, ErrorList& errors) {
   Json doc = parse_document(text);
@@ -276,11 +360,14 @@ Json parse_object(const std::string& text, bool check_command, ErrorList& errors
   return doc;
 }
 
-ResolveRequest read_request(const Json& doc, const ImpactModelCatalog& catalog, ErrorList& errors) {
+ResolveRequest read_request(const Json& doc, const ImpactModelCatalog& catalog, const std::string& base_dir,
+                            ErrorList& errors) {
   ResolveRequest request;
   errors.attempt([&] { request.options = read_options(doc); });
   errors.attempt([&] {
-    if (doc.contains("model"))
+    if (doc.contains("mechanism") || doc.contains("qpos") || doc.contains("qvel"))
+      read_mechanism_problem(doc, catalog, base_dir, request);
+    else if (doc.contains("model"))
       read_model_problem(doc, catalog, request);
     else
       read_raw_problem(doc, request);
@@ -290,19 +377,21 @@ ResolveRequest read_request(const Json& doc, const ImpactModelCatalog& catalog, 
 
 }  // namespace
 
-ResolveRequest parse_resolve_request(const std::string& json_text, const ImpactModelCatalog& catalog) {
+ResolveRequest parse_resolve_request(const std::string& json_text, const ImpactModelCatalog& catalog,
+                                     const std::string& base_dir) {
   ErrorList errors;
   const Json doc = parse_object(json_text, false, errors);
-  ResolveRequest request = read_request(doc, catalog, errors);
+  ResolveRequest request = read_request(doc, catalog, base_dir, errors);
   errors.raise();
   return request;
 }
 
-CheckRequest parse_check_request(const std::string& json_text, const ImpactModelCatalog& catalog) {
+CheckRequest parse_check_request(const std::string& json_text, const ImpactModelCatalog& catalog,
+                                 const std::string& base_dir) {
   ErrorList errors;
   const Json doc = parse_object(json_text, true, errors);
   CheckRequest request;
-  request.impact = read_request(doc, catalog, errors);
+  request.impact = read_request(doc, catalog, base_dir, errors);
   const bool problem_ok = errors.empty();  // the length check below needs a valid problem
   errors.attempt([&] {
     const bool has_p = doc.contains("momentum_after"), has_v = doc.contains("velocity_after");

@@ -108,6 +108,10 @@ class ConfigParser {
       : known_models_(known_models), catalog_(catalog), dynamic_(dynamic) {}
 
   SweepConfig parse(const std::string& text);
+  void set_mechanisms(const MechanismCatalog& mechanisms, const std::string& base_dir) {
+    mechanisms_ = mechanisms;
+    base_dir_ = base_dir;
+  }
 
  private:
   void error(const std::string& path, const std::string& message);
@@ -161,6 +165,8 @@ class ConfigParser {
   // ---- sections ----------------------------------------------------------------------------
 
   void parse_model(const YAML::Node* node);
+  // `model: {file: ..., contacts: [[a, b], ...], place: [...], gap_tolerance: ...}`.
+  void parse_mechanism_model(const YAML::Node& node);
 
   // simulate: (config_simulate.cpp): the dynamic model, its parameters' catalog, run length,
   // record, and dt/restitution/simultaneity_tolerance when fixed there. Replaces parse_model.
@@ -196,6 +202,8 @@ class ConfigParser {
   const Names& known_models_;
   const ModelCatalog& catalog_;
   const DynamicCatalog& dynamic_;
+  MechanismCatalog mechanisms_;
+  std::string base_dir_;
   bool have_catalog_ = false;
   std::vector<ParameterInfo> parameters_;
   std::map<std::string, std::string> section_of_;  // parameter -> where it was given

@@ -104,20 +104,26 @@ void reject_control_characters(const std::string& text) {
 }  // namespace
 
 SweepConfig parse_sweep_config(const std::string& yaml_text, const std::vector<std::string>& known_models,
-                               const ModelCatalog& catalog, const DynamicCatalog& dynamic) {
+                               const ModelCatalog& catalog, const DynamicCatalog& dynamic,
+                               const MechanismCatalog& mechanisms, const std::string& base_dir) {
   reject_control_characters(yaml_text);
-  return detail::ConfigParser(known_models, catalog, dynamic).parse(yaml_text);
+  detail::ConfigParser parser(known_models, catalog, dynamic);
+  parser.set_mechanisms(mechanisms, base_dir);
+  return parser.parse(yaml_text);
 }
 
 SweepConfig load_sweep_config(const std::string& path, const std::vector<std::string>& known_models,
-                              const ModelCatalog& catalog, const DynamicCatalog& dynamic) {
+                              const ModelCatalog& catalog, const DynamicCatalog& dynamic,
+                              const MechanismCatalog& mechanisms) {
   std::string text;
   try {
     text = read_capped_input(path, kMaxConfigBytes, "config", false);
   } catch (const IoError& e) {
     throw ConfigErrors({e.what()});
   }
-  return parse_sweep_config(text, known_models, catalog, dynamic);
+  const auto slash = path.rfind('/');
+  const std::string base_dir = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+  return parse_sweep_config(text, known_models, catalog, dynamic, mechanisms, base_dir);
 }
 
 }  // namespace simpact

@@ -1,12 +1,54 @@
 #include "simpact/study/impact_service.hpp"
 
+#include <algorithm>
 #include <memory>
 
 #include "simpact/core/impact_diagnostics.hpp"
 #include "simpact/core/post_impact_check.hpp"
+#include "simpact/io/sweep_config_yaml.hpp"
 #include "simpact/models/model_catalog.hpp"
+#include "simpact/models/mujoco_mechanism.hpp"
 
 namespace simpact {
+
+namespace {
+// A request's `mechanism`: the file's model, the parameters as edits, then qpos/qvel/momentum.
+void make_mechanism_problem(const MechanismRequest& request, ResolveRequest& out) {
+  MechanismSpec spec{request.file, request.contacts, request.place, request.gap_tolerance, "mechanism"};
+  const MujocoMechanism mechanism(std::move(spec));
+  std::vector<std::string> known;
+  for (const auto& info : mechanism.parameters()) known.push_back(info.name);
+  for (const auto& [name, value] : request.params.entries()) {
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      const std::string near = nearest_name(name, known);
+      throw InputError("params." + name, near.empty() ? "unknown parameter of the mechanism (see `simpact models FILE`)"
+                                                      : "unknown parameter of the mechanism (did you mean '" + near + "'?)");
+    }
+    const bool coordinate = name.rfind("qpos.", 0) == 0 ? request.qpos.has_value()
+                            : name.rfind("qvel.", 0) == 0 ? request.qvel || request.momentum
+                                                           : name == "restitution" && request.restitution;
+    if (coordinate) throw InputError("params." + name, "is also given at the top level");
+  }
+  MechanismState state;
+  try {
+    ParameterSet params = request.params;
+    if (request.restitution) params.set("restitution", *request.restitution);
+    state = mechanism.state_from(params);
+  } catch (const InputError& e) {
+    if (e.field() == "restitution" && request.restitution) throw;
+    throw InputError("params." + e.field(), std::string(e.what()).substr(e.field().size() + 2));
+  }
+  if (request.qpos) state.qpos = *request.qpos;
+  if (request.qvel) state.qvel = *request.qvel;
+  if (request.momentum) state.momentum = *request.momentum;
+  mechanism.check_state(state, "qpos", request.momentum ? "momentum" : "qvel");
+  auto workspace = mechanism.make_workspace();
+  if (mechanism.needs_dynamic_sizes())
+    out.dynamic_problem = mechanism.make_dynamic_problem(std::move(state), *workspace);
+  else
+    out.problem = mechanism.make_problem(std::move(state), *workspace);
+}
+}  // namespace
 
 const ImpactModelCatalog& builtin_model_catalog() {
   static const ImpactModelCatalog catalog{
@@ -19,16 +61,17 @@ const ImpactModelCatalog& builtin_model_catalog() {
       },
       [](const std::string& model, const ParameterSet& params) {
         return make_model(model)->make_dynamic_problem(params);
-      }};
+      },
+      make_mechanism_problem};
   return catalog;
 }
 
-ResolveRequest parse_resolve_request(const std::string& json_text) {
-  return parse_resolve_request(json_text, builtin_model_catalog());
+ResolveRequest parse_resolve_request(const std::string& json_text, const std::string& base_dir) {
+  return parse_resolve_request(json_text, builtin_model_catalog(), base_dir);
 }
 
-CheckRequest parse_check_request(const std::string& json_text) {
-  return parse_check_request(json_text, builtin_model_catalog());
+CheckRequest parse_check_request(const std::string& json_text, const std::string& base_dir) {
+  return parse_check_request(json_text, builtin_model_catalog(), base_dir);
 }
 
 namespace {
@@ -56,14 +99,14 @@ std::string check_on(const CheckRequest& request, int indent) {
 
 }  // namespace
 
-std::string resolve_json(const std::string& json_text, int indent) {
-  const ResolveRequest request = parse_resolve_request(json_text);
+std::string resolve_json(const std::string& json_text, int indent, const std::string& base_dir) {
+  const ResolveRequest request = parse_resolve_request(json_text, base_dir);
   return request.dynamic() ? resolve_on<DynamicSizes>(request, indent)
                            : resolve_on<FixedSizes>(request, indent);
 }
 
-std::string check_json(const std::string& json_text, int indent) {
-  const CheckRequest request = parse_check_request(json_text);
+std::string check_json(const std::string& json_text, int indent, const std::string& base_dir) {
+  const CheckRequest request = parse_check_request(json_text, base_dir);
   return request.impact.dynamic() ? check_on<DynamicSizes>(request, indent)
                                   : check_on<FixedSizes>(request, indent);
 }

@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "simpact/core/impact_diagnostics.hpp"
@@ -60,6 +61,21 @@ struct ResolveRequest {
   }
 };
 
+// A request's `mechanism` (DESIGN §4 "Mechanisms from files"), read by io/ as plain data and
+// built by the caller's catalogue: the file (resolved from the request's folder), the geom pairs,
+// the coordinates to place, the state and the parameter edits.
+struct MechanismRequest {
+  std::string file;
+  std::vector<std::pair<std::string, std::string>> contacts;
+  std::vector<std::string> place;
+  double gap_tolerance = kGapTolerance;
+  std::optional<Eigen::VectorXd> qpos;      // absent: the file's qpos0 (and params' qpos.*)
+  std::optional<Eigen::VectorXd> qvel;      // "qvel" (MuJoCo's velocity coordinates)
+  std::optional<Eigen::VectorXd> momentum;  // or "momentum" = M·qvel
+  std::optional<double> restitution;
+  ParameterSet params;  // qpos.*, qvel.*, mass.*, size.*, pos.* (names of the mechanism's schema)
+};
+
 // The models a request may name, supplied by the caller (study/impact_service.hpp gives the
 // built-in catalogue), so that io/ reads formats and never depends on models/.
 struct ImpactModelCatalog {
@@ -71,9 +87,15 @@ struct ImpactModelCatalog {
   std::function<bool(const std::string& model, const ParameterSet& params)> needs_dynamic_sizes;
   std::function<DynamicImpactProblem(const std::string& model, const ParameterSet& params)>
       make_dynamic_problem;
+  // Optional: builds a `mechanism` request's problem into request.problem (or dynamic_problem).
+  // Throws InputError naming the field ("mechanism.file", "qpos[3]", "params.mass.ball").
+  std::function<void(const MechanismRequest& mechanism, ResolveRequest& request)> make_mechanism_problem;
 };
 
-ResolveRequest parse_resolve_request(const std::string& json_text, const ImpactModelCatalog& catalog);
+// base_dir: the folder relative mechanism files are resolved from (the request file's folder;
+// empty: the working directory).
+ResolveRequest parse_resolve_request(const std::string& json_text, const ImpactModelCatalog& catalog,
+                                     const std::string& base_dir = "");
 
 // The `simpact resolve` output document (keys in docs and in impact_json_format.cpp). indent < 0
 // gives one line, otherwise pretty-printed with that indent. Non-finite numbers become null.
@@ -96,7 +118,8 @@ struct CheckRequest {
   PrintedPrecision precision;  // of the numbers given in momentum_after / velocity_after
 };
 
-CheckRequest parse_check_request(const std::string& json_text, const ImpactModelCatalog& catalog);
+CheckRequest parse_check_request(const std::string& json_text, const ImpactModelCatalog& catalog,
+                                 const std::string& base_dir = "");
 
 template <typename S>
 std::string check_to_json(const CheckRequest& request, const PostImpactCheck& check,

@@ -29,6 +29,11 @@ struct DynamicCatalog {
   ModelCatalog parameters;
 };
 
+// Loads a mechanism file (`model: {file: ...}`) and gives its parameters; throws InputError
+// naming the field for a missing or invalid file, unknown geoms or coordinates. Supplied by the
+// caller like ModelCatalog. Empty: mechanism files are refused.
+using MechanismCatalog = std::function<void(const MechanismFileSpec& spec, std::vector<ParameterInfo>& parameters)>;
+
 // Every problem found in a config, one line each ("key.path: message"); what() joins them
 // with newlines.
 struct ConfigErrors : std::runtime_error {
@@ -39,13 +44,17 @@ struct ConfigErrors : std::runtime_error {
 // Parses and validates a config. `known_models` lists the model names accepted under `model`;
 // `catalog` gives their parameters (an empty std::function skips parameter-name, range and
 // required-parameter checks). Throws ConfigErrors listing all the errors found.
+// base_dir: the folder a mechanism file's relative path is resolved from (empty: as given).
 SweepConfig parse_sweep_config(const std::string& yaml_text, const std::vector<std::string>& known_models,
-                               const ModelCatalog& catalog, const DynamicCatalog& dynamic = {});
+                               const ModelCatalog& catalog, const DynamicCatalog& dynamic = {},
+                               const MechanismCatalog& mechanisms = {}, const std::string& base_dir = "");
 
 // Reads the file at `path` and parses it; an unreadable file gives the single error line
 // "config: cannot read '<path>': <reason>".
+// Relative mechanism paths are resolved from the config's folder.
 SweepConfig load_sweep_config(const std::string& path, const std::vector<std::string>& known_models,
-                              const ModelCatalog& catalog, const DynamicCatalog& dynamic = {});
+                              const ModelCatalog& catalog, const DynamicCatalog& dynamic = {},
+                              const MechanismCatalog& mechanisms = {});
 
 // Edit distance (insertions, deletions, substitutions, adjacent transpositions): the basis of
 // the "did you mean" suggestions. Exposed for the command line's own suggestions.

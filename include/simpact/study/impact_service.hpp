@@ -13,13 +13,15 @@ namespace simpact {
 const ImpactModelCatalog& builtin_model_catalog();
 
 // Requests parsed against the built-in catalogue.
-ResolveRequest parse_resolve_request(const std::string& json_text);
-CheckRequest parse_check_request(const std::string& json_text);
+// base_dir: the folder a request's relative mechanism file is resolved from (the request
+// file's folder; empty: the working directory).
+ResolveRequest parse_resolve_request(const std::string& json_text, const std::string& base_dir = "");
+CheckRequest parse_check_request(const std::string& json_text, const std::string& base_dir = "");
 
 // The whole `simpact resolve`: parse, resolve, diagnose, serialize.
-std::string resolve_json(const std::string& json_text, int indent = -1);
+std::string resolve_json(const std::string& json_text, int indent = -1, const std::string& base_dir = "");
 
 // The whole `simpact check`: parse, resolve, compare, serialize.
-std::string check_json(const std::string& json_text, int indent = -1);
+std::string check_json(const std::string& json_text, int indent = -1, const std::string& base_dir = "");
 
 }  // namespace simpact

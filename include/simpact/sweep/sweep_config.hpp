@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "simpact/core/ordering_policy.hpp"
@@ -40,8 +41,19 @@ struct SimulateSpec {
   int record = 0;          // > 0: record + 1 states per task and ordering as per-task arrays
 };
 
+// `model: {file: robot.xml, contacts: [[a, b], ...], place: [...]}` (docs/mechanisms.md): a
+// mechanism read from an MJCF/URDF file; the path as resolved from the config's folder.
+struct MechanismFileSpec {
+  std::string file;
+  std::vector<std::pair<std::string, std::string>> contacts;
+  std::vector<std::string> place;
+  double gap_tolerance = 1e-9;  // core's kGapTolerance
+};
+
 struct SweepConfig {
-  std::string model;                          // with simulate: the dynamic model's name
+  std::string model;                          // with simulate: the dynamic model's name; with a
+                                              // mechanism file: its path as given
+  std::optional<MechanismFileSpec> mechanism;  // set: model names a mechanism file
   ParameterSet fixed;                         // params: values used by every task
   std::vector<GridAxis> fixed_described;      // the same, with units/long_name (one value each)
   std::vector<GridAxis> grid;                 // slowest-varying first (C order)

@@ -1,0 +1,33 @@
+// A mechanism file as an ImpactModel: the sweep engine's view of `model: {file: ..., contacts:
+// [...]}`. A task's parameters (qpos.*, qvel.*, mass.*, size.*, pos.*, restitution) name the state
+// and the edits; the problem is the mechanism's impact there, after `place`. Each thread builds
+// through its own MuJoCo workspace, so one model serves every OpenMP thread.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "simpact/models/impact_model.hpp"
+#include "simpact/models/mujoco_mechanism.hpp"
+
+namespace simpact {
+
+class MechanismImpactModel : public ImpactModel {
+ public:
+  explicit MechanismImpactModel(std::shared_ptr<const MujocoMechanism> mechanism);
+  std::string name() const override;
+  const std::vector<ParameterInfo>& parameters() const override { return mechanism_->parameters(); }
+  int max_dof() const override { return mechanism_->nv(); }
+  ImpactProblem make_problem(const ParameterSet& params) const override;
+  bool needs_dynamic_sizes(const ParameterSet& params) const override;
+  DynamicImpactProblem make_dynamic_problem(const ParameterSet& params) const override;
+  const MujocoMechanism& mechanism() const { return *mechanism_; }
+
+ private:
+  MujocoMechanism::Workspace& workspace() const;
+  std::shared_ptr<const MujocoMechanism> mechanism_;
+  std::uint64_t id_;  // keys this model's per-thread workspaces
+};
+
+}  // namespace simpact

@@ -1,0 +1,143 @@
+// A mechanism read from an MJCF or URDF file through MuJoCo 2.2.2 (DESIGN §2 "Mechanisms from
+// files"): configuration coordinates (MuJoCo's qpos, nq of them) and velocities (qvel, nv), the
+// joint-space mass matrix M(q) (mj_fullM, nv×nv), the signed distances φ_i(q) of named geom pairs
+// and their normal covectors u_i = n_iᵀ(J_b − J_a) at the contact point (mj_jac), in qvel
+// coordinates. Momenta are M·qvel. MuJoCo does what it does well (parsing, kinematics, the
+// composite-rigid-body M, narrow-phase distances); the impact law stays simpact's.
+//
+// Parameters are named by what they set (the schema of parameters()):
+//   qpos.<joint>, qvel.<joint>   hinge/slide joints; ball and free joints take [i]
+//                                (qpos.root[2], qvel.root[5]); defaults qpos0 and 0
+//   mass.<body>                  body mass [kg]; the body's inertia is scaled with it
+//   size.<geom>[i]               geom size (MuJoCo's meaning per type) [m]; geometry only
+//   pos.<body>[i]                body position in its parent's frame [m]
+//   restitution                  R of eq. (16)
+// The read-only description is shared by every thread; each thread evaluates through its own
+// Workspace (an mjData and an mjModel copy that parameters may edit).
+#pragma once
+
+#include <Eigen/Core>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "simpact/core/impact_problem.hpp"
+#include "simpact/core/parameter_info.hpp"
+#include "simpact/core/parameter_set.hpp"
+
+namespace simpact {
+
+// What a mechanism file study names: the file, the contacts (geom pairs), and the coordinates
+// `place` solves so that every contact closes. `field` prefixes error fields ("mechanism" in
+// JSON, "model" in a sweep config).
+struct MechanismSpec {
+  std::string file;  // as the caller resolved it (relative to the config's folder)
+  std::vector<std::pair<std::string, std::string>> contacts;
+  std::vector<std::string> place;  // qpos parameter names, e.g. "qpos.root[2]", "qpos.hip"
+  double gap_tolerance = kGapTolerance;
+  std::string field = "mechanism";
+};
+
+// One joint, body or geom of the file, for `simpact models FILE.xml`.
+struct MechanismElement {
+  std::string kind;  // "joint", "body", "geom"
+  std::string name;
+  std::string type;  // joint: hinge/slide/ball/free; geom: sphere/box/...; body: ""
+  int id = 0;
+};
+
+// A mechanism's state and edits at one evaluation, assembled from parameters (or given).
+struct MechanismState {
+  Eigen::VectorXd qpos;      // nq
+  Eigen::VectorXd qvel;      // nv (ignored when momentum is set)
+  Eigen::VectorXd momentum;  // nv, optional: p⁻ given directly
+  double restitution = 1.0;
+  std::vector<std::pair<int, double>> edits;  // (edit slot, value): see MujocoMechanism::parameters
+};
+
+// M(q), φ(q) and Dφ(q) at one configuration.
+struct MechanismEvaluation {
+  Eigen::MatrixXd mass;     // nv × nv [kg, kg·m², ...]
+  Eigen::VectorXd gaps;     // φ_i [m]; +inf beyond every reach of the pair
+  Eigen::MatrixXd normals;  // k × nv, row i = u_i
+};
+
+class MujocoMechanism {
+ public:
+  class Workspace;
+  // Workspaces are opaque here (MuJoCo's types stay in the .cpp): deleted out of line.
+  struct WorkspaceDeleter {
+    void operator()(Workspace* workspace) const;
+  };
+  using WorkspacePtr = std::unique_ptr<Workspace, WorkspaceDeleter>;
+
+  // Loads the file and resolves the contact and place names. Throws InputError naming the field
+  // ("mechanism.file", "mechanism.contacts[1][0]", "mechanism.place[0]").
+  explicit MujocoMechanism(MechanismSpec spec);
+  ~MujocoMechanism();
+  MujocoMechanism(const MujocoMechanism&) = delete;
+  MujocoMechanism& operator=(const MujocoMechanism&) = delete;
+
+  const MechanismSpec& spec() const { return spec_; }
+  int nq() const;
+  int nv() const;
+  int contacts() const { return static_cast<int>(spec_.contacts.size()); }
+  // qpos.<...> names (nq), qvel.<...> names (nv): the parameter names of the coordinates.
+  const std::vector<std::string>& qpos_names() const { return qpos_names_; }
+  const std::vector<std::string>& qvel_names() const { return qvel_names_; }
+  const std::vector<ParameterInfo>& parameters() const { return parameters_; }
+  std::vector<MechanismElement> elements() const;
+  // The file's reference configuration (MuJoCo's qpos0).
+  Eigen::VectorXd default_qpos() const;
+
+  // A workspace for one thread at a time.
+  WorkspacePtr make_workspace() const;
+
+  // The state named by `params` (each parameter of parameters(), defaults for the others).
+  // Throws InputError naming the parameter.
+  MechanismState state_from(const ParameterSet& params) const;
+  // Checks lengths, finiteness and quaternions (zero norm, not unit), naming `qpos_field` and
+  // `qvel_field`; applies the edits to the workspace's model.
+  void check_state(const MechanismState& state, const std::string& qpos_field,
+                   const std::string& qvel_field) const;
+
+  // M, φ and Dφ at qpos under state.edits.
+  void evaluate(const MechanismState& state, const Eigen::VectorXd& qpos, Workspace& workspace,
+                MechanismEvaluation& out) const;
+  // Solves spec().place coordinates of state.qpos so that every contact closes (|φ_i| ≤ the gap
+  // tolerance); a no-op without `place`. Throws InputError naming the contact and its gap.
+  void place(MechanismState& state, Workspace& workspace) const;
+
+  // The impact at the (placed) state: every contact with φ_i ≤ the gap tolerance is closed.
+  // Throws InputError when no contact is closed is not an error: the problem then has none.
+  ImpactProblem make_problem(MechanismState state, Workspace& workspace) const;
+  DynamicImpactProblem make_dynamic_problem(MechanismState state, Workspace& workspace) const;
+  // True when the state's system exceeds the fixed capacity (nv > kMaxDof or > kMaxContacts).
+  bool needs_dynamic_sizes() const;
+
+ private:
+  struct Model;  // the loaded mjModel and its name tables
+  std::unique_ptr<Model> model_;
+  MechanismSpec spec_;
+  std::vector<std::string> qpos_names_, qvel_names_;
+  std::vector<ParameterInfo> parameters_;
+  // What parameter i of parameters_ sets: a qpos/qvel index, an edit slot, or restitution.
+  struct Target {
+    enum Kind { kQpos, kQvel, kEdit, kRestitution } kind;
+    int index;
+  };
+  std::vector<Target> targets_;
+  std::vector<int> contact_geoms_;  // 2 per contact
+  std::vector<int> place_qpos_;     // qpos indices solved by place()
+
+  template <typename Problem>
+  Problem problem_at(MechanismState state, Workspace& workspace) const;
+};
+
+// Resolves `path` from `base_dir` when it is relative (config and JSON paths are relative to
+// their own file's folder, DESIGN §4); an empty base_dir leaves it as given.
+std::string resolve_relative_path(const std::string& path, const std::string& base_dir);
+
+}  // namespace simpact
