@@ -1,6 +1,7 @@
 // simpact analyze RESULT.h5 [--output NAME]... [--bootstrap B] [--seed S] [--confidence C]
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -208,12 +209,35 @@ struct AnalyzeArgs {
   std::vector<std::string> outputs;
   std::int64_t bootstrap = -1;
   std::string seed;
+  bool seed_given = false;
   double confidence = -1;
+  bool confidence_given = false;  // any value given is checked: nan and -1 are not "absent"
   bool quiet = false;
 };
 
 int analyze(const AnalyzeArgs& args) {
   namespace fs = std::filesystem;
+  // The flags first: a bad flag is exit 2 whatever the file is.
+  AnalyzeOverrides o;
+  o.outputs = args.outputs;
+  if (args.bootstrap >= 0) o.bootstrap = args.bootstrap;
+  if (args.seed_given) {
+    // from_chars refuses what strtoull would clamp to 2^64 - 1 (and "-1", "", " 1"), as the config's seed.
+    std::uint64_t s = 0;
+    const char* first = args.seed.data();
+    const char* last = first + args.seed.size();
+    const auto [end, ec] = std::from_chars(first, last, s);
+    if (args.seed.empty() || ec != std::errc() || end != last)
+      throw InputError("--seed", fmt::format("must be a non-negative integer, at most 18446744073709551615 "
+                                             "(got '{}')",
+                                             args.seed));
+    o.seed = s;
+  }
+  if (args.confidence_given) {
+    if (!(args.confidence > 0 && args.confidence < 1))
+      throw InputError("--confidence", fmt::format("must lie in (0, 1) (got {:g})", args.confidence));
+    o.confidence = args.confidence;
+  }
   if (!fs::exists(args.file)) throw InputError("file", fmt::format("'{}' does not exist", args.file));
   if (!fs::is_regular_file(args.file))
     throw InputError("file", fmt::format("'{}' is not a regular file", args.file));
@@ -242,21 +266,6 @@ int analyze(const AnalyzeArgs& args) {
   const std::string text = reader->string_dataset("config");
   reader.reset();
   const SweepConfig config = parse_config_text(text);
-  AnalyzeOverrides o;
-  o.outputs = args.outputs;
-  if (args.bootstrap >= 0) o.bootstrap = args.bootstrap;
-  if (!args.seed.empty()) {
-    char* end = nullptr;
-    const unsigned long long s = std::strtoull(args.seed.c_str(), &end, 10);
-    if (args.seed[0] == '-' || *end != '\0')
-      throw InputError("--seed", fmt::format("must be a non-negative integer (got '{}')", args.seed));
-    o.seed = s;
-  }
-  if (args.confidence >= 0) {
-    if (!(args.confidence > 0 && args.confidence < 1))
-      throw InputError("--confidence", fmt::format("must lie in (0, 1) (got {:g})", args.confidence));
-    o.confidence = args.confidence;
-  }
   const AnalyzeSummary s = analyze_result(args.file, config, o);
   if (!args.quiet)
     for (const auto& line : s.lines) std::printf("%s\n", line.c_str());
@@ -276,10 +285,14 @@ CommandRunner add_analyze_command(CLI::App& app) {
                   "config's sensitivity.outputs, else every scalar result)");
   cmd->add_option("--bootstrap", args->bootstrap, "bootstrap resamples for the intervals (0: none)")
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1000000}));
-  cmd->add_option("--seed", args->seed, "seeds the bootstrap");
-  cmd->add_option("--confidence", args->confidence, "level of the intervals, in (0, 1)");
+  auto* seed = cmd->add_option("--seed", args->seed, "seeds the bootstrap");
+  auto* confidence = cmd->add_option("--confidence", args->confidence, "level of the intervals, in (0, 1)");
   cmd->add_flag("-q,--quiet", args->quiet, "print nothing on success");
-  return [args] { return analyze(*args); };
+  return [args, seed, confidence] {
+    args->seed_given = seed->count() > 0;
+    args->confidence_given = confidence->count() > 0;
+    return analyze(*args);
+  };
 }
 
 }  // namespace simpact::app

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <functional>
 #include <memory>
 #include <string>
@@ -39,6 +40,25 @@ inline std::string input_folder(const std::string& path) {
   return slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
 }
 
+// `-o ""` is a mistake (an empty shell variable), not "use the default": refused, naming the flag.
+inline CLI::Validator non_empty_path() {
+  return CLI::Validator(
+      [](std::string& path) { return path.empty() ? std::string("must not be empty (give a file name)") : ""; },
+      "FILE");
+}
+
+// A finite number > 0: CLI::PositiveNumber lets nan and inf through (nan <= 0 is false).
+inline CLI::Validator positive_finite_number() {
+  return CLI::Validator(
+      [](std::string& text) {
+        double v = 0.0;
+        if (!CLI::detail::lexical_cast(text, v) || !std::isfinite(v) || v <= 0.0)
+          return "must be a finite number > 0 (got '" + text + "')";
+        return std::string();
+      },
+      "POSITIVE");
+}
+
 // The arguments every JSON command shares: INPUT, -o OUTPUT, --pretty.
 struct JsonCommandArgs {
   std::string input = "-";
@@ -52,7 +72,8 @@ inline std::shared_ptr<JsonCommandArgs> add_json_command_arguments(CLI::App* sub
   auto args = std::make_shared<JsonCommandArgs>();
   sub->add_option("input", args->input, input_what + " JSON file ('-' or absent: standard input)");
   sub->add_option("-o,--output", args->output,
-                  "write the " + output_what + " to this file instead of standard output");
+                  "write the " + output_what + " to this file instead of standard output")
+      ->check(non_empty_path());
   sub->add_flag("--pretty", args->pretty, "indent the " + output_what);
   return args;
 }

@@ -1,9 +1,11 @@
 // simpact merge SHARD.h5... -o OUT.h5 [--overwrite]: the shards of a job array → one result file
 // identical (datasets bit for bit) to a single run of the same config.
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,24 @@ struct MergeArgs {
   bool quiet = false;
 };
 
+// Every shard must be a simpact shard before anything is read from it: a text file or another
+// program's HDF5 file is a bad argument (exit 2), not an I/O failure. Every rank checks every
+// shard, so all of them throw alike.
+void check_shard_files(const std::vector<std::string>& paths) {
+  for (const auto& path : paths) {
+    std::unique_ptr<SweepFileReader> reader;
+    try {
+      reader = std::make_unique<SweepFileReader>(path);
+    } catch (const std::exception&) {
+      throw InputError("shards", fmt::format("{}: not a shard file (not even an HDF5 file)", path));
+    }
+    if (!reader->has_attribute("shard") || !reader->has_attribute("config_hash") || !reader->has("config"))
+      throw InputError("shards", fmt::format("{}: not a shard file (no 'shard' or 'config_hash' attribute or "
+                                             "/config: another program's HDF5 file, or a whole run)",
+                                             path));
+  }
+}
+
 int merge(const MergeArgs& args) {
   MpiSession mpi;
   const bool root = mpi.rank() == 0;
@@ -40,6 +60,7 @@ int merge(const MergeArgs& args) {
         error = "output: '" + args.output + "' already exists: pass --overwrite to replace it";
     }
     agree_or_throw(MPI_COMM_WORLD, error, true);
+    check_shard_files(args.shards);
     // The config travels inside every shard: parse the first shard's copy.
     const std::string text = SweepFileReader(args.shards.at(0)).string_dataset("config");
     const SweepConfig config = parse_config_text(text);
@@ -84,7 +105,7 @@ CommandRunner add_merge_command(CLI::App& app) {
   cmd->add_option("shards", args->shards, "shard files (all N of them, any order)")
       ->required()
       ->check(CLI::ExistingFile);
-  cmd->add_option("-o,--output", args->output, "merged HDF5 file")->required();
+  cmd->add_option("-o,--output", args->output, "merged HDF5 file")->required()->check(non_empty_path());
   cmd->add_flag("--overwrite", args->overwrite, "replace an existing output file");
   cmd->add_flag("-q,--quiet", args->quiet, "print nothing on success");
   return [args] { return merge(*args); };

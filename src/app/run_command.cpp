@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <charconv>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -62,6 +63,19 @@ std::string preflight(const SweepConfig& config, const ImpactModel& model, std::
     }
   }
   return "";
+}
+
+// --shard i/N: two decimal integers with 0 <= i < N, each within int64. sscanf("%lld") clamps
+// 99999999999999999999 to LLONG_MAX, which would silently run another shard count.
+bool parse_shard(const std::string& text, long long& i, long long& n) {
+  const std::size_t slash = text.find('/');
+  if (slash == std::string::npos) return false;
+  auto whole = [](const std::string& digits, long long& out) {
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) return false;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), out);
+    return ec == std::errc() && end == digits.data() + digits.size();
+  };
+  return whole(text.substr(0, slash), i) && whole(text.substr(slash + 1), n) && n >= 1 && i < n;
 }
 
 volatile std::sig_atomic_t g_stop_signal = 0;
@@ -132,10 +146,21 @@ int dry_run(const SweepConfig& config, const TaskKernel& kernel, const std::stri
   }
   const double per_task = calibrated > 0 ? seconds / static_cast<double>(calibrated) : 0.0;
   const double workers = static_cast<double>(std::max(1, ranks) * std::max(1, threads));
+  const double total = per_task * static_cast<double>(n) / workers;
   fmt::print(
       "estimated compute time: {:.2f} s on {} rank(s) x {} thread(s) ({:.3g} us per task, from {} "
       "calibration tasks; plus start-up and file writing)\n",
-      per_task * static_cast<double>(n) / workers, ranks, threads, per_task * 1e6, calibrated);
+      total, ranks, threads, per_task * 1e6, calibrated);
+  // A plain number of seconds hides that a sweep cannot finish: say so.
+  constexpr double kYear = 365.25 * 24 * 3600;
+  if (total > kYear)
+    fmt::print("warning: the estimate exceeds a year ({:.3g} years): shrink the grid or the samples\n",
+               total / kYear);
+  const JournalManifest journal = sweep_manifest(config, kernel);
+  if (journal.chunk_count() > kMaxJournalChunks)
+    fmt::print("warning: {} tasks in chunks of {} make {} chunks, more than the journal indexes (2^32): "
+               "the run will be refused; raise output.chunk_size\n",
+               n, journal.chunk_size, journal.chunk_count());
   fmt::print("dry run: nothing was written\n");
   return 0;
 }
@@ -184,6 +209,14 @@ int run_agreed(const RunArgs& args, MpiSession& mpi) {
   const bool root = mpi.rank() == 0;
   spdlog::set_pattern("[simpact %H:%M:%S] %v");
   spdlog::set_level(!root || args.quiet ? spdlog::level::warn : spdlog::level::from_str(args.log_level));
+  long long shard_index = 0, shard_count = 1;  // the flag first: nothing is read or logged before
+  if (!args.shard.empty() && !parse_shard(args.shard, shard_index, shard_count)) {
+    if (root)
+      std::fprintf(stderr,
+                   "simpact: error: --shard: expected i/N with 0 <= i < N <= 9223372036854775807 (got '%s')\n",
+                   args.shard.c_str());
+    return 2;
+  }
 
   SweepConfig config;
   std::vector<std::string> config_errors;
@@ -252,18 +285,8 @@ int run_agreed(const RunArgs& args, MpiSession& mpi) {
   options.command_line = args.command_line;
   options.progress_interval_s = args.progress_interval;
   options.stop_signal = &g_stop_signal;
-  if (!args.shard.empty()) {
-    long long i = -1, n = -1;
-    char tail = 0;
-    if (std::sscanf(args.shard.c_str(), "%lld/%lld%c", &i, &n, &tail) != 2 || n < 1 || i < 0 || i >= n) {
-      if (root)
-        std::fprintf(stderr, "simpact: error: --shard: expected i/N with 0 <= i < N (got '%s')\n",
-                     args.shard.c_str());
-      return 2;
-    }
-    options.shard_index = i;
-    options.shard_count = n;
-  }
+  options.shard_index = shard_index;
+  options.shard_count = shard_count;
   const SweepRunSummary s = run_sweep(MPI_COMM_WORLD, config, kernel, options);
   if (root)
     for (const auto& w : s.warnings) spdlog::warn("{}", w);
@@ -331,7 +354,8 @@ CommandRunner add_run_command(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
   auto* cmd = app.add_subcommand("run", "run a parameter sweep (plain or under mpirun) into an HDF5 file");
   cmd->add_option("config", args->config, "sweep config (YAML)")->required();
-  cmd->add_option("-o,--output", args->output, "output HDF5 file (default results/<config name>.h5)");
+  cmd->add_option("-o,--output", args->output, "output HDF5 file (default results/<config name>.h5)")
+      ->check(non_empty_path());
   auto* resume = cmd->add_flag("--resume", args->resume, "continue an interrupted run from its journal");
   cmd->add_flag("--overwrite", args->overwrite, "replace an existing output file")->excludes(resume);
   cmd->add_option("--log-level", args->log_level, "trace, debug, info, warn, error, off")
@@ -340,7 +364,7 @@ CommandRunner add_run_command(CLI::App& app) {
   cmd->add_option("--shard", args->shard,
                   "i/N: compute only shard i of N (a job array; see `simpact merge`)");
   cmd->add_option("--progress-interval", args->progress_interval, "seconds between progress lines")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_finite_number());
   cmd->add_flag("--dry-run", args->dry_run,
                 "check the config and print tasks, grid, size and time estimates; write nothing");
   return [args, &app] {

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "json_reading.hpp"
+#include "simpact/core/magnitude_range.hpp"
 #include "simpact/io/impact_json.hpp"
 #include "simpact/io/sweep_config_yaml.hpp"  // nearest_name: the same "did you mean" as the YAML configs
 
@@ -349,6 +350,16 @@ void read_mechanism_problem(const Json& doc, const ImpactModelCatalog& catalog, 
   catalog.make_mechanism_problem(m, request);
 }
 
+// The numbers of a check request within the magnitudes resolve accepts: a momentum_after of
+// 1e200 would overflow its energy to null and the implied impulses to 0 instead of failing.
+void check_magnitudes(const Eigen::VectorXd& v, const std::string& field) {
+  for (Eigen::Index i = 0; i < v.size(); ++i)
+    if (v[i] != 0.0 && !in_computable_range(v[i]))
+      throw InputError(index_field(field, static_cast<std::size_t>(i)),
+                       fmt::format("{:g} is outside the computable magnitude range [{:g}, {:g}]: change units",
+                                   v[i], kMinMagnitude, kMaxMagnitude));
+}
+
 // The document (a JSON object); unknown keys go to `errors`, so the known fields are still read.
 Json parse_object(const std::string& text, bool check_command, ErrorList& errors) {
   Json doc = parse_document(text);
@@ -402,12 +413,20 @@ CheckRequest parse_check_request(const std::string& json_text, const ImpactModel
       throw InputError("momentum_after", "required field is missing (or give 'velocity_after')");
     const char* name = has_p ? "momentum_after" : "velocity_after";
     const Eigen::VectorXd v = read_vector(doc[name], name);
+    check_magnitudes(v, name);
     if (!problem_ok) return;
     auto read_after = [&](const auto& problem) {
       using DofVectorT = typename std::decay_t<decltype(problem)>::DofVector;
       const int d = problem.dof();
       if (v.size() != d) throw InputError(name, fmt::format("must have length d = {} (got {})", d, v.size()));
       request.momentum_after = has_p ? v : Eigen::VectorXd(DofVectorT(problem.metric().mass_matrix() * v));
+      if (!has_p) {  // M q̇ of in-range factors may still leave the range
+        try {
+          check_magnitudes(request.momentum_after, "momentum_after");
+        } catch (const InputError& e) {
+          throw InputError(name, "gives M * " + std::string(name) + " with " + e.what());
+        }
+      }
       request.precision = printed_precision(problem, v, !has_p);
     };
     if (request.impact.dynamic())
@@ -421,6 +440,9 @@ CheckRequest parse_check_request(const std::string& json_text, const ImpactModel
       value = read_number(doc[name], name);
       if (!(value > 0.0 && value < 1.0))
         throw InputError(name, fmt::format("must be a number in (0, 1) (got {})", value));
+      if (value < kMinMagnitude)
+        throw InputError(name, fmt::format("{:g} is below the computable magnitude range [{:g}, {:g}]", value,
+                                           kMinMagnitude, kMaxMagnitude));
       given = true;
     });
   };

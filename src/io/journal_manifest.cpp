@@ -28,9 +28,9 @@ const char* records_name(JournalRecords r) {
 std::string manifest_text(const JournalManifest& m) {
   return fmt::format(
       "journal_version {}\nconfig_hash {}\ntask_count {}\nchunk_size {}\nvalues_per_task {}\ncolumns {}\n"
-      "records {}\nreplicas {}\nstatistic_columns {}\n",
+      "records {}\nreplicas {}\nstatistic_columns {}\nbuild {}\n",
       kJournalVersion, m.config_hash, m.task_count, m.chunk_size, m.values_per_task, m.columns,
-      records_name(m.records), m.replicas, m.statistic_columns);
+      records_name(m.records), m.replicas, m.statistic_columns, m.build);
 }
 
 }  // namespace
@@ -81,6 +81,7 @@ ManifestStatus read_journal_manifest(const std::string& directory, JournalManife
     say(e.what());
     return ManifestStatus::kUnreadable;
   }
+  m = JournalManifest{};  // a line absent (build, in older journals) reads as empty, not as before
   std::istringstream in(text);
   std::string key, records;
   int seen = 0, seen_v3 = 0;
@@ -104,6 +105,10 @@ ManifestStatus read_journal_manifest(const std::string& directory, JournalManife
       in >> m.replicas, ++seen_v3;
     else if (key == "statistic_columns")
       in >> m.statistic_columns, ++seen_v3;
+    else if (key == "build") {  // the rest of the line: build flags hold spaces
+      std::getline(in, m.build);
+      m.build.erase(0, m.build.find_first_not_of(' '));
+    }
     if (!in) break;
   }
   if (seen != 5 || m.chunk_size <= 0 || m.task_count < 0) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <set>
 
@@ -72,6 +73,33 @@ bool names_non_finite_at(const std::string& text, std::size_t byte) {
   return names_non_finite(text.substr(start, end - start));
 }
 
+// The text of every number token, in document order (strings skipped): nlohmann rounds 1e-999
+// to 0.0 without a word, so the callback compares each parsed number with its literal.
+std::vector<std::string> number_tokens(const std::string& text) {
+  std::vector<std::string> tokens;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\') ++i;
+    } else if (c == '-' || std::isdigit(static_cast<unsigned char>(c))) {
+      const std::size_t start = i;
+      while (i < text.size() && std::strchr("0123456789+-.eE", text[i]) != nullptr && text[i] != '\0') ++i;
+      tokens.push_back(text.substr(start, i - start));
+      --i;
+    }
+  }
+  return tokens;
+}
+
+// A nonzero literal (a nonzero digit before the exponent) read as 0 or as a subnormal, which
+// has lost precision: 1e-999, 2e-310.
+bool underflowed(const std::string& literal, double parsed) {
+  if (std::fabs(parsed) >= std::numeric_limits<double>::min()) return false;
+  const std::size_t exponent = literal.find_first_of("eE");
+  return literal.substr(0, exponent).find_first_of("123456789") != std::string::npos;
+}
+
 }  // namespace
 
 // ---- parsing the document -----------------------------------------------------------------------
@@ -108,13 +136,16 @@ std::string field_of(const std::vector<Frame>& frames) {
 
 // nlohmann keeps the last of repeated keys silently; a repeated key is almost always a mistake
 // (two edits of the same field), so the parser callback rejects it, naming the key path. The
-// frames also name the field of a number beyond the doubles (1e999), which nlohmann refuses.
+// frames also name the field of a number beyond the doubles (1e999), which nlohmann refuses,
+// and of a nonzero number below them (1e-999), which nlohmann would read as 0.
 Json parse_document(const std::string& text) {
   std::vector<Frame> frames;
+  const std::vector<std::string> numbers = number_tokens(text);
+  std::size_t number_index = 0;
   const auto finished_element = [&frames] {
     if (!frames.empty() && !frames.back().object) ++frames.back().count;
   };
-  const Json::parser_callback_t callback = [&frames, &finished_element](
+  const Json::parser_callback_t callback = [&frames, &finished_element, &numbers, &number_index](
                                                int /*depth*/, Json::parse_event_t event, Json& parsed) {
     switch (event) {
       case Json::parse_event_t::object_start:
@@ -136,6 +167,14 @@ Json parse_document(const std::string& text) {
         break;
       }
       case Json::parse_event_t::value:
+        if (parsed.is_number() && number_index < numbers.size()) {
+          const std::string& literal = numbers[number_index++];
+          if (parsed.is_number_float() && underflowed(literal, parsed.get<double>()))
+            throw InputError(field_of(frames),
+                             fmt::format("number underflow: '{}' is nonzero but below the normal doubles "
+                                         "(about 2.2e-308) and would be read as {:g}: write 0, or change units",
+                                         printable(literal, 80), parsed.get<double>()));
+        }
         finished_element();
         break;
     }

@@ -29,6 +29,9 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr std::int64_t kMaxTasks = std::int64_t{1} << 62;
 // One axis is materialized in memory (and in the file as a coordinate): cap its length.
 constexpr std::int64_t kMaxAxisPoints = 100'000'000;
+// The grid's maps hold at least 64 bytes a grid point (a count per status, /xi): beyond 2^40
+// points (64 TiB of maps) a grid is refused from its declared sizes, before any axis exists.
+constexpr std::int64_t kMaxGridPoints = std::int64_t{1} << 40;
 
 inline const Names kTopKeys = {"model",      "params",      "grid",          "monte_carlo", "orderings",
                                "minimality", "seed",        "on_task_error", "limits",      "output",

@@ -35,9 +35,18 @@ Eigen::Vector2d perp(const Eigen::Vector2d& v) {
   return {-v.y(), v.x()};
 }
 
+// Masses grow as r³ and inertias as r⁵ (the tail formula as r⁶ under a root): lengths within
+// [1e-12, 1e12] m keep them inside the computable magnitudes (magnitude_range.hpp). Beyond,
+// the placing solve stalls with an error that would not name the length.
+constexpr double kMinLength = 1e-12, kMaxLength = 1e12;
+
 void check_length(const char* field, double value) {
   if (!(std::isfinite(value) && value > 0.0))
     throw InputError(field, fmt::format("must be a positive length in m, got {}", value));
+  if (value < kMinLength || value > kMaxLength)
+    throw InputError(field, fmt::format("must be a length in [{:g}, {:g}] m (masses grow as r^3, inertias as "
+                                        "r^5), got {:g}",
+                                        kMinLength, kMaxLength, value));
 }
 
 }  // namespace

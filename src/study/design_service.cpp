@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <limits>
 
@@ -64,8 +66,9 @@ DesignRun run_design(const std::string& json_text) {
   for (const auto& [name, v] : req.design) w[variable(name, "design." + name, false, true)] = v;
   try {
     const TrexGeometry check(trex_design_of(w));
-  } catch (const InputError& e) {
-    throw InputError("design." + e.field(), e.what());
+  } catch (const InputError& e) {  // the geometry names the bare length ("r1: ..."): keep one prefix
+    const std::string what = e.what();
+    throw InputError("design." + e.field(), what.substr(std::min(what.size(), e.field().size() + 2)));
   }
 
   DesignSolverOptions options;

@@ -79,6 +79,10 @@ std::string decide_mode(const std::string& path, const std::string& journal, con
                         const TaskKernel& kernel, const JournalManifest& manifest,
                         const SweepRunOptions& options, OutputLock& lock, int& mode) {
   mode = 0;
+  if (manifest.chunk_count() > kMaxJournalChunks)
+    return fmt::format("{} tasks in chunks of {} make {} chunks, more than the journal indexes (2^32 = {}): "
+                       "raise output.chunk_size",
+                       manifest.task_count, manifest.chunk_size, manifest.chunk_count(), kMaxJournalChunks);
   if (std::string bad = check_result_output(path); !bad.empty()) return bad;
   const fs::path parent = fs::absolute(path).parent_path();
   if (!fs::is_directory(parent)) return fmt::format("directory '{}' does not exist", parent.string());
@@ -118,6 +122,13 @@ std::string decide_mode(const std::string& path, const std::string& journal, con
       if (previous.config_hash != manifest.config_hash)
         return fmt::format("--resume refused: the config changed since '{}' was started (sha256 {} vs {})",
                            path, previous.config_hash.substr(0, 12), manifest.config_hash.substr(0, 12));
+      if (previous.build != manifest.build)
+        return fmt::format(
+            "--resume refused: '{}' was started by another simpact build ({}; this is {}): its journal "
+            "records may differ in layout or arithmetic; finish it with that build, or pass --overwrite "
+            "to recompute",
+            path, previous.build.empty() ? "one that did not record its build" : previous.build,
+            manifest.build);
       if (!(previous == manifest))
         return fmt::format("--resume refused: '{}' was started with a different chunk size or results", path);
       if (out_exists && !id.ours)

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "simpact/study/sweep_runner.hpp"
+#include "simpact/version.hpp"
 
 namespace simpact {
 
@@ -28,6 +29,7 @@ JournalManifest sweep_manifest(const SweepConfig& config, const TaskKernel& kern
   manifest.values_per_task = values_per_task(kernel);
   manifest.columns = column_list(kernel);
   manifest.replicas = config.replicas();
+  manifest.build = build_identity();
   bool arrays = false;
   for (const auto& c : kernel.columns()) {
     arrays = arrays || c.length > 1;
@@ -38,6 +40,12 @@ JournalManifest sweep_manifest(const SweepConfig& config, const TaskKernel& kern
   manifest.records = config.output.samples || arrays || manifest.replicas == 1 ? JournalRecords::kRows
                                                                                : JournalRecords::kStatistics;
   return manifest;
+}
+
+// Version, git revision (at configure time) and flags: what decides the records' layout and
+// arithmetic. A build with revision "unknown" matches only builds of the same version and flags.
+std::string build_identity() {
+  return fmt::format("{} git {} flags {}", kVersion, kGitRevision, kBuildFlags);
 }
 
 std::int64_t default_chunk_size(std::int64_t task_count) {

@@ -10,6 +10,8 @@ Works in its own temporary directory only; exits 1 listing the failed checks.
 """
 import json
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -86,6 +88,21 @@ monte_carlo:
   params:
     psi: {dist: uniform, low: -0.2, high: 0.2}
 """
+# two axes of 10^8 points: refused from the declared sizes, before either axis is built
+HUGE = """model: billiards
+grid:
+  theta: {start: 1.2, stop: pi, num: 100000000}
+  r_c: {start: 0.5, stop: 1, num: 1e8}
+"""
+# 1.7e16 tasks: centuries of work in over 2^32 chunks
+FOREVER = """model: billiards
+grid:
+  theta: {start: 1.2, stop: pi, num: 17}
+monte_carlo:
+  samples_per_point: 1000000000000000
+  params:
+    psi: {dist: uniform, low: -0.2, high: 0.2}
+"""
 
 
 def write(d, name, text):
@@ -146,6 +163,21 @@ def main():
     expect(sh([s, "check"], stdin=chk), 0, "check")
     expect(sh([s, "check"], stdin='{"model": "billiards", "params": {"theta": 2.0944}, "tolerance": 2}'),
            2, "check with two problems", 2, ("momentum_after", "tolerance"))
+    # a nonzero number below the doubles is not 0 (it was: no_impact, exit 0)
+    expect(sh([s, "resolve"], stdin='{"mass_matrix": [[1]], "normals": [[1]], "momentum": [1e-999]}'), 2,
+           "resolve momentum 1e-999", 1, ("momentum[0]: number underflow",))
+    # check: resolve's magnitude range (1e200 was exit 0 with energy_after null, impulses [0, 0])
+    expect(sh([s, "check"], stdin=chk.replace("[0, 0, 0, 0, 0, 0]", "[1e200, 0, 0, 0, 0, 0]")), 2,
+           "check momentum_after 1e200", 1, ("momentum_after[0]", "magnitude range"))
+    out_json = os.path.join(d, "r.json")
+    expect(sh([s, "resolve", "-o", ""], stdin=good), 2, 'resolve -o ""', 1, ("--output: must not be empty",))
+    expect(sh([s, "resolve", "-o", out_json], stdin='{"mass_matrix": [[1]], "normals": [[1]], "momentum": [1e-999]}'),
+           2, "resolve -o with a bad request", 1)
+    check(not os.path.exists(out_json), "bad request: no output file")
+
+    # ---- design ----
+    expect(sh([s, "design"], stdin='{"model": "trex", "design": {"r1": 1e300}}'), 2, "design r1 = 1e300", 1,
+           ("design.r1: must be a length in",))
 
     # ---- run ----
     expect(sh([s, "run"]), 2, "run without config", 1)
@@ -156,6 +188,26 @@ def main():
     check(not os.path.exists(os.path.join(d, "bad.h5")), "bad config: no output file")
     expect(sh([s, "run", os.path.join(d, "nope.yaml")]), 2, "run missing config", 1)
     expect(sh([s, "run", small, "--shard", "5/2", "-o", os.path.join(d, "x.h5")]), 2, "run bad --shard", 1)
+    # numeric flags that accepted nonsense: one line naming the flag, nothing written
+    expect(sh([s, "run", small, "--shard", "0/99999999999999999999", "-o", os.path.join(d, "x.h5")]), 2,
+           "run --shard N beyond int64 (was clamped)", 1, ("--shard:",))
+    expect(sh([s, "run", small, "--progress-interval", "nan", "-o", os.path.join(d, "x.h5")]), 2,
+           "run --progress-interval nan", 1, ("--progress-interval:",))
+    expect(sh([s, "run", small, "-o", ""], cwd=d), 2, 'run -o ""', 1, ("--output: must not be empty",))
+    check(not os.path.exists(os.path.join(d, "x.h5")) and not os.path.exists(os.path.join(d, "results")),
+          "bad flags: no output file")
+    huge = write(d, "huge.yaml", HUGE)
+    t0 = time.time()
+    expect(sh([s, "run", huge, "-o", os.path.join(d, "huge.h5")]), 2, "run 1e8 x 1e8 grid", 1, ("grid:", "2^40"))
+    check(time.time() - t0 < 5, f"the 1e8 x 1e8 grid is refused before it is built ({time.time() - t0:.1f} s)")
+    forever = write(d, "forever.yaml", FOREVER)
+    p = sh([s, "run", forever, "--dry-run", "-o", os.path.join(d, "forever.h5")])
+    check(p.returncode == 0 and "warning: the estimate exceeds a year" in p.stdout
+          and "more than the journal indexes" in p.stdout, f"run --dry-run warns of centuries and chunks ({p.stdout[-300:]!r})")
+    expect(sh([s, "run", forever, "-o", os.path.join(d, "forever.h5")]), 2, "run of more chunks than the journal indexes",
+           1, ("raise output.chunk_size",))
+    check(not os.path.exists(os.path.join(d, "forever.h5")) and not os.path.exists(os.path.join(d, "forever.h5.journal")),
+          "refused run: no output file, no journal")
     out = os.path.join(d, "new", "deeper", "small.h5")
     p = sh([s, "run", small, "-o", out, "-q"], cwd=d)
     check(p.returncode == 0 and os.path.exists(out), f"run -o creates parent directories ({p.stderr.strip()})")
@@ -164,6 +216,7 @@ def main():
     check(p.returncode == 0 and "tasks: 17" in p.stdout and "estimated compute time" in p.stdout
           and "journal" in p.stdout and not os.path.exists(os.path.join(d, "dry"))
           and not os.path.exists(os.path.join(d, "results")), f"run --dry-run writes nothing ({p.stdout[:200]!r})")
+    check("warning" not in p.stdout, "run --dry-run of a small sweep: no warning")
     abort = write(d, "inadmissible_abort.yaml", INADMISSIBLE.format(mode="abort"))
     expect(sh([s, "run", abort, "-o", os.path.join(d, "ia.h5")]), 2, "inadmissible grid point, abort", 1,
            ("below the smallest admissible angle",))
@@ -223,6 +276,19 @@ def main():
     p = sh([s, "info", killed])
     check(p.returncode == 3 and "from the journal" in p.stdout, "info of a killed sweep (text)")
     at_kill = j.get("tasks_done", 0)
+    # the same journal, as if started by another build: not mixed in
+    other_build = os.path.join(d, "other_build.h5")
+    shutil.copytree(journal, other_build + ".journal")
+    if os.path.exists(killed):
+        shutil.copy(killed, other_build)
+    manifest = os.path.join(other_build + ".journal", "manifest")
+    with open(manifest) as f:
+        text = f.read()
+    check(re.search(r"\nbuild \S+ git \S+ flags ", text) is not None, f"journal manifest records the build ({text!r})")
+    with open(manifest, "w") as f:
+        f.write(re.sub(r"\nbuild [^\n]*", "\nbuild 0.0.1 git 000000000000 flags other", text))
+    expect(sh([s, "run", big, "-o", other_build, "--resume", "-q"]), 2, "--resume of another build's journal", 1,
+           ("another simpact build (0.0.1 git 000000000000 flags other;",))
     p = sh([s, "run", big, "-o", killed, "--resume", "-q"], OMP_NUM_THREADS="2")
     j = json.loads(sh([s, "info", killed, "--json"]).stdout or "{}")
     rows = j.get("provenance", [])
@@ -240,7 +306,18 @@ def main():
     expect(sh([s, "merge", shards[1], "-o", os.path.join(d, "m.h5")]), 2, "merge with two shards missing", 1,
            ("missing shard(s) 0/3, 2/3",))
     expect(sh([s, "merge", os.path.join(d, "none.h5"), "-o", os.path.join(d, "m.h5")]), 2, "merge nonexistent shard", 1)
+    expect(sh([s, "merge", os.path.join(d, "text.h5"), "-o", os.path.join(d, "m.h5")]), 2, "merge of a text file", 1,
+           ("not a shard file",))
+    expect(sh([s, "merge", other, "-o", os.path.join(d, "m.h5")]), 2, "merge of another program's HDF5 file", 1,
+           ("not a shard file",))
+    check(not os.path.exists(os.path.join(d, "m.h5")), "refused merges: no output file")
     expect(sh([s, "merge", *shards, "-o", os.path.join(d, "m.h5"), "-q"]), 0, "merge")
+
+    # ---- analyze: flags checked before the file ----
+    expect(sh([s, "analyze", out, "--confidence", "nan"]), 2, "analyze --confidence nan (was ignored)", 1,
+           ("--confidence:",))
+    expect(sh([s, "analyze", out, "--seed", str(2 ** 64)]), 2, "analyze --seed 2^64 (was stored as -1)", 1,
+           ("--seed:",))
 
     # ---- threads per rank ----
     cores = len(os.sched_getaffinity(0))

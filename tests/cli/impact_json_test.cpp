@@ -243,6 +243,33 @@ TEST(ImpactJsonErrors, NonFiniteNumbers) {
       "mass_matrix[1][1]");
 }
 
+// A nonzero literal below the doubles: nlohmann reads 1e-999 as 0, which turned a momentum into
+// "no_impact" (exit 0). Refused, naming the field, like 1e999; zero itself and strings are not.
+TEST(ImpactJsonErrors, UnderflowingNumbers) {
+  std::string message;
+  EXPECT_EQ(resolve_error(R"({"mass_matrix": [[1]], "normals": [[1]], "momentum": [1e-999]})", &message),
+            "momentum[0]");
+  EXPECT_NE(message.find("underflow"), std::string::npos) << message;
+  EXPECT_NE(message.find("1e-999"), std::string::npos) << message;
+  // A subnormal has lost its precision: refused too.
+  EXPECT_EQ(resolve_error(R"({"mass_matrix": [[1]], "normals": [[1]], "momentum": [-2.5E-310]})"), "momentum[0]");
+  EXPECT_EQ(resolve_error(R"({"mass_matrix": [[1, 0], [0, 1]], "normals": [[1, 0]], "momentum": [1, 0],
+                              "restitution": 0.00001e-999})"),
+            "restitution");
+  EXPECT_EQ(resolve_error(R"({"model": "billiards", "params": {"theta": 2.0944, "r_c": 1e-400}})"), "params.r_c");
+  EXPECT_EQ(check_error(cradle_with("momentum_after", json::parse("[0, 0, 5e-324]"))), "momentum_after[2]");
+  // Zero written with an exponent, and digits inside strings, are what they say.
+  const ResolveRequest zero = parse_resolve_request(
+      R"({"_comment": "1e-999 \" 2e-999", "mass_matrix": [[1, 0], [0, 1]], "normals": [[1, 0]],
+          "momentum": [-1, 0e-999], "gaps": [-0.0e-400]})");
+  EXPECT_EQ(zero.problem.momentum()[1], 0.0);
+  EXPECT_EQ(zero.problem.momentum()[0], -1.0);
+  // The smallest normal double is a number like any other (and the core then refuses its magnitude).
+  EXPECT_EQ(resolve_error(R"({"mass_matrix": [[1]], "normals": [[1]], "momentum": [2.3e-308]})", &message),
+            "momentum");
+  EXPECT_EQ(message.find("underflow"), std::string::npos) << message;
+}
+
 TEST(ImpactJsonErrors, UnknownNamesSuggestTheNearest) {
   std::string message;
   EXPECT_EQ(resolve_error(cradle_with("ordering", "argmn"), &message), "ordering");
@@ -326,6 +353,23 @@ TEST(ImpactJsonErrors, CheckRequests) {
   json unknown = json::parse(base);
   unknown["momentum_afterr"] = 1;
   EXPECT_EQ(check_error(unknown.dump()), "momentum_afterr");
+  // Every number of a check request within resolve's magnitudes: 1e200 gave exit 0 with
+  // energy_after null, impulses [0, 0] and a tolerance of 1e195.
+  EXPECT_EQ(check_error(cradle_with("momentum_after", json::array({0, 1e200, 0})), &message), "momentum_after[1]");
+  EXPECT_NE(message.find("[1e-60, 1e+60]"), std::string::npos) << message;
+  EXPECT_EQ(check_error(cradle_with("momentum_after", json::array({1e-70, 0, 1}))), "momentum_after[0]");
+  EXPECT_EQ(check_error(cradle_with("velocity_after", json::array({0, 0, -1e61}))), "velocity_after[2]");
+  json heavy = json::parse(cradle_with("velocity_after", json::array({1e40, 0, 0})));
+  heavy["mass_matrix"] = json::parse("[[1e30, 0, 0], [0, 1, 0], [0, 0, 1]]");
+  EXPECT_EQ(check_error(heavy.dump(), &message), "velocity_after") << message;  // M q̇ = 1e70
+  for (const json& tiny : {json(1e-70), json(1e-300)}) {
+    json t = json::parse(base);
+    t["tolerance"] = tiny;
+    EXPECT_EQ(check_error(t.dump()), "tolerance") << tiny;
+    t.erase("tolerance");
+    t["consistency_tolerance"] = tiny;
+    EXPECT_EQ(check_error(t.dump()), "consistency_tolerance") << tiny;
+  }
   // The problem's own errors still name their field under check.
   json bad = json::parse(base);
   bad["normals"][1] = json::array({0, 0, 0});

@@ -50,6 +50,28 @@ std::string write_file(const std::string& path, const std::string& text) {
 
 }  // namespace
 
+// The build that started a journal survives the manifest (flags hold spaces), and a manifest of
+// an older simpact without the line reads as "not recorded", which --resume refuses.
+TEST(ChunkJournal, ManifestRecordsTheBuild) {
+  TempDir dir;
+  const std::string j = dir / "out.h5.journal";
+  JournalManifest m = manifest();
+  m.build = "0.1.0 git 0123456789ab flags GNU 12.2.0 Release -O3 -DNDEBUG native=OFF";
+  create_journal(j, m);
+  JournalManifest back;
+  ASSERT_EQ(read_journal_manifest(j, back), ManifestStatus::kOk);
+  EXPECT_EQ(back.build, m.build);
+  EXPECT_TRUE(back == m);
+  JournalManifest other = m;
+  other.build = "0.1.0 git fedcba987654 flags GNU 12.2.0 Release -O3 -DNDEBUG native=OFF";
+  EXPECT_FALSE(back == other);
+  write_file(j + "/manifest",
+             "journal_version 3\nconfig_hash abc\ntask_count 10\nchunk_size 4\nvalues_per_task 2\ncolumns a\n"
+             "records rows\nreplicas 1\nstatistic_columns 0\n");
+  ASSERT_EQ(read_journal_manifest(j, back), ManifestStatus::kOk);
+  EXPECT_EQ(back.build, "");
+}
+
 TEST(ChunkJournal, ManifestRoundTripAndRefusals) {
   TempDir dir;
   const std::string j = dir / "out.h5.journal";

@@ -33,6 +33,10 @@ struct JournalManifest {
   JournalRecords records = JournalRecords::kRows;
   std::int64_t replicas = 1;           // tasks per grid point (consecutive tasks)
   std::int64_t statistic_columns = 0;  // kStatistics: scalar columns reduced per grid point
+  // The simpact build that started the journal ("0.1.0 git 9327a8cc5262 flags GNU 12.2.0 ..."):
+  // a resume refuses another build (record layout, arithmetic). Empty: not recorded (older
+  // simpact); docs/design.md "Journal records and their config binding".
+  std::string build;
 
   std::int64_t chunk_count() const { return chunk_size > 0 ? (task_count + chunk_size - 1) / chunk_size : 0; }
   // Tasks of chunk `chunk` (the last one may be short).
@@ -40,7 +44,7 @@ struct JournalManifest {
   bool operator==(const JournalManifest& o) const {
     return config_hash == o.config_hash && task_count == o.task_count && chunk_size == o.chunk_size &&
            values_per_task == o.values_per_task && columns == o.columns && records == o.records &&
-           replicas == o.replicas && statistic_columns == o.statistic_columns;
+           replicas == o.replicas && statistic_columns == o.statistic_columns && build == o.build;
   }
 };
 
@@ -105,6 +109,9 @@ class ChunkStatisticsSource {
 // refused on --resume with a message naming the version (finish them with that simpact, or
 // --overwrite): their records hold rows that a version 3 run of the same config would not write.
 constexpr int kJournalVersion = 3;
+// The most chunks a journal indexes: every rank holds a byte per chunk (the done bitmap, also
+// /progress/done); 2^32 chunks is 4 GiB each. Beyond it, raise output.chunk_size.
+constexpr std::int64_t kMaxJournalChunks = std::int64_t{1} << 32;
 // Record sizes (the one source for size estimates and checks): a header, then either rows of
 // 16 + 8·values_per_task bytes per task, or per grid point the chunk touches its tasks per status
 // (8 bytes each) and per reduced column count, mean, M2, min, max (40 bytes).

@@ -96,6 +96,9 @@ double merge_shards(MPI_Comm comm, const SweepConfig& config, const TaskKernel& 
                     const std::vector<std::string>& shard_paths, const std::string& output_path,
                     const std::string& command_line);
 
+// This simpact build as a journal manifest records it (version, git revision, build flags).
+std::string build_identity();
+
 // Chunk size used when the config leaves it at 0: depends only on the task count, so a resume
 // with a different number of ranks keeps the same chunks.
 std::int64_t default_chunk_size(std::int64_t task_count);
