@@ -64,7 +64,7 @@ std::string check_journal_ownership(const std::string& directory) {
       "'{}' is not a simpact journal (no manifest, no records; it holds '{}'{}): refusing to touch it; "
       "move it away or choose another -o",
       directory, foreign.front(),
-      foreign.size() > 1 ? fmt::format(" and {} other entries", foreign.size() - 1) : "");
+      foreign.size() > 1 ? fmt::format(" and {} more", foreign.size() - 1) : "");
 }
 
 }  // namespace simpact
