@@ -167,6 +167,10 @@ TaskStatus ImpactTaskKernel::compute(std::int64_t task, const ParameterSet& para
                     scratch.values);
 }
 
+void ImpactTaskKernel::check_parameters(const ParameterSet& params) const {
+  (void)model_->make_problem(params);
+}
+
 template <typename S>
 TaskStatus ImpactTaskKernel::compute_on(std::int64_t task, const BasicImpactProblem<S>& problem,
                                         BasicImpactWorkspace<S>& workspace, ImpactTaskValues& v) const {

@@ -215,6 +215,16 @@ std::int64_t SimulationTaskKernel::steps_for(double dt) const {
   return static_cast<std::int64_t>(std::max(0.0, n));
 }
 
+void SimulationTaskKernel::check_parameters(const ParameterSet& params) const {
+  const int n = simulation_dof(options_.model, params);
+  if (options_.record > 0 && n != options_.record_dof)
+    throw InputError("simulate.record",
+                     fmt::format("a task's model has {} coordinates, the first task's {}: record needs "
+                                 "the same number in every task",
+                                 n, options_.record_dof));
+  (void)steps_for(params.require("dt"));
+}
+
 TaskStatus SimulationTaskKernel::compute(std::int64_t task, const ParameterSet& params,
                                          SimulationTaskScratch& scratch) const {
   SimulationTaskValues& v = scratch.values;

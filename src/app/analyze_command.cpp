@@ -1,6 +1,7 @@
 // simpact analyze RESULT.h5 [--output NAME]... [--bootstrap B] [--seed S] [--confidence C]
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -46,12 +47,19 @@ std::string allowed_outputs(const TaskKernel& kernel) {
 // The first bad name: (field, message), or two empty strings.
 std::pair<std::string, std::string> check_names(const std::vector<std::string>& names,
                                                 const TaskKernel& kernel, const std::string& field) {
+  std::vector<int> columns;
   for (std::size_t i = 0; i < names.size(); ++i) {
     const int c = find_column(kernel, names[i]);
     const std::string where = fmt::format("{}[{}]", field, i);
     if (c == -2) return {where, fmt::format("'{}' is ambiguous: write group/name", names[i])};
     if (c < 0)
       return {where, fmt::format("unknown output '{}' (allowed: {})", names[i], allowed_outputs(kernel))};
+    // Each output is one group of /sensitivity: a repeat would clash in the file after the sweep.
+    const auto seen = std::find(columns.begin(), columns.end(), c);
+    if (seen != columns.end())
+      return {where, fmt::format("'{}' repeats {}[{}]: name each output once", names[i], field,
+                                 seen - columns.begin())};
+    columns.push_back(c);
   }
   return {};
 }

@@ -21,6 +21,7 @@
 #include "simpact/study/sweep_runner.hpp"
 #include "simpact/study/sweep_size_estimate.hpp"
 #include "simpact/sweep/parameter_space.hpp"
+#include "sweep_preflight.hpp"
 #include "sweep_setup.hpp"
 #include "thread_setup.hpp"
 
@@ -40,30 +41,6 @@ struct RunArgs {
   std::string command_line;
   bool dry_run = false;
 };
-
-// Builds the impact problem of every grid point (first replica) before any work starts, so an
-// invalid corner of the grid (e.g. θ below the smallest admissible angle for the chosen radii)
-// is reported now, naming the point, instead of aborting the sweep later. Returns the error.
-// With `on_task_error: record` such points are not an error (a rectangular grid over a
-// non-rectangular admissible region): they are counted in `inadmissible` and recorded as failed
-// tasks (status 4, NaN) by the sweep.
-std::string preflight(const SweepConfig& config, const ImpactModel& model, std::int64_t& inadmissible) {
-  const ParameterSpace space(config);
-  ParameterSet params;
-  constexpr std::int64_t kMaxChecked = 2'000'000;
-  inadmissible = 0;
-  for (std::int64_t g = 0; g < std::min(space.grid_points(), kMaxChecked); ++g) {
-    try {
-      space.parameters_of(space.task_of(g, 0), params);
-      model.make_problem(params);
-    } catch (const InputError& e) {
-      if (config.on_task_error != TaskErrorMode::kRecord)
-        return fmt::format("grid point {} ({}): {}", g, params.describe(), e.what());
-      ++inadmissible;
-    }
-  }
-  return "";
-}
 
 // --shard i/N: two decimal integers with 0 <= i < N, each within int64. sscanf("%lld") clamps
 // 99999999999999999999 to LLONG_MAX, which would silently run another shard count.
@@ -237,20 +214,24 @@ int run_agreed(const RunArgs& args, MpiSession& mpi) {
   std::string output = args.output;
   if (output.empty())  // default: results/<config name>.h5
     output = "results/" + std::filesystem::path(args.config).stem().string() + ".h5";
+  // Every error the config alone shows is found now, before any file is created (exit 2).
   std::int64_t inadmissible = 0;
-  if (!config.simulate && is_impact_model(config)) {
-    const auto model = make_impact_model(config);
-    if (const std::string error = preflight(config, *model, inadmissible); !error.empty()) {
+  std::unique_ptr<TaskKernel> kernel_ptr;
+  {
+    std::string error;
+    try {
+      kernel_ptr = make_task_kernel(config);
+      error = preflight(config, *kernel_ptr, inadmissible);
+      if (error.empty()) error = check_sensitivity_outputs(config, *kernel_ptr);
+    } catch (const InputError& e) {
+      error = e.what();
+    }
+    if (!error.empty()) {
       if (root) std::fprintf(stderr, "simpact: error: %s\n", error.c_str());
       return 2;
     }
   }
-  const auto kernel_ptr = make_task_kernel(config);
   const TaskKernel& kernel = *kernel_ptr;
-  if (const std::string error = check_sensitivity_outputs(config, kernel); !error.empty()) {
-    if (root) std::fprintf(stderr, "simpact: error: %s\n", error.c_str());
-    return 2;
-  }
   const int threads = setup_threads(MPI_COMM_WORLD);
   if (args.dry_run) return root ? dry_run(config, kernel, output, mpi.size(), threads, inadmissible) : 0;
   // The output's directory (the default results/ too) is created once the input is valid; a

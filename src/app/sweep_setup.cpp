@@ -56,9 +56,7 @@ std::vector<std::string> sweep_model_names() {
 bool is_impact_model(const std::string& name) {
   return !is_test_function(name);
 }
-bool is_impact_model(const SweepConfig& config) {
-  return config.mechanism.has_value() || !is_test_function(config.model);
-}
+
 
 std::vector<ParameterInfo> sweep_model_parameters(const std::string& name) {
   if (is_test_function(name)) return make_test_function(name)->parameters();

@@ -22,7 +22,6 @@ ImpactStudyOptions study_options(const SweepConfig& config);
 std::vector<std::string> sweep_model_names();
 std::vector<ParameterInfo> sweep_model_parameters(const std::string& name);
 bool is_impact_model(const std::string& name);
-bool is_impact_model(const SweepConfig& config);
 // The impact model of a config: a built-in by name, or its mechanism file.
 std::unique_ptr<ImpactModel> make_impact_model(const SweepConfig& config);
 // The kernel of config.model: SimulationTaskKernel (simulate:), ImpactTaskKernel or

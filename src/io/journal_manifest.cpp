@@ -6,9 +6,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <sstream>
+#include <vector>
 
 #include "journal_write.hpp"
 #include "simpact/io/chunk_journal.hpp"
@@ -28,12 +30,20 @@ const char* records_name(JournalRecords r) {
 std::string manifest_text(const JournalManifest& m) {
   return fmt::format(
       "journal_version {}\nconfig_hash {}\ntask_count {}\nchunk_size {}\nvalues_per_task {}\ncolumns {}\n"
-      "records {}\nreplicas {}\nstatistic_columns {}\nbuild {}\n",
+      "records {}\nreplicas {}\nstatistic_columns {}\nshard {}\nbuild {}\n",
       kJournalVersion, m.config_hash, m.task_count, m.chunk_size, m.values_per_task, m.columns,
-      records_name(m.records), m.replicas, m.statistic_columns, m.build);
+      records_name(m.records), m.replicas, m.statistic_columns, shard_text(m), m.build);
 }
 
 }  // namespace
+
+std::string shard_text(const JournalManifest& m) {
+  return fmt::format("{}/{}", m.shard_index, m.shard_count);
+}
+
+std::string shard_description(const JournalManifest& m) {
+  return m.shard_count > 1 ? fmt::format("shard {}", shard_text(m)) : "the whole sweep (no --shard)";
+}
 
 std::int64_t JournalManifest::chunk_tasks(std::int64_t chunk) const {
   return std::min(chunk_size, task_count - chunk * chunk_size);
@@ -76,14 +86,14 @@ ManifestStatus read_journal_manifest(const std::string& directory, JournalManife
   }
   std::string text;
   try {
-    text = read_capped_input(path, 1 << 16, "journal manifest", false);
+    text = read_journal_file(path, 1 << 16, "journal manifest");
   } catch (const std::exception& e) {
     say(e.what());
     return ManifestStatus::kUnreadable;
   }
   m = JournalManifest{};  // a line absent (build, in older journals) reads as empty, not as before
   std::istringstream in(text);
-  std::string key, records;
+  std::string key, records, shard = "0/1";
   int seen = 0, seen_v3 = 0;
   long long version = 1;
   while (in >> key) {
@@ -105,6 +115,8 @@ ManifestStatus read_journal_manifest(const std::string& directory, JournalManife
       in >> m.replicas, ++seen_v3;
     else if (key == "statistic_columns")
       in >> m.statistic_columns, ++seen_v3;
+    else if (key == "shard")  // absent in journals before issue 27: the whole sweep
+      in >> shard;
     else if (key == "build") {  // the rest of the line: build flags hold spaces
       std::getline(in, m.build);
       m.build.erase(0, m.build.find_first_not_of(' '));
@@ -124,6 +136,15 @@ ManifestStatus read_journal_manifest(const std::string& directory, JournalManife
     say("its manifest is incomplete or garbled");
     return ManifestStatus::kUnreadable;
   }
+  long long index = -1, count = -1;
+  char tail = 0;
+  if (std::sscanf(shard.c_str(), "%lld/%lld%c", &index, &count, &tail) != 2 || count < 1 || index < 0 ||
+      index >= count) {
+    say("its manifest is incomplete or garbled");
+    return ManifestStatus::kUnreadable;
+  }
+  m.shard_index = index;
+  m.shard_count = count;
   m.records = records == "statistics" ? JournalRecords::kStatistics : JournalRecords::kRows;
   return ManifestStatus::kOk;
 }
@@ -143,16 +164,13 @@ JournalContents journal_contents(const std::string& directory) {
 
 void clear_journal(const std::string& directory) {
   std::error_code ec;
+  std::vector<std::string> ours;
   for (const auto& e : fs::directory_iterator(directory, ec)) {
-    if (e.path().filename() == "lock") continue;
-    std::error_code rm;
-    fs::remove_all(e.path(), rm);
+    const std::string name = e.path().filename().string();
+    if (name != "lock" && is_journal_file_name(name)) ours.push_back(e.path().string());
   }
-}
-
-void remove_journal(const std::string& directory) {
-  std::error_code ec;
-  fs::remove_all(directory, ec);
+  // unlink, never a recursive remove: a directory planted under one of our names stays.
+  for (const auto& path : ours) ::unlink(path.c_str());
 }
 
 }  // namespace simpact

@@ -132,6 +132,42 @@ int create_exclusive(const std::string& path) {
   return fd;
 }
 
+int open_journal_file(const std::string& path, int flags) {
+  // O_NONBLOCK: a planted FIFO must not block the open; fstat then refuses it.
+  const int fd = ::open(path.c_str(), flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0644);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == ELOOP)
+      throw IoError(fmt::format("'{}' is a symbolic link, not a file simpact wrote: refusing to use it", path));
+    throw IoError(fmt::format("cannot open '{}': {}", path, std::strerror(err)));
+  }
+  struct stat st {};
+  // nlink 0 is a file its holder just unlinked (OutputLock retries); more than 1: a planted link.
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink > 1) {
+    const bool linked = S_ISREG(st.st_mode) && st.st_nlink > 1;
+    const PathKind kind = kind_of(st.st_mode);
+    ::close(fd);
+    throw IoError(fmt::format("'{}' is {}, not a file simpact wrote: refusing to use it", path,
+                              linked ? fmt::format("a hard link ({} names)", st.st_nlink)
+                                     : std::string(path_kind_name(kind))));
+  }
+  const int status = ::fcntl(fd, F_GETFL);
+  if (status >= 0) ::fcntl(fd, F_SETFL, status & ~O_NONBLOCK);
+  return fd;
+}
+
+std::string read_journal_file(const std::string& path, std::size_t cap, const std::string& what) {
+  const int fd = open_journal_file(path, O_RDONLY);
+  try {
+    std::string text = read_fd_capped(fd, cap, path, what);
+    ::close(fd);
+    return text;
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+}
+
 void sync_parent_directory(const std::string& path) {
   std::string parent = std::filesystem::path(path).parent_path().string();
   if (parent.empty()) parent = ".";
@@ -156,11 +192,12 @@ OutputLock::OutputLock(const std::string& journal_directory) : directory_(journa
   }
   const std::string lock = directory_ + "/lock";
   for (int attempt = 0; attempt < 100; ++attempt) {
-    const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0) {
-      const int err = errno;
+    int fd = -1;
+    try {
+      fd = open_journal_file(lock, O_RDWR | O_CREAT);  // a planted link is never truncated
+    } catch (...) {
       release();
-      throw IoError(fmt::format("{}: cannot open lock file: {}", lock, std::strerror(err)));
+      throw;
     }
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
       const int err = errno;

@@ -323,6 +323,11 @@ std::string sweep_file_config_hash(const std::string& path) {
   return h5::read_string_attribute(file.id(), "config_hash");
 }
 
+std::string sweep_file_shard(const std::string& path) {
+  const h5::File file = h5::File::open(path, false);
+  return h5::has_attribute(file.id(), "shard") ? h5::read_string_attribute(file.id(), "shard") : "";
+}
+
 namespace {
 template <class T>
 std::vector<T> read_whole(const std::string& path, const std::string& name) {

@@ -25,7 +25,8 @@ struct OutputIdentity {
   std::string what;  // otherwise: what it is, for the refusal
 };
 
-OutputIdentity identify_output(const std::string& path, const std::string& config_hash) {
+OutputIdentity identify_output(const std::string& path, const JournalManifest& manifest) {
+  const std::string& config_hash = manifest.config_hash;
   OutputIdentity id;
   std::error_code ec;
   const auto bytes = fs::file_size(path, ec);
@@ -48,6 +49,20 @@ OutputIdentity identify_output(const std::string& path, const std::string& confi
   if (hash != config_hash) {
     id.what = fmt::format("is a simpact result of another config (sha256 {} vs this config's {})",
                           hash.substr(0, 12), config_hash.substr(0, 12));
+    return id;
+  }
+  // A shard's file and the whole sweep's (or another shard's) never stand in for each other.
+  std::string shard;
+  try {
+    shard = sweep_file_shard(path);
+  } catch (const std::exception&) {
+    shard = "?";
+  }
+  const std::string expected = manifest.shard_count > 1 ? shard_text(manifest) : "";
+  if (shard != expected) {
+    id.what = fmt::format("is {} of this config, this run is {}",
+                          shard.empty() ? "the whole sweep's result (no --shard)" : "the file of shard " + shard,
+                          shard_description(manifest));
     return id;
   }
   id.ours = true;
@@ -92,6 +107,8 @@ std::string decide_mode(const std::string& path, const std::string& journal, con
   if (journal_kind != PathKind::kAbsent && journal_kind != PathKind::kDirectory)
     return fmt::format("'{}' is {}, not a simpact journal directory: refusing to touch it", journal,
                        path_kind_name(journal_kind));
+  // A directory simpact did not create (or one with a planted link) is never touched.
+  if (std::string bad = check_journal_ownership(journal); !bad.empty()) return bad;
   lock = OutputLock(journal);  // throws, naming the holder, when another job has it
   remove_stale_staging(journal);
   const JournalContents contents = journal_contents(journal);
@@ -117,11 +134,16 @@ std::string decide_mode(const std::string& path, const std::string& journal, con
           "move it away, or pass --overwrite to discard it",
           journal, work, why);
     OutputIdentity id;
-    if (out_exists) id = identify_output(path, manifest.config_hash);
+    if (out_exists) id = identify_output(path, manifest);
     if (status == ManifestStatus::kOk) {
       if (previous.config_hash != manifest.config_hash)
         return fmt::format("--resume refused: the config changed since '{}' was started (sha256 {} vs {})",
                            path, previous.config_hash.substr(0, 12), manifest.config_hash.substr(0, 12));
+      if (previous.shard_index != manifest.shard_index || previous.shard_count != manifest.shard_count)
+        return fmt::format(
+            "--resume refused: journal '{}' is of {}, this run is {}: not mixing them (resume with "
+            "the journal's --shard, or pass --overwrite to discard it)",
+            journal, shard_description(previous), shard_description(manifest));
       if (previous.build != manifest.build)
         return fmt::format(
             "--resume refused: '{}' was started by another simpact build ({}; this is {}): its journal "

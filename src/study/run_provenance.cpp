@@ -1,16 +1,21 @@
 #include "run_provenance.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <omp.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <cstdlib>
 #include <ctime>
-#include <fstream>
 #include <set>
 #include <sstream>
 
+#include "simpact/io/io_error.hpp"
 #include "simpact/io/safe_file.hpp"
 #include "simpact/version.hpp"
 
@@ -84,20 +89,30 @@ ProvenanceRow provenance_row(const Mpi& mpi, const SweepConfig& config, const st
 
 void append_provenance_line(const std::string& dir, const ProvenanceRow& r) {
   const std::string path = dir + "/provenance.tsv";
-  bool torn = false;  // a line cut by a kill (or garbage) must not swallow this run's row
-  {
-    std::ifstream in(path, std::ios::binary | std::ios::ate);
-    if (in && in.tellg() > 0) {
-      in.seekg(-1, std::ios::end);
-      torn = in.get() != '\n';
+  // Never through a planted link: O_NOFOLLOW, a regular file with one name (else IoError).
+  const int fd = open_journal_file(path, O_RDWR | O_APPEND | O_CREAT);
+  std::ostringstream line;
+  struct stat st {};
+  char last = '\n';  // a line cut by a kill (or garbage) must not swallow this run's row
+  if (::fstat(fd, &st) == 0 && st.st_size > 0 && ::pread(fd, &last, 1, st.st_size - 1) != 1) last = '\n';
+  if (last != '\n') line << '\n';
+  line << escape(r.version) << '\t' << escape(r.git_revision) << '\t' << escape(r.build_flags) << '\t'
+       << escape(r.hosts) << '\t' << escape(r.slurm_job_id) << '\t' << escape(r.start_time) << '\t'
+       << escape(r.end_time) << '\t' << escape(r.command) << '\t' << r.ranks << '\t' << r.threads << '\t'
+       << r.seed << '\t' << r.tasks_done << '\n';
+  const std::string text = line.str();
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t w = ::write(fd, text.data() + done, text.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) {
+      const int err = errno;
+      ::close(fd);
+      throw IoError(fmt::format("{}: write failed: {}", path, std::strerror(err)));
     }
+    done += static_cast<std::size_t>(w);
   }
-  std::ofstream out(path, std::ios::app);
-  if (torn) out << '\n';
-  out << escape(r.version) << '\t' << escape(r.git_revision) << '\t' << escape(r.build_flags) << '\t'
-      << escape(r.hosts) << '\t' << escape(r.slurm_job_id) << '\t' << escape(r.start_time) << '\t'
-      << escape(r.end_time) << '\t' << escape(r.command) << '\t' << r.ranks << '\t' << r.threads << '\t'
-      << r.seed << '\t' << r.tasks_done << '\n';
+  ::close(fd);
 }
 
 std::vector<ProvenanceRow> read_provenance_lines(const std::string& dir, std::int64_t& dropped) {
@@ -105,7 +120,7 @@ std::vector<ProvenanceRow> read_provenance_lines(const std::string& dir, std::in
   dropped = 0;
   std::string text;
   try {
-    text = read_capped_input(dir + "/provenance.tsv", 16u << 20, "provenance", false);
+    text = read_journal_file(dir + "/provenance.tsv", 16u << 20, "provenance");
   } catch (const std::exception&) {
     return rows;  // none yet (or unreadable): the run still adds its own row
   }

@@ -41,6 +41,7 @@ double merge_shards(MPI_Comm comm, const SweepConfig& config, const TaskKernel& 
   if (mpi.rank == 0) {
     try {
       error = check_result_output(output_path);
+      if (error.empty()) error = check_journal_ownership(journal);
       if (error.empty()) {
         lock = OutputLock(journal);
         remove_stale_staging(journal);

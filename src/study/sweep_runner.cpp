@@ -57,7 +57,11 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
 
   JournalManifest manifest = sweep_manifest(config, kernel);
   // A shard file holds its chunks' rows (the merge reduces them as a single run would).
-  if (options.shard_count > 1) manifest.records = JournalRecords::kRows;
+  if (options.shard_count > 1) {
+    manifest.records = JournalRecords::kRows;
+    manifest.shard_index = options.shard_index;
+    manifest.shard_count = options.shard_count;
+  }
   const bool journal_rows = manifest.records == JournalRecords::kRows;
   summary.chunks = manifest.chunk_count();
   const std::string& path = options.output_path;
@@ -102,6 +106,8 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
         SweepFileLayout incomplete_layout = make_layout(config, space, kernel, manifest.chunk_count());
         incomplete_layout.maps.clear();
         incomplete_layout.samples.clear();
+        if (options.shard_count > 1)  // the file says which shard it is from the start
+          incomplete_layout.root_string_attributes.push_back({"shard", shard_text(manifest)});
         const std::string staging = new_staging_file(journal, "incomplete");
         // Tiny: rank 0 writes it alone with the serial driver (a collective MPI-IO open costs more).
         SweepFile::create(staging, MPI_COMM_SELF, incomplete_layout).close();

@@ -69,15 +69,17 @@ grid:
 on_task_error: {mode}
 output: {{samples: true}}
 """
-# a Monte Carlo draw (r_c = 0.5) makes the balls overlap mid-sweep: not foreseeable by the preflight
+# two Monte Carlo draws together (r_c = 0.7 with r_a = 1.5) make the balls overlap mid-sweep: each
+# value alone is admissible, so the preflight (every distribution's extremes, one at a time) passes
 FAILING = """model: billiards
 grid:
-  theta: {start: 1.1, stop: 1.3, num: 20}
+  theta: {start: 1.3, stop: 1.35, num: 20}
 monte_carlo:
   samples_per_point: 500
   seed: 5
   params:
-    r_c: {dist: choice, values: [1.0, 0.5], weights: [0.998, 0.002]}
+    r_c: {dist: choice, values: [1.0, 0.7], weights: [0.9, 0.1]}
+    r_a: {dist: choice, values: [1.0, 1.5], weights: [0.9, 0.1]}
 """
 BIG = """model: billiards
 grid:

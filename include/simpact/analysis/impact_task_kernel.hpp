@@ -76,6 +76,8 @@ class ImpactTaskKernel final : public TaskKernel {
   TaskStatus evaluate(std::int64_t task, const ParameterSet& params, TaskScratch& scratch,
                       double* results) const override;
   int headline_column() const override { return headline_; }
+  // The model's impact problem must build (admissible geometry, magnitudes in range).
+  void check_parameters(const ParameterSet& params) const override;
 
   // Resolves task `task` into `scratch.values` (a scratch from make_scratch) and returns its status.
   TaskStatus compute(std::int64_t task, const ParameterSet& params, ImpactTaskScratch& scratch) const;

@@ -93,6 +93,8 @@ class SimulationTaskKernel final : public TaskKernel {
   TaskStatus evaluate(std::int64_t task, const ParameterSet& params, TaskScratch& scratch,
                       double* results) const override;
   int headline_column() const override { return headline_; }
+  // The model must build with record_dof coordinates, and dt must give at most 10⁹ steps.
+  void check_parameters(const ParameterSet& params) const override;
 
   // Runs task `task` into `scratch.values` and returns its status.
   TaskStatus compute(std::int64_t task, const ParameterSet& params, SimulationTaskScratch& scratch) const;

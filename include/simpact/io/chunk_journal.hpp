@@ -37,6 +37,9 @@ struct JournalManifest {
   // a resume refuses another build (record layout, arithmetic). Empty: not recorded (older
   // simpact); docs/design.md "Journal records and their config binding".
   std::string build;
+  // The part of the sweep the journal is for: shard i/N (--shard), or 0/1 = the whole sweep.
+  std::int64_t shard_index = 0;
+  std::int64_t shard_count = 1;
 
   std::int64_t chunk_count() const { return chunk_size > 0 ? (task_count + chunk_size - 1) / chunk_size : 0; }
   // Tasks of chunk `chunk` (the last one may be short).
@@ -44,7 +47,8 @@ struct JournalManifest {
   bool operator==(const JournalManifest& o) const {
     return config_hash == o.config_hash && task_count == o.task_count && chunk_size == o.chunk_size &&
            values_per_task == o.values_per_task && columns == o.columns && records == o.records &&
-           replicas == o.replicas && statistic_columns == o.statistic_columns && build == o.build;
+           replicas == o.replicas && statistic_columns == o.statistic_columns && build == o.build &&
+           shard_index == o.shard_index && shard_count == o.shard_count;
   }
 };
 
@@ -121,6 +125,9 @@ constexpr std::int64_t journal_point_bytes(std::int64_t statistic_columns) {
 }
 
 std::string journal_directory(const std::string& output_path);
+// "i/N" of a manifest's shard; in words for messages ("shard 0/2", "the whole sweep (no --shard)").
+std::string shard_text(const JournalManifest& m);
+std::string shard_description(const JournalManifest& m);
 // Creates the directory if needed and writes the manifest durably (temp file, fsync, rename,
 // directory fsync). Throws IoError.
 void create_journal(const std::string& directory, const JournalManifest& manifest);
@@ -135,9 +142,16 @@ struct JournalContents {
   std::uintmax_t record_bytes = 0;
 };
 JournalContents journal_contents(const std::string& directory);
-// Removes everything in the directory but its lock file (held by the caller).
+// Removes the files simpact writes there (by name: manifest, records, provenance, staging
+// files), never anything else, and keeps the lock file (held by the caller).
 void clear_journal(const std::string& directory);
-void remove_journal(const std::string& directory);
+// The names simpact writes in a journal directory (journal_ownership.cpp): rank-*.bin records,
+// and lock, manifest, manifest.tmp, provenance.tsv, staging-*.h5.
+bool is_journal_record_name(const std::string& name);
+bool is_journal_file_name(const std::string& name);
+// "" when `directory` is absent or a simpact journal (it holds a manifest or records, or only
+// names simpact writes); otherwise the one-line refusal naming what it holds.
+std::string check_journal_ownership(const std::string& directory);
 
 // One rank's append-only record file for one run.
 class ChunkJournalWriter {

@@ -45,6 +45,13 @@ std::string check_result_output(const std::string& path);
 // and returns the open descriptor. Throws IoError.
 int create_exclusive(const std::string& path);
 
+// Opens a file of a journal directory (flags: O_RDONLY, O_RDWR|O_CREAT, O_WRONLY|O_APPEND|
+// O_CREAT, ...), never through a symlink (O_NOFOLLOW), and refuses anything that is not a regular
+// file with one link (a planted hard link or device is never written). Throws IoError naming it.
+int open_journal_file(const std::string& path, int flags);
+// Reads a whole journal file opened by open_journal_file, at most `cap` bytes. Throws IoError.
+std::string read_journal_file(const std::string& path, std::size_t cap, const std::string& what);
+
 // fsync()s the directory holding `path` (makes a rename durable).
 void sync_parent_directory(const std::string& path);
 

@@ -136,6 +136,8 @@ class SweepFile {
 bool sweep_file_is_complete(const std::string& path);
 // The root attribute config_hash. Throws IoError.
 std::string sweep_file_config_hash(const std::string& path);
+// The root attribute shard ("i/N" of a --shard run's file), "" for the whole sweep. Throws IoError.
+std::string sweep_file_shard(const std::string& path);
 // A whole numeric dataset, flattened in C order, converted to double / int64. Throws IoError.
 std::vector<double> read_dataset_f64(const std::string& path, const std::string& dataset);
 std::vector<std::int64_t> read_dataset_i64(const std::string& path, const std::string& dataset);

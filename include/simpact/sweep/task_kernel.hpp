@@ -55,6 +55,9 @@ class TaskKernel {
                               double* results) const = 0;
   // Index of the column shown as the headline map (/xi; a scalar column), or −1.
   virtual int headline_column() const { return -1; }
+  // Throws InputError when a task with these parameters would be refused before computing
+  // (`run` checks every grid point and the extremes of every distribution before any work).
+  virtual void check_parameters(const ParameterSet& params) const { (void)params; }
 };
 
 // Doubles a task writes: the sum of the column lengths, in column order.
