@@ -14,6 +14,7 @@
 #include "simpact/core/input_error.hpp"
 #include "simpact/integrate/dynamic_models.hpp"
 #include "simpact/models/model_catalog.hpp"
+#include "simpact/models/mujoco_mechanism.hpp"
 #include "simpact/models/test_functions.hpp"
 #include "sweep_setup.hpp"
 
@@ -74,7 +75,62 @@ struct Catalog {
   const char* flag;  // how to name one model on the command line
 };
 
+bool names_a_file(const std::string& name) {
+  auto ends_with = [&](const char* suffix) {
+    const std::string s = suffix;
+    return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
+  };
+  return ends_with(".xml") || ends_with(".urdf") || ends_with(".mjcf") || name.find('/') != std::string::npos;
+}
+
+// `simpact models FILE.xml`: the file's joints, bodies and geoms, and the parameters a config or
+// request can set (named by what they set).
+int mechanism_file(const std::string& file, bool json) {
+  MechanismSpec spec;
+  spec.file = file;
+  spec.field = "model";
+  const MujocoMechanism mechanism(spec);
+  const auto elements = mechanism.elements();
+  const auto& parameters = mechanism.parameters();
+  std::string out;
+  if (json) {
+    out = fmt::format("{{{}: {{\"nq\": {}, \"nv\": {}, \"elements\": [", json_string(file), mechanism.nq(), mechanism.nv());
+    for (std::size_t i = 0; i < elements.size(); ++i)
+      out += fmt::format("{}{{\"kind\": {}, \"name\": {}, \"type\": {}, \"id\": {}}}", i ? ", " : "",
+                         json_string(elements[i].kind), json_string(elements[i].name),
+                         json_string(elements[i].type), elements[i].id);
+    out += "], \"parameters\": [";
+    for (std::size_t i = 0; i < parameters.size(); ++i) {
+      const auto& p = parameters[i];
+      out += fmt::format("{}{{\"name\": {}, \"units\": {}, \"long_name\": {}, \"default\": {}, \"min\": {}, "
+                         "\"max\": {}}}",
+                         i ? ", " : "", json_string(p.name), json_string(p.units), json_string(p.long_name),
+                         json_number(p.default_value), json_number(p.min), json_number(p.max));
+    }
+    out += "]}}\n";
+  } else {
+    out = fmt::format("mechanism {}: nq = {}, nv = {} (momenta and velocities in qvel coordinates)\n", file,
+                      mechanism.nq(), mechanism.nv());
+    for (const std::string kind : {"joint", "body", "geom"}) {
+      out += fmt::format("  {}:", kind == "body" ? "bodies" : kind + "s");
+      for (const auto& e : elements)
+        if (e.kind == kind)
+          out += fmt::format(" {}{}", e.name.empty() ? fmt::format("#{}", e.id) : e.name,
+                             e.type.empty() ? "" : " (" + e.type + ")");
+      out += "\n";
+    }
+    out += fmt::format("  {:<22} {:<8} {:<10} {:<22} {}\n", "parameter", "units", "default", "range", "meaning");
+    for (const auto& p : parameters)
+      out += fmt::format("  {:<22} {:<8} {:<10} {:<22} {}\n", p.name, p.units, bound(p.default_value),
+                         fmt::format("[{}, {}]", bound(p.min), bound(p.max)), p.long_name);
+    out += "  contacts are geom pairs: model: {file: ..., contacts: [[geom_a, geom_b], ...]} (docs/mechanisms.md)\n";
+  }
+  std::fputs(out.c_str(), stdout);
+  return kExitOk;
+}
+
 int models(const std::string& name, bool json, bool simulate) {
+  if (!simulate && names_a_file(name)) return mechanism_file(name, json);
   const Catalog catalog =
       simulate ? Catalog{dynamic_model_names(), dynamic_model_parameters, simulate_note,
                          "simpact models --simulate"}
@@ -143,7 +199,9 @@ CommandRunner add_models_command(CLI::App& app) {
   auto simulate = std::make_shared<bool>(false);
   auto* cmd = app.add_subcommand("models",
                                  "list the models, or one model's parameters: units, default, allowed range");
-  cmd->add_option("name", *name, "a model (billiards, cradle, trex, ishigami, sobol_g): show its parameters");
+  cmd->add_option("name", *name,
+                 "a model (billiards, cradle, trex, ishigami, sobol_g), or a mechanism file (robot.xml, .urdf): "
+                 "show its parameters (a file: also its joints, bodies and geoms)");
   cmd->add_flag("--json", *json, "machine-readable output");
   cmd->add_flag("--simulate", *simulate,
                 "the time-stepping models (a config's simulate: section, simpact simulate) instead");

@@ -4,6 +4,7 @@
 #include <mujoco/mujoco.h>
 
 #include <Eigen/QR>
+#include <Eigen/SVD>
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -22,6 +23,9 @@ constexpr double kQuaternionNormTolerance = 1e-6;
 // Placement: Gauss–Newton iterations and the finite-difference step of ∂φ/∂q [m or rad].
 constexpr int kPlaceIterations = 60;
 constexpr double kPlaceStep = 1e-7;
+// Singular values of ∂φ/∂q below this fraction of the largest count as zero (a non-unique
+// placement); finite differences are accurate to ~1e-8 here.
+constexpr double kPlaceRankTolerance = 1e-6;
 
 const char* joint_type_name(int type) {
   switch (type) {
@@ -149,7 +153,6 @@ MujocoMechanism::MujocoMechanism(MechanismSpec spec) : model_(std::make_unique<M
   const mjModel* m = model_->m;
 
   // Contacts: pairs of named geoms.
-  if (spec_.contacts.empty()) throw InputError(f + ".contacts", "must list at least one [geom_a, geom_b] pair");
   std::vector<std::string> geom_names;
   for (int g = 0; g < m->ngeom; ++g)
     if (const char* name = mj_id2name(m, mjOBJ_GEOM, g); name && *name) geom_names.emplace_back(name);
@@ -191,8 +194,9 @@ MujocoMechanism::MujocoMechanism(MechanismSpec spec) : model_(std::make_unique<M
       double lo = -kInf, hi = kInf;
       if (nqj == 1 && m->jnt_limited[j]) lo = m->jnt_range[2 * j], hi = m->jnt_range[2 * j + 1];
       const char* units = type == mjJNT_HINGE ? "rad" : linear ? "m" : (type == mjJNT_FREE && i < 3) ? "m" : "1";
-      parameters_.push_back({qpos_names_[adr], units, fmt::format("coordinate {} of joint '{}' ({})", i, name, joint_type_name(type)),
-                             m->qpos0[adr], lo, hi, false});
+      const std::string meaning = nqj == 1 ? fmt::format("{} of joint '{}'", linear ? "position" : "angle", name)
+                                            : fmt::format("qpos {} of {} joint '{}'", i, joint_type_name(type), name);
+      parameters_.push_back({qpos_names_[adr], units, meaning, m->qpos0[adr], lo, hi, false});
       targets_.push_back({Target::kQpos, adr});
     }
     for (int i = 0; i < nvj; ++i) {
@@ -200,7 +204,9 @@ MujocoMechanism::MujocoMechanism(MechanismSpec spec) : model_(std::make_unique<M
       qvel_names_[adr] = indexed("qvel." + name, nvj, i);
       const bool angular = type == mjJNT_HINGE || type == mjJNT_BALL || (type == mjJNT_FREE && i >= 3);
       parameters_.push_back({qvel_names_[adr], angular ? "rad s-1" : "m s-1",
-                             fmt::format("velocity {} of joint '{}' ({})", i, name, joint_type_name(type)), 0.0,
+                             nvj == 1 ? fmt::format("velocity of joint '{}'", name)
+                                      : fmt::format("qvel {} of {} joint '{}'", i, joint_type_name(type), name),
+                             0.0,
                              -kInf, kInf, false});
       targets_.push_back({Target::kQvel, adr});
     }
@@ -416,9 +422,8 @@ void MujocoMechanism::place(MechanismState& state, Workspace& workspace) const {
   };
   gaps(q, phi);
   Eigen::MatrixXd jacobian(k, n);
-  for (int it = 0; it < kPlaceIterations && phi.allFinite() && phi.cwiseAbs().maxCoeff() > 0.5 * spec_.gap_tolerance;
-       ++it) {
-    for (int j = 0; j < n; ++j) {  // central differences: φ is smooth away from shape edges
+  auto differentiate = [&] {  // central differences: φ is smooth away from shape edges
+    for (int j = 0; j < n; ++j) {
       Eigen::VectorXd plus = q, minus = q, phi_plus, phi_minus;
       plus[place_qpos_[j]] += kPlaceStep;
       minus[place_qpos_[j]] -= kPlaceStep;
@@ -426,6 +431,10 @@ void MujocoMechanism::place(MechanismState& state, Workspace& workspace) const {
       gaps(minus, phi_minus);
       jacobian.col(j) = (phi_plus - phi_minus) / (2 * kPlaceStep);
     }
+  };
+  for (int it = 0; it < kPlaceIterations && phi.allFinite() && phi.cwiseAbs().maxCoeff() > 0.5 * spec_.gap_tolerance;
+       ++it) {
+    differentiate();
     // The least-norm Gauss–Newton step, halved until the gaps shrink.
     const Eigen::VectorXd step = jacobian.completeOrthogonalDecomposition().solve(-phi);
     double scale = 1.0;
@@ -450,6 +459,18 @@ void MujocoMechanism::place(MechanismState& state, Workspace& workspace) const {
                                    "tolerance {:g})",
                                    spec_.contacts[c].first, spec_.contacts[c].second, fmt::join(spec_.place, ", "),
                                    phi[c], spec_.gap_tolerance));
+  // A placement is a function of the other coordinates only where the placed coordinates move
+  // the gaps independently (rank min(n, k)): elsewhere (two feet at one point) a whole family of
+  // placements closes the contacts, and the one found would depend on the solver's path.
+  differentiate();
+  const Eigen::JacobiSVD<Eigen::MatrixXd> svd(jacobian);
+  const auto& sigma = svd.singularValues();
+  const int rank_needed = std::min(n, k);
+  if (sigma.size() < rank_needed || !(sigma[rank_needed - 1] > kPlaceRankTolerance * sigma[0]))
+    throw InputError(spec_.field + ".place",
+                     fmt::format("the placement of {} is not unique here: the contacts' gaps move with "
+                                 "fewer than {} independent combinations of them",
+                                 fmt::join(spec_.place, ", "), rank_needed));
   state.qpos = q;
 }
 

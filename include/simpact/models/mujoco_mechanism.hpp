@@ -73,7 +73,8 @@ class MujocoMechanism {
   };
   using WorkspacePtr = std::unique_ptr<Workspace, WorkspaceDeleter>;
 
-  // Loads the file and resolves the contact and place names. Throws InputError naming the field
+  // Loads the file and resolves the contact and place names (no contacts: a description only,
+  // for `simpact models FILE`; an impact needs at least one). Throws InputError naming the field
   // ("mechanism.file", "mechanism.contacts[1][0]", "mechanism.place[0]").
   explicit MujocoMechanism(MechanismSpec spec);
   ~MujocoMechanism();
