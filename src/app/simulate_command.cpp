@@ -29,11 +29,11 @@ CommandRunner add_simulate_command(CLI::App& app) {
     const bool hdf5 = args->output.size() > 3 && args->output.substr(args->output.size() - 3) == ".h5";
     const std::string text = read_json_input(args->input);
     if (hdf5) {
-      const SimulateRun run = run_simulation(text);
+      const SimulateRun run = run_simulation(text, input_folder(args->input));
       write_simulation_hdf5(args->output, run.request, run.report);
       return 0;
     }
-    const std::string result = simulate_json(text, args->indent());
+    const std::string result = simulate_json(text, args->indent(), input_folder(args->input));
     write_text_output(args->output, result);
     return 0;
   };

@@ -389,10 +389,13 @@ MidpointStep MidpointIntegrator::solve_contacts(const DofVector& q1, const DofVe
     const double rn = max_abs(r);
     const double relative = rn == 0.0 ? 0.0 : (scale > 0.0 ? rn / scale : INFINITY);
     last_residual = std::max({relative, phi_error / phi_scale, rule_error});
-    const bool at_floor = rn <= floor;
     const double eps16 = kRoundingFactor * std::numeric_limits<double>::epsilon();
+    // Gaps formed from larger positions than q round at that length: Δq, hence MΔq/h, is known
+    // only to it (0 for the built-in models: the floors below are then today's).
+    const double gap_length = k > 0 ? model_->gap_length_scale(q2) : 0.0;
+    const bool at_floor = rn <= std::max(floor, eps16 * mass_norm * gap_length / h);
     if ((relative <= options_.tolerance || at_floor) &&
-        phi_error <= options_.tolerance * phi_scale + eps16 * phi_scale &&
+        phi_error <= options_.tolerance * phi_scale + eps16 * std::max(phi_scale, gap_length) &&
         rule_error <= options_.tolerance + eps16) {
       result.iterations = it;
       result.residual = last_residual;

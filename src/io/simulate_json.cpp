@@ -21,6 +21,7 @@ using detail::printable;
 
 const std::vector<std::string> kKeys = {"_comment",
                                         "model",
+                                        "mechanism",
                                         "params",
                                         "q0",
                                         "p0",
@@ -89,16 +90,47 @@ std::vector<double> vector(const Json& j, const std::string& field) {
 
 }  // namespace
 
-SimulateRequest parse_simulate_request(const std::string& json_text, const SimulateLimits& limits) {
+namespace {
+// "mechanism": {"file": ..., "contacts": [[a, b], ...]}.
+SimulateMechanism read_mechanism(const Json& spec, const std::string& base_dir) {
+  if (!spec.is_object()) throw InputError("mechanism", "must be an object {\"file\": ..., \"contacts\": [[a, b], ...]}");
+  check_keys(spec, {"file", "contacts"}, "mechanism.");
+  SimulateMechanism m;
+  if (!spec.contains("file") || !spec["file"].is_string() || spec["file"].get<std::string>().empty())
+    throw InputError("mechanism.file", "required: an MJCF or URDF file name");
+  m.file = spec["file"].get<std::string>();
+  if (!base_dir.empty() && m.file.front() != '/') m.file = base_dir + "/" + m.file;
+  if (!spec.contains("contacts") || !spec["contacts"].is_array())
+    throw InputError("mechanism.contacts", "required: an array of [geom_a, geom_b] pairs");
+  const Json& contacts = spec["contacts"];
+  for (std::size_t c = 0; c < contacts.size(); ++c) {
+    const Json& pair = contacts[c];
+    if (!pair.is_array() || pair.size() != 2 || !pair[0].is_string() || !pair[1].is_string())
+      throw InputError(fmt::format("mechanism.contacts[{}]", c), "must be a pair [geom_a, geom_b] of geom names");
+    m.contacts.emplace_back(pair[0].get<std::string>(), pair[1].get<std::string>());
+  }
+  return m;
+}
+}  // namespace
+
+SimulateRequest parse_simulate_request(const std::string& json_text, const SimulateLimits& limits,
+                                       const std::string& base_dir) {
   // Repeated keys and numbers beyond the doubles (1e999) are InputErrors, as for `resolve`.
   Json doc = detail::parse_document(json_text);
   if (!doc.is_object()) throw InputError("input", "must be a JSON object");
   check_keys(doc, kKeys, "");
   SimulateRequest r;
-  if (!doc.contains("model")) throw InputError("model", "required (e.g. \"chain\", \"cradle\")");
-  if (!doc["model"].is_string()) throw InputError("model", "must be a string");
-  r.model = doc["model"].get<std::string>();
-  if (!valid_name(r.model))
+  if (doc.contains("mechanism")) {
+    if (doc.contains("model")) throw InputError("model", "give 'model' or 'mechanism', not both");
+    r.mechanism = read_mechanism(doc["mechanism"], base_dir);
+    r.model = r.mechanism->file;
+  } else {
+    if (!doc.contains("model"))
+      throw InputError("model", "required (e.g. \"chain\", \"cradle\"; or a \"mechanism\" file)");
+    if (!doc["model"].is_string()) throw InputError("model", "must be a string");
+    r.model = doc["model"].get<std::string>();
+  }
+  if (!r.mechanism && !valid_name(r.model))
     throw InputError("model",
                      fmt::format("{} is not a model name ({})",
                                  r.model.empty() ? std::string("\"\"") : in_quotes(r.model), name_rule()));

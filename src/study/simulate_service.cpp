@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <Eigen/Cholesky>
+#include <algorithm>
 
 #include "simpact/core/input_error.hpp"
 #include "simpact/integrate/dynamic_models.hpp"
+#include "simpact/integrate/mechanism_dynamic_model.hpp"
 #include "simpact/integrate/simulation.hpp"
 #include "simpact/io/simulate_json.hpp"
 
@@ -40,16 +42,33 @@ SimulationOptions options_of(const SimulateRequest& r) {
   o.record_steps = r.record_steps;
   return o;
 }
+// A mechanism file's dynamic model; its default initial state is params' qpos.*/qvel.* (the
+// file's qpos0 and rest otherwise); mass/size/pos parameters edit the model.
+std::unique_ptr<DynamicModel> mechanism_dynamic_system(const SimulateMechanism& spec, const ParameterSet& params,
+                                                       DynamicSystem& system) {
+  auto mechanism = std::make_shared<const MujocoMechanism>(
+      MechanismSpec{spec.file, spec.contacts, {}, kGapTolerance, "mechanism"});
+  for (const auto& [name, value] : params.entries()) {
+    const auto& known = mechanism->parameters();
+    if (std::none_of(known.begin(), known.end(), [&](const ParameterInfo& p) { return p.name == name; }))
+      throw InputError("params." + name, "unknown parameter of the mechanism (see `simpact models FILE`)");
+  }
+  MechanismState state = mechanism->state_from(params);
+  auto model = std::make_unique<MechanismDynamicModel>(mechanism, state);
+  system.q0 = state.qpos;
+  system.v0 = state.qvel;
+  return model;
+}
 }  // namespace
 
-std::string simulate_json(const std::string& json_text, int indent) {
-  const SimulateRun run = run_simulation(json_text);
+std::string simulate_json(const std::string& json_text, int indent, const std::string& base_dir) {
+  const SimulateRun run = run_simulation(json_text, base_dir);
   return simulation_to_json(run.request, run.report, indent);
 }
 
-SimulateRun run_simulation(const std::string& json_text) {
+SimulateRun run_simulation(const std::string& json_text, const std::string& base_dir) {
   SimulateRun run;
-  run.request = parse_simulate_request(json_text);
+  run.request = parse_simulate_request(json_text, {}, base_dir);
   run.report = run_simulation(run.request);
   return run;
 }
@@ -57,13 +76,18 @@ SimulateRun run_simulation(const std::string& json_text) {
 SimulateReport run_simulation(const SimulateRequest& request) {
   const SimulationOptions options = options_of(request);
   DynamicSystem system;
+  std::unique_ptr<DynamicModel> mechanism_model;
   try {
-    system = make_dynamic_system(request.model, request.params);
+    if (request.mechanism)
+      mechanism_model = mechanism_dynamic_system(*request.mechanism, request.params, system);
+    else
+      system = make_dynamic_system(request.model, request.params);
   } catch (const InputError& e) {
-    if (e.field() == "model") throw;
+    if (e.field() == "model" || e.field().rfind("mechanism", 0) == 0) throw;
     throw InputError("params." + e.field(), std::string(e.what()).substr(e.field().size() + 2));
   }
-  const DynamicModel& model = *system.model;
+  if (mechanism_model) system.model.reset();
+  const DynamicModel& model = mechanism_model ? *mechanism_model : *system.model;
   const int n = model.dof();
   const DofVector q0 = request.q0.empty() ? system.q0 : to_dof(request.q0, n, "q0");
   DofVector p0;

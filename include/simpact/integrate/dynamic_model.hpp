@@ -62,6 +62,11 @@ class DynamicModel {
   // φ_i(q) for every contact [length]; Dφ(q), one row per contact.
   virtual void gaps(const DofVector& q, ContactVector& phi) const;
   virtual void gap_jacobian(const DofVector& q, NormalMatrix& jacobian) const;
+  // The length whose rounding the gaps carry at q [m]: a model that forms φ from positions
+  // larger than q itself (a mechanism file's world coordinates, q being offsets from the file's
+  // pose) says so, and a resting contact's Newton iteration then stops at that rounding floor.
+  // The default 0: the gaps are as precise as q.
+  virtual double gap_length_scale(const DofVector& /*q*/) const { return 0.0; }
   // Coulomb friction of resting contacts (MidpointIntegrator): the coefficient μ (0: frictionless,
   // the default) and, one row per contact, the Jacobian of its tangential sliding coordinate
   // (all-zero rows: a frictionless contact).

@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "simpact/core/ordering_policy.hpp"
@@ -34,8 +35,16 @@
 
 namespace simpact {
 
+// "mechanism": {"file": "robot.xml", "contacts": [["geom_a", "geom_b"], ...]} in place of "model":
+// a mechanism file (DESIGN §4), its path resolved from the request's folder.
+struct SimulateMechanism {
+  std::string file;
+  std::vector<std::pair<std::string, std::string>> contacts;
+};
+
 struct SimulateRequest {
-  std::string model;
+  std::string model;                          // a built-in model, or the mechanism's file
+  std::optional<SimulateMechanism> mechanism;  // set: a mechanism file instead of a model
   ParameterSet params;
   std::vector<double> q0, p0, v0;  // empty: not given
   double dt = 0.0;
@@ -93,7 +102,9 @@ inline constexpr double kMaxSimulateDt = 1e6;
 // A model or parameter name: 1 to kMaxSimulateName printable ASCII characters.
 inline constexpr std::size_t kMaxSimulateName = 64;
 
-SimulateRequest parse_simulate_request(const std::string& json_text, const SimulateLimits& limits = {});
+// base_dir: the folder a mechanism's relative file is resolved from (empty: the working directory).
+SimulateRequest parse_simulate_request(const std::string& json_text, const SimulateLimits& limits = {},
+                                       const std::string& base_dir = "");
 
 std::string simulation_to_json(const SimulateRequest& request, const SimulateReport& report, int indent = -1);
 

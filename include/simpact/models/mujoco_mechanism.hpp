@@ -118,6 +118,25 @@ class MujocoMechanism {
   // True when the state's system exceeds the fixed capacity (nv > kMaxDof or > kMaxContacts).
   bool needs_dynamic_sizes() const;
 
+  // ---- time stepping (integrate/mechanism_dynamic_model.hpp) ----
+  // M(q) alone (no contacts) under state.edits.
+  void mass_matrix(const MechanismState& state, const Eigen::VectorXd& qpos, Workspace& workspace,
+                   Eigen::MatrixXd& mass) const;
+  // V(q) = gravity (−Σ m_b g·x_b, bodies' centres of mass) + joint springs (½k(q − q_spring)²)
+  // [J], and its gradient ∂V/∂q when gradient != nullptr.
+  double potential(const MechanismState& state, const Eigen::VectorXd& qpos, Workspace& workspace,
+                   Eigen::VectorXd* gradient) const;
+  // The largest world coordinate the contacts' gaps are formed from at qpos (|geom position| +
+  // bounding radius) [m]: the length their rounding scales with.
+  double gap_length_scale(const MechanismState& state, const Eigen::VectorXd& qpos, Workspace& workspace) const;
+  // MuJoCo's joint damping per dof [N·s/m or N·m·s/rad]: the force −D·q̇.
+  Eigen::VectorXd damping() const;
+  // The name of coordinate i (the joint's, with [i] for a multi-dof joint).
+  std::string coordinate_name(int i) const;
+  // Empty when every joint is a hinge or a slide (qpos and qvel coordinates coincide), else the
+  // first ball or free joint's name: the variational integrator steps q in R^n.
+  std::string non_euclidean_joint() const;
+
  private:
   struct Model;  // the loaded mjModel and its name tables
   std::unique_ptr<Model> model_;

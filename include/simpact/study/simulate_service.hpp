@@ -16,13 +16,13 @@ struct SimulateRun {
 };
 
 // Parse, build, run: the request and the plain report (for the JSON or HDF5 writers of io).
-SimulateRun run_simulation(const std::string& json_text);
+SimulateRun run_simulation(const std::string& json_text, const std::string& base_dir = "");
 
 // Build and run a parsed request (parse_simulate_request, with the limits the caller chose).
 // Throws InputError for what the parser cannot see (an unknown model or parameter, q0 of the
 // wrong size or penetrating), and NewtonError, ImpactError or NonFiniteStateError at run time.
 SimulateReport run_simulation(const SimulateRequest& request);
 
-std::string simulate_json(const std::string& json_text, int indent = -1);
+std::string simulate_json(const std::string& json_text, int indent = -1, const std::string& base_dir = "");
 
 }  // namespace simpact

@@ -1,0 +1,103 @@
+// Time stepping a mechanism file (integrate/mechanism_dynamic_model.hpp): the MJCF chain follows
+// the built-in chain's trajectory over 1 000 steps, and the MJCF cradle at 60 Hz, 600 Hz and 6 kHz
+// ends at R·[0,0,v] + (1−R)·[v/3,v/3,v/3] with E₁/E₀ = R² + (1−R²)/3 (eq. 16's blend of the
+// unique elastic outcome and the plastic one), for R ∈ {1, 0.7, 0}.
+#include "simpact/integrate/mechanism_dynamic_model.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+#include "simpact/core/input_error.hpp"
+#include "simpact/integrate/dynamic_models.hpp"
+#include "simpact/integrate/simulation.hpp"
+
+namespace simpact {
+namespace {
+
+std::string example(const std::string& name) {
+  const char* root = std::getenv("SIMPACT_SOURCE_DIR");
+  return std::string(root ? root : ".") + "/examples/mechanisms/" + name;
+}
+
+std::shared_ptr<const MujocoMechanism> load(const std::string& file,
+                                            std::vector<std::pair<std::string, std::string>> contacts) {
+  MechanismSpec spec;
+  spec.file = example(file);
+  spec.contacts = std::move(contacts);
+  return std::make_shared<const MujocoMechanism>(spec);
+}
+
+DofVector vec(std::initializer_list<double> x) {
+  DofVector v(static_cast<Eigen::Index>(x.size()));
+  int i = 0;
+  for (double e : x) v[i++] = e;
+  return v;
+}
+
+TEST(MechanismDynamicModel, ChainFollowsTheBuiltinChain) {
+  const auto mechanism = load("chain.xml", {});
+  const MechanismDynamicModel mjcf(mechanism, mechanism->state_from({}));
+  const DynamicSystem builtin = make_chain(4);
+  const DofVector q0 = vec({0.5, -0.3, 0.2, 0.1});
+  const DofVector v0 = vec({0.0, 0.4, 0.0, -0.2});
+  // Same M(q) and V(q) to the inertia MuJoCo needs at the point masses (1e-13 kg m²).
+  EXPECT_LT((mjcf.mass_matrix(q0) - builtin.model->mass_matrix(q0)).cwiseAbs().maxCoeff(), 1e-11);
+  SimulationOptions options;
+  options.dt = 1e-3;
+  options.steps = 1000;
+  for (long s = 100; s <= 1000; s += 100) options.record_steps.push_back(s);
+  const SimulationResult a = simulate(*builtin.model, q0, builtin.model->mass_matrix(q0) * v0, options);
+  const SimulationResult b = simulate(mjcf, q0, mjcf.mass_matrix(q0) * v0, options);
+  ASSERT_EQ(a.records.size(), b.records.size());
+  double worst = 0.0;
+  for (std::size_t r = 0; r < a.records.size(); ++r) {
+    worst = std::max(worst, (a.records[r].q - b.records[r].q).cwiseAbs().maxCoeff());
+    worst = std::max(worst, (a.records[r].p - b.records[r].p).cwiseAbs().maxCoeff());
+  }
+  EXPECT_LT(worst, 1e-9) << "largest difference in q or p over 1000 steps";
+}
+
+TEST(MechanismDynamicModel, CradleEndsAtTheRestitutionBlendAtEveryRate) {
+  const auto mechanism = load("cradle3.xml", {{"ball_a", "ball_b"}, {"ball_b", "ball_c"}});
+  const MechanismDynamicModel cradle(mechanism, mechanism->state_from({}));
+  const double v = 1.3;
+  for (double rate : {60.0, 600.0, 6000.0})
+    for (double r : {1.0, 0.7, 0.0}) {
+      SimulationOptions options;
+      options.dt = 1.0 / rate;
+      options.steps = static_cast<long>(std::ceil(1.0 * rate));  // 1 s: the impact at t = 0.5/v
+      options.restitution = r;
+      const DofVector q0 = vec({-0.5, 0.0, 0.0});
+      const SimulationResult run = simulate(cradle, q0, vec({v, 0.0, 0.0}), options);
+      const DofVector expected = r * vec({0.0, 0.0, v}) + (1 - r) * vec({v / 3, v / 3, v / 3});
+      SCOPED_TRACE(::testing::Message() << "rate " << rate << " Hz, R = " << r);
+      EXPECT_EQ(run.impacts.size(), 1u);
+      EXPECT_LT((run.p - expected).cwiseAbs().maxCoeff(), 1e-9);
+      EXPECT_NEAR(run.energy.final / run.energy.initial, r * r + (1 - r * r) / 3, 1e-9);
+    }
+}
+
+TEST(MechanismDynamicModel, RefusesJointsItCannotStep) {
+  // A free joint: quaternion coordinates are not steps in R^n.
+  const char* path = "/tmp/simpact_free_joint_test.xml";
+  FILE* f = std::fopen(path, "w");
+  std::fputs("<mujoco><worldbody><body><freejoint name='root'/><geom size='1'/></body></worldbody></mujoco>", f);
+  std::fclose(f);
+  MechanismSpec spec;
+  spec.file = path;
+  const auto mechanism = std::make_shared<const MujocoMechanism>(spec);
+  try {
+    MechanismDynamicModel model(mechanism, mechanism->state_from({}));
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "mechanism.file");
+    EXPECT_NE(std::string(e.what()).find("'root'"), std::string::npos);
+  }
+  std::remove(path);
+}
+
+}  // namespace
+}  // namespace simpact
