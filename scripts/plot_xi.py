@@ -4,6 +4,7 @@
        scripts/plot_xi.py results/billiards_map.h5 --log -o map_log.png  # ξ near its zeros
        scripts/plot_xi.py results/cradle_masses.h5 --group energy --out energy.png
        scripts/plot_xi.py results/billiards_mc.h5 --log   # mean ξ, ±std band, min/max
+       scripts/plot_xi.py results/biped_touchdown.h5 --mark 0.3 -1.0722 "designed" -o biped.png
 
 Plot maps of a simpact sweep file: curves over 1-axis grids, heatmaps over 2-axis grids, one
 heatmap panel per value of the first axis over 3-axis grids. Labels come from the file; the
@@ -34,6 +35,9 @@ def parse_args():
     parser.add_argument("--group", metavar="G",
                         help="draw every map of group G (xi_maps, energy, outcomes)")
     parser.add_argument("--log", action="store_true", help="logarithmic colour / y scale")
+    parser.add_argument("--mark", nargs="+", action="append", metavar="X Y [LABEL]",
+                        help="mark a point (first axis, second axis) on every heatmap, e.g. a "
+                             "designed configuration from `simpact design`; repeatable")
     parser.add_argument("-o", "--out", help="output .png or .pdf (default: <stem>_xi.png)")
     return parser.parse_args()
 
@@ -80,6 +84,14 @@ def main():
         title = (sh.wrap(f"{described or sweep.model} ({os.path.basename(args.file)})", 60)
                  + ("" if sweep.complete else "  [INCOMPLETE]"))
     fig = sp.figure_of_maps(maps, log=args.log, suptitle=title)
+    for mark in args.mark or []:
+        if len(mark) not in (2, 3):
+            raise sh.SweepError(f"--mark takes X Y [LABEL] (got {' '.join(mark)})")
+        try:
+            x, y = float(mark[0]), float(mark[1])
+        except ValueError:
+            raise sh.SweepError(f"--mark: X and Y must be numbers (got {mark[0]} {mark[1]})") from None
+        sp.mark_point(fig, x, y, mark[2] if len(mark) == 3 else None)
     sp.save_figure(fig, out)
     print(f"wrote {out} ({', '.join(m.path for m in maps)})")
 

@@ -266,6 +266,17 @@ def draw_map_block(container, m, log=False, title=None):
     container.suptitle(_title(title or m.path, notes), fontsize=10)
 
 
+def mark_point(fig, x, y, label=None):
+    """A white-edged star at (x, y) on every heatmap of `fig` (axes holding a QuadMesh)."""
+    from matplotlib.collections import QuadMesh
+    for ax in fig.get_axes():
+        if ax.get_label() != "<colorbar>" and any(isinstance(c, QuadMesh) for c in ax.collections):
+            ax.plot([x], [y], marker="*", markersize=14, color="red", markeredgecolor="white",
+                    linestyle="none", label=label)
+            if label:
+                ax.legend(loc="upper right", fontsize=8, framealpha=0.8)
+
+
 def colour_bar(container, mesh, axes, scale, label):
     """The colour bar beside `axes`, labelled `long_name [units]`, integer ticks for counts."""
     bar = container.colorbar(mesh, ax=axes, extend=scale.extend)

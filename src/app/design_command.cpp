@@ -29,7 +29,7 @@ CommandRunner add_design_command(CLI::App& app) {
       "0.08}, ..}}\n"
       "Example: simpact design configs/examples/design_trex.json --table");
   return [args, table] {
-    const DesignRun run = run_design(read_json_input(args->input));
+    const DesignRun run = run_design(read_json_input(args->input), input_folder(args->input));
     write_text_output(args->output,
                       *table ? design_table_text(run.report) : design_to_json(run.report, args->indent()));
     if (!run.report.converged()) {

@@ -16,9 +16,10 @@ using detail::Json;
 using detail::Names;
 using OrderedJson = nlohmann::ordered_json;
 
-const Names kKeys = {"_comment",      "model",        "foot",          "configuration",
-                     "design",        "place",        "free",          "cosine_tolerance",
-                     "gap_tolerance", "length_scale", "max_iterations"};
+const Names kKeys = {"_comment",      "model",        "foot",           "configuration",
+                     "design",        "place",        "free",           "cosine_tolerance",
+                     "gap_tolerance", "length_scale", "max_iterations", "mechanism",
+                     "params",        "dihedral_m"};
 const Names kBoundKeys = {"min", "max", "scale"};
 
 void check_keys(const Json& obj, const Names& allowed, const std::string& prefix) {
@@ -59,16 +60,49 @@ OrderedJson number_or_null(double v) {
 
 }  // namespace
 
-DesignRequest parse_design_request(const std::string& json_text) {
+DesignRequest parse_design_request(const std::string& json_text, const std::string& base_dir) {
   const Json doc = detail::parse_document(json_text);
   require_object(doc, "request");
   ErrorList errors;
   DesignRequest r;
   errors.attempt([&] { check_keys(doc, kKeys, ""); });
   errors.attempt([&] {
-    if (!doc.contains("model")) throw InputError("model", "required (allowed: trex)");
+    if (doc.contains("mechanism")) {
+      if (doc.contains("model")) throw InputError("model", "give 'model' or 'mechanism', not both");
+      const Json& m = doc.at("mechanism");
+      require_object(m, "mechanism");
+      check_keys(m, {"file", "contacts"}, "mechanism.");
+      DesignMechanism mechanism;
+      if (!m.contains("file")) throw InputError("mechanism.file", "required: an MJCF or URDF file");
+      mechanism.file = detail::read_string(m.at("file"), "mechanism.file");
+      if (mechanism.file.empty()) throw InputError("mechanism.file", "required: an MJCF or URDF file");
+      if (!base_dir.empty() && mechanism.file.front() != '/') mechanism.file = base_dir + "/" + mechanism.file;
+      const Json* contacts = m.contains("contacts") ? &m.at("contacts") : nullptr;
+      if (!contacts || !contacts->is_array() || contacts->size() != 2)
+        throw InputError("mechanism.contacts", "must be two [geom_a, geom_b] pairs: the contacts whose normals "
+                                               "are designed");
+      for (std::size_t c = 0; c < 2; ++c) {
+        const std::string field = detail::index_field("mechanism.contacts", c);
+        const Json& pair = contacts->at(c);
+        if (!pair.is_array() || pair.size() != 2) throw InputError(field, "must be a pair [geom_a, geom_b]");
+        mechanism.contacts.emplace_back(detail::read_string(pair[0], detail::index_field(field, 0)),
+                                        detail::read_string(pair[1], detail::index_field(field, 1)));
+      }
+      r.model = mechanism.file;
+      r.mechanism = mechanism;
+      return;
+    }
+    if (!doc.contains("model")) throw InputError("model", "required (allowed: trex; or a \"mechanism\" file)");
     r.model = detail::read_string(doc.at("model"), "model");
   });
+  if (doc.contains("params")) r.params = read_named_values(doc.at("params"), "params", errors);
+  if (doc.contains("dihedral_m"))
+    errors.attempt([&] {
+      const double m = detail::read_number(doc.at("dihedral_m"), "dihedral_m");
+      if (!(m >= 2 && m <= 1000 && m == std::floor(m)))
+        throw InputError("dihedral_m", fmt::format("must be an integer in [2, 1000] (got {})", m));
+      r.dihedral_m = static_cast<int>(m);
+    });
   if (doc.contains("foot"))
     errors.attempt([&] {
       r.foot = detail::read_string(doc.at("foot"), "foot");
@@ -126,7 +160,7 @@ DesignRequest parse_design_request(const std::string& json_text) {
 std::string design_to_json(const DesignReport& report, int indent) {
   OrderedJson out;
   out["model"] = report.model;
-  out["foot"] = report.foot;
+  out["foot"] = report.foot.empty() ? OrderedJson(nullptr) : OrderedJson(report.foot);  // TREX only
   out["status"] = report.rows.empty() ? "" : report.rows.back().status;
   out["iterations"] = report.rows.empty() ? 0 : report.rows.back().iterations;
   out["at_bound"] = report.at_bound;

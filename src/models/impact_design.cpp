@@ -31,7 +31,7 @@ Residual residual_at(const DesignEvaluator& evaluate, const Eigen::VectorXd& w,
   r.gap_b = scratch.gap_b;
   r.cosine = normalized_metric_cosine(scratch);
   r.g << r.gap_a / options.length_scale, r.gap_b / options.length_scale,
-      options.orthogonality ? r.cosine : 0.0;
+      options.orthogonality ? r.cosine - options.target_cosine : 0.0;
   r.ok = r.g.allFinite();
   return r;
 }
@@ -42,7 +42,7 @@ double merit(const Residual& r) {
 
 bool converged(const Residual& r, const DesignSolverOptions& options) {
   return r.ok && std::abs(r.gap_a) <= options.gap_tolerance && std::abs(r.gap_b) <= options.gap_tolerance &&
-         (!options.orthogonality || std::abs(r.cosine) <= options.cosine_tolerance);
+         (!options.orthogonality || std::abs(r.cosine - options.target_cosine) <= options.cosine_tolerance);
 }
 
 }  // namespace

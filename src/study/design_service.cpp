@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "simpact/core/input_error.hpp"
+#include "simpact/models/mujoco_mechanism.hpp"
 #include "simpact/models/trex_design.hpp"
 
 namespace simpact {
@@ -50,11 +51,132 @@ DesignRow make_row(const std::string& name, const DesignResult& result, TrexCont
   return row;
 }
 
+// ---- any mechanism file ---------------------------------------------------------------------
+
+// The design variables of a mechanism: every parameter but velocities and restitution, by name.
+struct MechanismVariables {
+  std::vector<std::string> names;
+  std::vector<double> scales;  // "nearby": 1 rad for angles, 0.01 m for lengths, 10 % for masses
+
+  int index(const std::string& name, const std::string& field) const {
+    const auto it = std::find(names.begin(), names.end(), name);
+    if (it == names.end())
+      throw InputError(field, fmt::format("unknown parameter '{}' of the mechanism (see `simpact models FILE`)", name));
+    return static_cast<int>(it - names.begin());
+  }
+};
+
+DesignRow mechanism_row(const std::string& name, const DesignResult& result, const MechanismVariables& vars,
+                        const DesignEvaluator& evaluate, const DesignRequest& req) {
+  DesignRow row;
+  row.name = name;
+  row.status = to_string(result.status);
+  row.iterations = result.iterations;
+  for (std::size_t i = 0; i < vars.names.size(); ++i)
+    if (vars.names[i].rfind("qpos.", 0) == 0)
+      row.configuration.emplace_back(vars.names[i], result.w[static_cast<Eigen::Index>(i)]);
+  for (const auto& [param, value] : req.params)  // the design parameters given, at their values
+    if (param.rfind("qpos.", 0) != 0)
+      row.design.emplace_back(param, result.w[vars.index(param, "params." + param)]);
+  if (req.free)
+    for (const auto& f : *req.free)
+      if (f.name.rfind("qpos.", 0) != 0 &&
+          std::none_of(row.design.begin(), row.design.end(), [&](const auto& d) { return d.first == f.name; }))
+        row.design.emplace_back(f.name, result.w[vars.index(f.name, "free." + f.name)]);
+  DesignPoint point;
+  evaluate(result.w, point);
+  row.tail_length = std::numeric_limits<double>::quiet_NaN();  // TREX's only
+  row.metric_product = metric_product(point);
+  row.normalized_product = normalized_metric_cosine(point);
+  const auto& c = req.mechanism->contacts;
+  row.gaps = {{c[0].first + "-" + c[0].second, point.gap_a}, {c[1].first + "-" + c[1].second, point.gap_b}};
+  return row;
+}
+
+DesignRun run_mechanism_design(DesignRun run) {
+  const DesignRequest& req = run.request;
+  MechanismSpec spec;
+  spec.file = req.mechanism->file;
+  spec.contacts = req.mechanism->contacts;
+  const auto mechanism = std::make_shared<const MujocoMechanism>(spec);
+  MechanismVariables vars;
+  std::vector<double> start;
+  for (const auto& p : mechanism->parameters()) {
+    if (p.name.rfind("qvel.", 0) == 0 || p.name == "restitution") continue;
+    vars.names.push_back(p.name);
+    vars.scales.push_back(p.units == "rad" ? 1.0 : p.units == "kg" ? 0.1 * std::max(p.default_value, 1e-3) : 0.01);
+    start.push_back(p.default_value);
+  }
+  Eigen::VectorXd w = Eigen::Map<const Eigen::VectorXd>(start.data(), static_cast<Eigen::Index>(start.size()));
+  for (const auto& [name, v] : req.params) w[vars.index(name, "params." + name)] = v;
+  auto workspace = std::shared_ptr<MujocoMechanism::Workspace>(mechanism->make_workspace().release(),
+                                                               MujocoMechanism::WorkspaceDeleter());
+  const DesignEvaluator evaluate = [mechanism, vars, workspace](const Eigen::VectorXd& x, DesignPoint& out) {
+    ParameterSet params;
+    for (std::size_t i = 0; i < vars.names.size(); ++i) params.set(vars.names[i], x[static_cast<Eigen::Index>(i)]);
+    const MechanismState state = mechanism->state_from(params);
+    MechanismEvaluation e;
+    mechanism->evaluate(state, state.qpos, *workspace, e);
+    out.mass = e.mass;
+    out.normal_a = e.normals.row(0);
+    out.normal_b = e.normals.row(1);
+    out.gap_a = e.gaps[0];
+    out.gap_b = e.gaps[1];
+  };
+  try {
+    DesignPoint check;
+    evaluate(w, check);
+  } catch (const InputError& e) {  // a start value out of its range names the parameter
+    throw InputError("params." + e.field(), std::string(e.what()).substr(e.field().size() + 2));
+  }
+
+  DesignSolverOptions options;
+  if (req.cosine_tolerance) options.cosine_tolerance = *req.cosine_tolerance;
+  if (req.gap_tolerance) options.gap_tolerance = *req.gap_tolerance;
+  if (req.length_scale) options.length_scale = *req.length_scale;
+  if (req.max_iterations) options.max_iterations = *req.max_iterations;
+  if (req.dihedral_m) options.target_cosine = -std::cos(3.141592653589793 / *req.dihedral_m);
+
+  std::vector<FreeVariable> placed;
+  if (req.place)
+    for (std::size_t k = 0; k < req.place->size(); ++k) {
+      const int i = vars.index((*req.place)[k], fmt::format("place[{}]", k));
+      placed.push_back({i, -kInf, kInf, vars.scales[static_cast<std::size_t>(i)]});
+    }
+  DesignSolverOptions placing = options;
+  placing.orthogonality = false;
+  placing.max_iterations = 50;
+  const DesignResult initial = placed.empty() ? DesignResult{w, 0, 0, 0, 0, DesignStatus::kConverged, {}}
+                                              : solve_impact_design(evaluate, w, placed, placing);
+  if (initial.status != DesignStatus::kConverged)
+    throw InputError("place", fmt::format("could not close both contacts by moving the `place` coordinates ({})",
+                                          to_string(initial.status)));
+  if (!req.free || req.free->empty())
+    throw InputError("free", "name the parameters the design may move, e.g. {\"qpos.hip_r\": {\"min\": -1, \"max\": 1}}");
+  std::vector<FreeVariable> free;
+  for (const DesignFreeVariable& f : *req.free) {
+    const int i = vars.index(f.name, "free." + f.name);
+    FreeVariable v{i, f.min.value_or(-kInf), f.max.value_or(kInf), f.scale.value_or(vars.scales[static_cast<std::size_t>(i)])};
+    if (initial.w[i] < v.lower || initial.w[i] > v.upper)
+      throw InputError("free." + f.name,
+                       fmt::format("the initial value {} is outside [{}, {}]", initial.w[i], v.lower, v.upper));
+    free.push_back(v);
+  }
+  const DesignResult optimized = solve_impact_design(evaluate, initial.w, free, options);
+  DesignReport& report = run.report;
+  report.model = req.model;
+  report.rows.push_back(mechanism_row("initial", initial, vars, evaluate, req));
+  report.rows.push_back(mechanism_row("optimized", optimized, vars, evaluate, req));
+  for (int i : optimized.at_bound) report.at_bound.push_back(vars.names[static_cast<std::size_t>(i)]);
+  return run;
+}
+
 }  // namespace
 
-DesignRun run_design(const std::string& json_text) {
+DesignRun run_design(const std::string& json_text, const std::string& base_dir) {
   DesignRun run;
-  run.request = parse_design_request(json_text);
+  run.request = parse_design_request(json_text, base_dir);
+  if (run.request.mechanism) return run_mechanism_design(std::move(run));
   const DesignRequest& req = run.request;
   if (req.model != "trex")
     throw InputError("model", fmt::format("'{}' is not allowed (allowed: trex)", req.model));

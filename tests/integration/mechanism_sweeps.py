@@ -97,6 +97,56 @@ def cradle_resolve(simpact, d):
     print(f"ok: MJCF cradle (masses 1, 3, 1) resolves as the built-in: xi = {mjcf['xi']:.6f}")
 
 
+def examples(simpact):
+    """Every examples/mechanisms/*.json runs as its first line (its "_comment") says."""
+    folder = os.path.join(ROOT, "examples", "mechanisms")
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".json"):
+            continue
+        with open(os.path.join(folder, name)) as f:
+            words = json.load(f)["_comment"].split()
+        if words[0] != "build/simpact" or words[2] != f"examples/mechanisms/{name}":
+            fail(f"{name}: its _comment does not start with its command: {' '.join(words[:3])}")
+        p = subprocess.run([simpact, words[1], os.path.join(folder, name)], capture_output=True, text=True,
+                           timeout=120, cwd="/", env=sc.env(1))  # paths relative to the file, not the cwd
+        if p.returncode != 0:
+            fail(f"simpact {words[1]} {name}: exit {p.returncode}: {p.stderr}")
+        print(f"ok: simpact {words[1]} examples/mechanisms/{name}")
+
+
+def design(simpact, d):
+    """`simpact design` on mechanism files: the biped's orthogonal touchdown resolves with a unique
+    outcome (Theorem 2), and the cradle's middle mass reaches the dihedral angles π/3 and π/4 at
+    their closed forms m_b = 1 and √2 − 1."""
+    example = os.path.join(ROOT, "examples", "mechanisms", "biped_design.json")
+    p = run_cli(simpact, ["design", example])
+    if p.returncode != 0:
+        fail(f"biped design: exit {p.returncode}: {p.stderr}")
+    report = json.loads(p.stdout)
+    row = report["rows"][1]
+    if report["status"] != "converged" or abs(row["normalized_product"]) > 1e-12 or \
+            max(abs(g) for g in row["gaps"].values()) > 1e-12:
+        fail(f"biped design: {report['status']}, G12 = {row['normalized_product']}, gaps {row['gaps']}")
+    q = [row["configuration"][k] for k in ("qpos.root_x", "qpos.root_z", "qpos.root_pitch", "qpos.hip_l",
+                                          "qpos.knee_l", "qpos.hip_r", "qpos.knee_r")]
+    request = {"mechanism": {"file": BIPED, "contacts": [["floor", "foot_l"], ["floor", "foot_r"]]},
+               "qpos": q, "qvel": [0.5, -1, 0, 0, 0, 0, 0], "gap_tolerance": 1e-11}
+    resolved = json.loads(run_cli(simpact, ["resolve"], json.dumps(request)).stdout)
+    if resolved["closed_contacts"] != [0, 1] or not resolved["unique"] or abs(resolved["xi"]) > 1e-9:
+        fail(f"designed biped touchdown: closed {resolved['closed_contacts']}, unique {resolved['unique']}, "
+             f"xi {resolved['xi']}")
+    print(f"ok: designed biped touchdown (hip_r = {q[5]:.6f}): G12 = {row['normalized_product']:.1e}, unique, "
+          f"xi = {resolved['xi']}")
+    for m, expected in ((3, 1.0), (4, 2 ** 0.5 - 1)):
+        request = {"mechanism": {"file": CRADLE, "contacts": [["ball_a", "ball_b"], ["ball_b", "ball_c"]]},
+                   "params": {"mass.b": 3.0}, "free": {"mass.b": {"min": 0.1, "max": 10}}, "dihedral_m": m}
+        out = run_cli(simpact, ["design"], json.dumps(request))
+        got = json.loads(out.stdout)["rows"][1]["design"]["mass.b"] if out.returncode == 0 else None
+        if got is None or abs(got - expected) > 1e-9:
+            fail(f"cradle dihedral design m = {m}: mass.b = {got} (want {expected}); {out.stderr}")
+        print(f"ok: cradle middle mass for G12 = -cos(pi/{m}): {got:.12f} (closed form {expected:.12f})")
+
+
 FREE_BALL = """<mujoco><worldbody><geom name="floor" type="plane" size="5 5 .1"/>
 <body name="ball" pos="0 0 1"><freejoint name="root"/><geom name="ball" type="sphere" size="1" mass="1"/></body>
 </worldbody></mujoco>"""
@@ -158,8 +208,10 @@ def main():
     d = sc.tempdir()
     os.makedirs(os.path.join(d, "robots"))
     shutil.copy(BIPED, os.path.join(d, "robots", "biped.xml"))
+    examples(simpact)
     cradle_resolve(simpact, d)
     bad_inputs(simpact, d)
+    design(simpact, d)
     determinism(simpact, d)
     kill_resume(simpact, d)
     shutil.rmtree(d, ignore_errors=True)

@@ -29,8 +29,19 @@ struct DesignFreeVariable {
   std::optional<double> min, max, scale;
 };
 
+// "mechanism": {"file": ..., "contacts": [[a, b], [c, d]]} in place of "model" (any mechanism
+// file, DESIGN §2): "params" give the start values by parameter name (qpos.*, mass.*, size.*,
+// pos.*), "place" and "free" name parameters, "dihedral_m": m aims at G_12 = −cos(π/m) instead of 0.
+struct DesignMechanism {
+  std::string file;
+  std::vector<std::pair<std::string, std::string>> contacts;
+};
+
 struct DesignRequest {
-  std::string model;
+  std::string model;                        // "trex", or the mechanism's file
+  std::optional<DesignMechanism> mechanism;  // set: a mechanism file instead of a model
+  NamedValues params;                        // a mechanism's start values
+  std::optional<int> dihedral_m;
   std::string foot = "right";
   NamedValues configuration, design;  // overrides of the model's defaults, in the order given
   std::optional<std::vector<std::string>> place;
@@ -57,8 +68,9 @@ struct DesignReport {
   bool converged() const { return !rows.empty() && rows.back().status == "converged"; }
 };
 
-// Throws InputError naming the field ("free.r1.min", "place[1]", "foot").
-DesignRequest parse_design_request(const std::string& json_text);
+// Throws InputError naming the field ("free.r1.min", "place[1]", "foot"). base_dir: the folder a
+// mechanism's relative file is resolved from.
+DesignRequest parse_design_request(const std::string& json_text, const std::string& base_dir = "");
 
 std::string design_to_json(const DesignReport& report, int indent = -1);
 

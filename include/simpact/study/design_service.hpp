@@ -14,6 +14,6 @@ struct DesignRun {
   DesignReport report;
 };
 
-DesignRun run_design(const std::string& json_text);
+DesignRun run_design(const std::string& json_text, const std::string& base_dir = "");
 
 }  // namespace simpact
