@@ -185,8 +185,37 @@ std::string design_to_json(const DesignReport& report, int indent) {
   return out.dump(indent < 0 ? -1 : indent) + "\n";
 }
 
+namespace {
+// A mechanism file's rows: every variable by its parameter name, in SI units as given.
+std::string mechanism_table_text(const DesignReport& report) {
+  std::vector<std::size_t> widths;
+  std::string head = fmt::format("{:<10}", "System");
+  const DesignRow& first = report.rows.front();
+  NamedValues columns = first.configuration;
+  columns.insert(columns.end(), first.design.begin(), first.design.end());
+  for (const auto& [name, v] : columns) {
+    widths.push_back(std::max<std::size_t>(name.size() + 2, 10));
+    head += fmt::format("{:>{}}", name, widths.back());
+  }
+  std::string out = head + fmt::format("{:>13}{:>11}\n", "<u,v>_g norm", "max|gap|");
+  for (const DesignRow& row : report.rows) {
+    out += fmt::format("{:<10}", row.name);
+    NamedValues values = row.configuration;
+    values.insert(values.end(), row.design.begin(), row.design.end());
+    for (std::size_t i = 0; i < values.size() && i < widths.size(); ++i)
+      out += fmt::format("{:>{}.6f}", values[i].second, widths[i]);
+    double gap = 0.0;
+    for (const auto& [name, v] : row.gaps) gap = std::max(gap, std::abs(v));
+    out += fmt::format("{:>13.3e}{:>11.1e}  {} ({} iterations)\n", row.normalized_product, gap, row.status,
+                       row.iterations);
+  }
+  return out + "(SI units: m, rad, kg; gaps in m)\n";
+}
+}  // namespace
+
 std::string design_table_text(const DesignReport& report) {
   if (report.rows.empty()) return "";
+  if (report.foot.empty()) return mechanism_table_text(report);
   std::string head = fmt::format("{:<10}", "System");
   std::string units = fmt::format("{:<10}", "");
   const DesignRow& first = report.rows.front();

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Replays README.md's "Quick tour" line by line, in order, in a fresh copy of the repository (the
 tracked files only: no build/, no results/), with `build/simpact` pointing at the binary under
-test, then runs the "Reading results" Python snippet. Skipped, and only these: the cluster
+test, then "Your own mechanism" the same way, then runs the "Reading results" Python snippet. Skipped, and only these: the cluster
 submission lines of step 5 (`sbatch`, `qsub`, `jobs/slurm/submit_sharded.sh`), which need a
 cluster (tests/jobs runs the job files for real). A `python3` that is not Debian's (one without
 numpy) is put first on PATH, as on a machine with pyenv: the scripts must not depend on it.
@@ -62,7 +62,9 @@ def main():
         readme = f.read()
     failed = []
     ran = skipped = 0
-    for line in block(readme, "## Quick tour", "bash").splitlines():
+    lines = block(readme, "## Quick tour", "bash").splitlines()
+    lines += block(readme, "## Your own mechanism", "bash").splitlines()
+    for line in lines:
         line = line.strip()
         if not line or line.startswith("#"):
             continue
@@ -80,7 +82,8 @@ def main():
             print(p.stdout[-2000:] + p.stderr[-2000:])
             failed.append(line)
     for made in ("results/billiards_theta.h5", "results/billiards_map.h5", "results/fig5.png",
-                 "results/billiards_map.png", "results/cradle_energy.png", "results/billiards_map.html"):
+                 "results/billiards_map.png", "results/cradle_energy.png", "results/billiards_map.html",
+                 "results/biped_touchdown.h5", "results/biped_touchdown.png"):
         if not os.path.isfile(os.path.join(clone, made)) or os.path.getsize(os.path.join(clone, made)) == 0:
             print(f"FAIL: the tour did not make {made}")
             failed.append(made)
