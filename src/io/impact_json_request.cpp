@@ -24,6 +24,25 @@ std::string joined_after_first_field(const std::vector<InputError>& errors) {
 InputErrors::InputErrors(std::vector<InputError> errors)
     : InputError(errors.at(0).field(), joined_after_first_field(errors)), errors_(std::move(errors)) {}
 
+template <typename S>
+BasicImpactProblem<S> make_raw_problem(const RawProblemInput& input) {
+  BasicKineticMetric<S> metric(input.mass_matrix);
+  Eigen::VectorXd momentum = input.momentum;
+  if (input.velocity.size() > 0) {
+    if (!input.velocity.allFinite()) throw InputError("velocity", "must be finite (found NaN or Inf)");
+    momentum = input.mass_matrix * input.velocity;
+  }
+  return BasicImpactProblem<S>(std::move(metric), input.normals, momentum, input.restitution, input.gaps,
+                               input.gap_tolerance);
+}
+template ImpactProblem make_raw_problem<FixedSizes>(const RawProblemInput&);
+template DynamicImpactProblem make_raw_problem<DynamicSizes>(const RawProblemInput&);
+
+bool raw_problem_fits_fixed_sizes(const RawProblemInput& input) {
+  const int closed = closed_contact_count(input.normals.rows(), input.gaps, input.gap_tolerance);
+  return fits_fixed_sizes(static_cast<int>(input.mass_matrix.rows()), closed);
+}
+
 namespace {
 
 using namespace detail;
@@ -126,30 +145,9 @@ ResolveOptions read_options(const Json& doc) {
   return options;
 }
 
-// A raw request: M, the normals and p⁻ (or q̇⁻, turned into p⁻ = M q̇⁻) given directly.
-struct RawProblemInput {
-  Eigen::MatrixXd mass_matrix, normals;
-  Eigen::VectorXd momentum, velocity, gaps;
-  double gap_tolerance = kGapTolerance;
-  double restitution = 1.0;
-};
-
-template <typename S>
-BasicImpactProblem<S> make_raw_problem(const RawProblemInput& input) {
-  BasicKineticMetric<S> metric(input.mass_matrix);
-  Eigen::VectorXd momentum = input.momentum;
-  if (input.velocity.size() > 0) {
-    if (!input.velocity.allFinite()) throw InputError("velocity", "must be finite (found NaN or Inf)");
-    momentum = input.mass_matrix * input.velocity;
-  }
-  return BasicImpactProblem<S>(std::move(metric), input.normals, momentum, input.restitution, input.gaps,
-                               input.gap_tolerance);
-}
-
 // The size path is chosen here: fixed when d and the closed contacts fit it, dynamic beyond.
 void set_raw_problem(const RawProblemInput& input, ResolveRequest& request) {
-  const int closed = closed_contact_count(input.normals.rows(), input.gaps, input.gap_tolerance);
-  if (fits_fixed_sizes(static_cast<int>(input.mass_matrix.rows()), closed))
+  if (raw_problem_fits_fixed_sizes(input))
     request.problem = make_raw_problem<FixedSizes>(input);
   else
     request.dynamic_problem = make_raw_problem<DynamicSizes>(input);
@@ -415,47 +413,74 @@ CheckRequest parse_check_request(const std::string& json_text, const ImpactModel
     const Eigen::VectorXd v = read_vector(doc[name], name);
     check_magnitudes(v, name);
     if (!problem_ok) return;
-    auto read_after = [&](const auto& problem) {
-      using DofVectorT = typename std::decay_t<decltype(problem)>::DofVector;
-      const int d = problem.dof();
-      if (v.size() != d) throw InputError(name, fmt::format("must have length d = {} (got {})", d, v.size()));
-      request.momentum_after = has_p ? v : Eigen::VectorXd(DofVectorT(problem.metric().mass_matrix() * v));
-      if (!has_p) {  // M q̇ of in-range factors may still leave the range
-        try {
-          check_magnitudes(request.momentum_after, "momentum_after");
-        } catch (const InputError& e) {
-          throw InputError(name, "gives M * " + std::string(name) + " with " + e.what());
-        }
-      }
-      request.precision = printed_precision(problem, v, !has_p);
-    };
     if (request.impact.dynamic())
-      read_after(*request.impact.dynamic_problem);
+      set_check_state(*request.impact.dynamic_problem, v, !has_p, request);
     else
-      read_after(request.impact.problem);
+      set_check_state(request.impact.problem, v, !has_p, request);
   });
   auto read_tolerance = [&](const char* name, double& value, bool& given) {
     if (!doc.contains(name)) return;
     errors.attempt([&] {
-      value = read_number(doc[name], name);
-      if (!(value > 0.0 && value < 1.0))
-        throw InputError(name, fmt::format("must be a number in (0, 1) (got {})", value));
-      if (value < kMinMagnitude)
-        throw InputError(name, fmt::format("{:g} is below the computable magnitude range [{:g}, {:g}]", value,
-                                           kMinMagnitude, kMaxMagnitude));
+      value = checked_check_tolerance(read_number(doc[name], name), name);
       given = true;
     });
   };
   read_tolerance("tolerance", request.tolerance, request.tolerance_given);
   read_tolerance("consistency_tolerance", request.consistency_tolerance, request.consistency_tolerance_given);
   errors.raise();
+  set_default_check_tolerances(request);
+  return request;
+}
+
+template <typename S>
+void set_check_state(const BasicImpactProblem<S>& problem, const Eigen::VectorXd& v, bool velocity,
+                     CheckRequest& request) {
+  const char* name = velocity ? "velocity_after" : "momentum_after";
+  check_magnitudes(v, name);
+  const int d = problem.dof();
+  if (v.size() != d) throw InputError(name, fmt::format("must have length d = {} (got {})", d, v.size()));
+  using DofVectorT = typename S::DofVector;
+  request.momentum_after = !velocity ? v : Eigen::VectorXd(DofVectorT(problem.metric().mass_matrix() * v));
+  if (velocity) {  // M q̇ of in-range factors may still leave the range
+    try {
+      check_magnitudes(request.momentum_after, "momentum_after");
+    } catch (const InputError& e) {
+      throw InputError(name, "gives M * " + std::string(name) + " with " + e.what());
+    }
+  }
+  request.precision = printed_precision(problem, v, velocity);
+}
+template void set_check_state<FixedSizes>(const ImpactProblem&, const Eigen::VectorXd&, bool, CheckRequest&);
+template void set_check_state<DynamicSizes>(const DynamicImpactProblem&, const Eigen::VectorXd&, bool,
+                                            CheckRequest&);
+
+double checked_check_tolerance(double value, const std::string& name) {
+  if (!(value > 0.0 && value < 1.0))
+    throw InputError(name, fmt::format("must be a number in (0, 1) (got {})", value));
+  if (value < kMinMagnitude)
+    throw InputError(name, fmt::format("{:g} is below the computable magnitude range [{:g}, {:g}]", value,
+                                       kMinMagnitude, kMaxMagnitude));
+  return value;
+}
+
+void set_default_check_tolerances(CheckRequest& request) {
   // Defaults follow the printed precision: an exact answer printed to D digits is off by up to
   // precision.relative_rounding (and a normalized rate by no more, by Cauchy–Schwarz).
   if (!request.consistency_tolerance_given)
     request.consistency_tolerance = request.precision.consistency_tolerance;
   if (!request.tolerance_given)
     request.tolerance = std::max(kDefaultCheckTolerance, request.precision.consistency_tolerance);
-  return request;
+}
+
+ResolveOptions parse_resolve_options(const std::string& json_text) {
+  const Json doc = parse_document(json_text);
+  if (!doc.is_object())
+    throw InputError("input", fmt::format("must be a JSON object (got {})", doc.type_name()));
+  const Names option_keys = {"ordering", "minimality", "seed", "limits"};
+  for (auto it = doc.begin(); it != doc.end(); ++it)
+    if (!contains(option_keys, it.key()))
+      throw InputError(printable(it.key()), fmt::format("unknown option (allowed: {})", join(option_keys)));
+  return read_options(doc);
 }
 
 }  // namespace simpact

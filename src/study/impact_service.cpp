@@ -16,6 +16,13 @@ namespace {
 void make_mechanism_problem(const MechanismRequest& request, ResolveRequest& out) {
   MechanismSpec spec{request.file, request.contacts, request.place, request.gap_tolerance, "mechanism"};
   const MujocoMechanism mechanism(std::move(spec));
+  auto workspace = mechanism.make_workspace();
+  make_mechanism_request_problem(mechanism, *workspace, request, out);
+}
+}  // namespace
+
+void make_mechanism_request_problem(const MujocoMechanism& mechanism, MujocoMechanism::Workspace& workspace,
+                                    const MechanismRequest& request, ResolveRequest& out) {
   std::vector<std::string> known;
   for (const auto& info : mechanism.parameters()) known.push_back(info.name);
   for (const auto& [name, value] : request.params.entries()) {
@@ -42,13 +49,11 @@ void make_mechanism_problem(const MechanismRequest& request, ResolveRequest& out
   if (request.qvel) state.qvel = *request.qvel;
   if (request.momentum) state.momentum = *request.momentum;
   mechanism.check_state(state, "qpos", request.momentum ? "momentum" : "qvel");
-  auto workspace = mechanism.make_workspace();
   if (mechanism.needs_dynamic_sizes())
-    out.dynamic_problem = mechanism.make_dynamic_problem(std::move(state), *workspace);
+    out.dynamic_problem = mechanism.make_dynamic_problem(std::move(state), workspace);
   else
-    out.problem = mechanism.make_problem(std::move(state), *workspace);
+    out.problem = mechanism.make_problem(std::move(state), workspace);
 }
-}  // namespace
 
 const ImpactModelCatalog& builtin_model_catalog() {
   static const ImpactModelCatalog catalog{

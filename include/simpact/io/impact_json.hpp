@@ -92,6 +92,25 @@ struct ImpactModelCatalog {
   std::function<void(const MechanismRequest& mechanism, ResolveRequest& request)> make_mechanism_problem;
 };
 
+// A raw request's numbers (mass_matrix, normals, momentum or velocity, gaps, ...), however they
+// were read: JSON here, NumPy arrays in the Python module. One construction for both, so both
+// give the same problem bit for bit and the same InputError for the same bad number.
+struct RawProblemInput {
+  Eigen::MatrixXd mass_matrix, normals;
+  Eigen::VectorXd momentum, velocity, gaps;  // velocity non-empty: p⁻ = M q̇⁻ (momentum unused)
+  double gap_tolerance = kGapTolerance;
+  double restitution = 1.0;
+};
+// Throws InputError naming the field ("mass_matrix", "normals[1]", "momentum", "gaps[0]").
+template <typename S>
+BasicImpactProblem<S> make_raw_problem(const RawProblemInput& input);
+// The fixed-capacity path fits (d ≤ kMaxDof, ≤ kMaxContacts closed contacts); else dynamic.
+bool raw_problem_fits_fixed_sizes(const RawProblemInput& input);
+
+// The options of a request alone ({"ordering", "minimality", "seed", "limits"}, as in a request),
+// with a request's defaults and messages: how another front end gets the same ResolveOptions.
+ResolveOptions parse_resolve_options(const std::string& json_text);
+
 // base_dir: the folder relative mechanism files are resolved from (the request file's folder;
 // empty: the working directory).
 ResolveRequest parse_resolve_request(const std::string& json_text, const ImpactModelCatalog& catalog,
@@ -120,6 +139,17 @@ struct CheckRequest {
 
 CheckRequest parse_check_request(const std::string& json_text, const ImpactModelCatalog& catalog,
                                  const std::string& base_dir = "");
+
+// A check's post-impact state for a valid problem: momentum_after from the numbers as given
+// (`velocity`: velocity_after, p_after = M·v) and their printed precision. Throws InputError
+// naming "momentum_after" or "velocity_after" (length, magnitude).
+template <typename S>
+void set_check_state(const BasicImpactProblem<S>& problem, const Eigen::VectorXd& values, bool velocity,
+                     CheckRequest& request);
+// A given "tolerance" or "consistency_tolerance" (`name`): in (0, 1) and computable, else InputError.
+double checked_check_tolerance(double value, const std::string& name);
+// The tolerances not given (the *_given flags) from request.precision.
+void set_default_check_tolerances(CheckRequest& request);
 
 template <typename S>
 std::string check_to_json(const CheckRequest& request, const PostImpactCheck& check,

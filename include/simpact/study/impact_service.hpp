@@ -6,11 +6,17 @@
 #include <string>
 
 #include "simpact/io/impact_json.hpp"
+#include "simpact/models/mujoco_mechanism.hpp"
 
 namespace simpact {
 
 // The built-in models (billiards, cradle, ...) as io's request catalogue.
 const ImpactModelCatalog& builtin_model_catalog();
+
+// A `mechanism` request's problem from an already loaded mechanism (what `simpact resolve` does
+// after loading the file): parameter edits, then qpos, qvel or momentum, placement, M, φ, Dφ.
+void make_mechanism_request_problem(const MujocoMechanism& mechanism, MujocoMechanism::Workspace& workspace,
+                                    const MechanismRequest& request, ResolveRequest& out);
 
 // Requests parsed against the built-in catalogue.
 // base_dir: the folder a request's relative mechanism file is resolved from (the request

@@ -1,0 +1,347 @@
+// simpact._simpact: the C++ half of `import simpact` (python/simpact/ is the Python half). A thin
+// layer over study/: NumPy arrays in, the batch services run with the GIL released, NumPy arrays
+// out. InputError becomes simpact.InputError (a ValueError) carrying the CLI's one-line message
+// and the field; runtime failures become RuntimeError.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "simpact/core/impact_resolution.hpp"
+#include "simpact/models/model_catalog.hpp"
+#include "simpact/models/mujoco_mechanism.hpp"
+#include "simpact/study/impact_batch.hpp"
+#include "simpact/study/impact_service.hpp"
+#include "simpact/version.hpp"
+
+namespace py = pybind11;
+using namespace simpact;
+
+namespace {
+
+using Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
+
+template <typename T>
+py::array_t<T> to_numpy(std::vector<T>&& values, std::vector<py::ssize_t> shape) {
+  auto* owned = new std::vector<T>(std::move(values));
+  py::capsule free_when_done(owned, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+  return py::array_t<T>(shape, owned->data(), free_when_done);
+}
+
+py::dict resolution_dict(ImpactBatchResult&& r) {
+  const py::ssize_t B = r.batch, d = r.dof, k = r.contacts;
+  const py::ssize_t n = r.outcome_offsets.empty() ? 0 : static_cast<py::ssize_t>(r.outcome_offsets.back());
+  py::dict out;
+  out["status"] = to_numpy(std::move(r.status), {B});
+  out["xi"] = to_numpy(std::move(r.xi), {B});
+  out["xi_lower_bound"] = to_numpy(std::move(r.xi_lower_bound), {B});
+  out["xi_argmin_argmax"] = to_numpy(std::move(r.xi_argmin_argmax), {B});
+  out["outcome_count"] = to_numpy(std::move(r.outcome_count), {B});
+  out["minimal_outcomes"] = to_numpy(std::move(r.minimal_outcomes), {B});
+  out["unique"] = to_numpy(std::move(r.unique), {B});
+  out["cap_hit"] = to_numpy(std::move(r.cap_hit), {B});
+  out["momentum_before"] = to_numpy(std::move(r.momentum_before), {B, d});
+  out["energy_before"] = to_numpy(std::move(r.energy_before), {B});
+  out["plastic_momentum"] = to_numpy(std::move(r.plastic_momentum), {B, d});
+  out["plastic_velocity"] = to_numpy(std::move(r.plastic_velocity), {B, d});
+  out["plastic_impulses"] = to_numpy(std::move(r.plastic_impulses), {B, k});
+  out["plastic_energy"] = to_numpy(std::move(r.plastic_energy), {B});
+  out["outcome_offsets"] = to_numpy(std::move(r.outcome_offsets), {B + 1});
+  out["outcome_momentum"] = to_numpy(std::move(r.outcome_momentum), {n, d});
+  out["outcome_velocity"] = to_numpy(std::move(r.outcome_velocity), {n, d});
+  out["outcome_impulses"] = to_numpy(std::move(r.outcome_impulses), {n, k});
+  out["outcome_energy"] = to_numpy(std::move(r.outcome_energy), {n});
+  return out;
+}
+
+py::dict check_dict(CheckBatchResult&& c) {
+  const py::ssize_t B = c.impact.batch, d = c.impact.dof, k = c.impact.contacts;
+  py::dict out = resolution_dict(std::move(c.impact));
+  out["consistent"] = to_numpy(std::move(c.consistent), {B});
+  out["negative_impulses"] = to_numpy(std::move(c.negative_impulses), {B});
+  out["momentum_after"] = to_numpy(std::move(c.momentum_after), {B, d});
+  out["energy_after"] = to_numpy(std::move(c.energy_after), {B});
+  out["relative_energy_error"] = to_numpy(std::move(c.relative_energy_error), {B});
+  out["predicted_energy_after"] = to_numpy(std::move(c.predicted_energy_after), {B});
+  out["relative_energy_error_vs_model"] = to_numpy(std::move(c.relative_energy_error_vs_model), {B});
+  out["max_feasibility_violation"] = to_numpy(std::move(c.max_feasibility_violation), {B});
+  out["impulse_residual"] = to_numpy(std::move(c.impulse_residual), {B});
+  out["nonnegative_impulse_residual"] = to_numpy(std::move(c.nonnegative_impulse_residual), {B});
+  out["complementarity_residual"] = to_numpy(std::move(c.complementarity_residual), {B});
+  out["distance_to_nearest_outcome"] = to_numpy(std::move(c.distance_to_nearest_outcome), {B});
+  out["distance_to_plastic"] = to_numpy(std::move(c.distance_to_plastic), {B});
+  out["tolerance"] = to_numpy(std::move(c.tolerance), {B});
+  out["consistency_tolerance"] = to_numpy(std::move(c.consistency_tolerance), {B});
+  out["nearest_outcome"] = to_numpy(std::move(c.nearest_outcome), {B});
+  out["printed_significant_digits"] = to_numpy(std::move(c.printed_significant_digits), {B});
+  out["implied_impulses"] = to_numpy(std::move(c.implied_impulses), {B, k});
+  return out;
+}
+
+// The raw arrays, shapes already checked by the Python half: M (B,d,d), N (B,k,d), p (B,d),
+// gaps (B,k) or None, restitution (B,).
+RawImpactBatch raw_batch(const Array& mass, const Array& normals, const Array& momentum, bool velocity,
+                         const std::optional<Array>& gaps, const Array& restitution, double gap_tolerance) {
+  RawImpactBatch b;
+  b.batch = static_cast<long>(mass.shape(0));
+  b.dof = static_cast<int>(mass.shape(1));
+  b.contacts = static_cast<int>(normals.shape(1));
+  b.mass_matrix = mass.data();
+  b.normals = normals.data();
+  b.momentum = momentum.data();
+  b.velocity = velocity;
+  b.gaps = gaps ? gaps->data() : nullptr;
+  b.restitution = restitution.data();
+  b.gap_tolerance = gap_tolerance;
+  return b;
+}
+
+// A loaded mechanism file: the description (shared, read-only) and one workspace for the
+// single-state evaluations (Python calls them one at a time under the GIL).
+class PyMechanism {
+ public:
+  PyMechanism(const std::string& file, const std::vector<std::pair<std::string, std::string>>& contacts,
+              const std::vector<std::string>& place, double gap_tolerance)
+      : mechanism_(MechanismSpec{file, contacts, place, gap_tolerance, "mechanism"}),
+        workspace_(mechanism_.make_workspace()) {}
+
+  const MujocoMechanism& mechanism() const { return mechanism_; }
+
+  ParameterSet params_of(const std::map<std::string, double>& params) const {
+    ParameterSet set;
+    for (const auto& [name, value] : params) set.set(name, value);
+    return set;
+  }
+
+  // The state named by params (the request's "params", as `simpact resolve` reads them).
+  MechanismState state(const std::map<std::string, double>& params) const {
+    std::vector<std::string> known;
+    for (const auto& info : mechanism_.parameters()) known.push_back(info.name);
+    for (const auto& [name, value] : params)
+      if (std::find(known.begin(), known.end(), name) == known.end())
+        throw InputError("params." + name, "unknown parameter of the mechanism (see `simpact models FILE`)");
+    try {
+      return mechanism_.state_from(params_of(params));
+    } catch (const InputError& e) {
+      throw InputError("params." + e.field(), std::string(e.what()).substr(e.field().size() + 2));
+    }
+  }
+
+  // M, φ, Dφ at B configurations q (B, nq).
+  py::tuple evaluate(const Array& q, const std::map<std::string, double>& params) {
+    const py::ssize_t B = q.shape(0), nv = mechanism_.nv(), k = mechanism_.contacts(), nq = mechanism_.nq();
+    MechanismState s = state(params);
+    std::vector<double> mass(static_cast<std::size_t>(B * nv * nv)), gaps(static_cast<std::size_t>(B * k)),
+        normals(static_cast<std::size_t>(B * k * nv));
+    MechanismEvaluation e;
+    for (py::ssize_t b = 0; b < B; ++b) {
+      const Eigen::VectorXd qpos = Eigen::Map<const Eigen::VectorXd>(q.data() + b * nq, nq);
+      s.qpos = qpos;
+      mechanism_.check_state(s, "q", "qvel");
+      mechanism_.evaluate(s, qpos, *workspace_, e);
+      using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+      Eigen::Map<RowMajor>(mass.data() + b * nv * nv, nv, nv) = e.mass;
+      Eigen::Map<Eigen::VectorXd>(gaps.data() + b * k, k) = e.gaps;
+      Eigen::Map<RowMajor>(normals.data() + b * k * nv, k, nv) = e.normals;
+    }
+    return py::make_tuple(to_numpy(std::move(mass), {B, nv, nv}), to_numpy(std::move(gaps), {B, k}),
+                          to_numpy(std::move(normals), {B, k, nv}));
+  }
+
+  // `place` applied to B configurations.
+  Array place(const Array& q, const std::map<std::string, double>& params) {
+    const py::ssize_t B = q.shape(0), nq = mechanism_.nq();
+    MechanismState s = state(params);
+    std::vector<double> out(static_cast<std::size_t>(B * nq));
+    for (py::ssize_t b = 0; b < B; ++b) {
+      s.qpos = Eigen::Map<const Eigen::VectorXd>(q.data() + b * nq, nq);
+      mechanism_.check_state(s, "q", "qvel");
+      mechanism_.place(s, *workspace_);
+      Eigen::Map<Eigen::VectorXd>(out.data() + b * nq, nq) = s.qpos;
+    }
+    return to_numpy(std::move(out), {B, nq});
+  }
+
+  MechanismBatch batch(const std::optional<Array>& q, const std::optional<Array>& v, bool momentum,
+                       std::optional<double> restitution, const std::map<std::string, double>& params) const {
+    MechanismBatch b;
+    b.mechanism = &mechanism_;
+    b.qpos = q ? q->data() : nullptr;
+    b.qvel = v ? v->data() : nullptr;
+    b.momentum = momentum;
+    b.restitution = restitution;
+    b.params = params_of(params);
+    return b;
+  }
+
+ private:
+  MujocoMechanism mechanism_;
+  MujocoMechanism::WorkspacePtr workspace_;
+};
+
+}  // namespace
+
+PYBIND11_MODULE(_simpact, m) {
+  m.doc() = "simpact's C++ core (use the simpact package)";
+  m.attr("__version__") = std::string(kVersion);
+  m.attr("git_revision") = std::string(kGitRevision);
+
+  // simpact.InputError(ValueError): .field and, in a batch, .item; str() is the CLI's line (with
+  // "(batch item i)" appended for a batch).
+  static py::exception<InputError> input_error(m, "InputError", PyExc_ValueError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const BatchInputError& e) {
+      py::object err = py::reinterpret_borrow<py::object>(input_error.ptr())(std::string(e.what()));
+      err.attr("field") = e.field();
+      err.attr("item") = e.item();
+      err.attr("line") = e.line();
+      PyErr_SetObject(input_error.ptr(), err.ptr());
+    } catch (const InputError& e) {
+      py::object err = py::reinterpret_borrow<py::object>(input_error.ptr())(std::string(e.what()));
+      err.attr("field") = e.field();
+      err.attr("item") = py::none();
+      err.attr("line") = std::string(e.what());
+      PyErr_SetObject(input_error.ptr(), err.ptr());
+    }
+  });
+
+  m.def("status_names", [] {
+    std::vector<std::string> names;
+    for (auto s : {ResolveStatus::kOk, ResolveStatus::kNoImpact, ResolveStatus::kNoElasticOutcome,
+                   ResolveStatus::kCapHit, ResolveStatus::kPlasticUnverified})
+      names.emplace_back(resolve_status_name(s));
+    return names;
+  });
+  m.def("model_names", &model_names);
+
+  m.def("resolve_json", [](const std::string& text, int indent, const std::string& base_dir) {
+    py::gil_scoped_release release;
+    return resolve_json(text, indent, base_dir);
+  }, py::arg("text"), py::arg("indent") = -1, py::arg("base_dir") = "");
+  m.def("check_json", [](const std::string& text, int indent, const std::string& base_dir) {
+    py::gil_scoped_release release;
+    return check_json(text, indent, base_dir);
+  }, py::arg("text"), py::arg("indent") = -1, py::arg("base_dir") = "");
+
+  m.def("resolve_raw",
+        [](const Array& mass, const Array& normals, const Array& momentum, bool velocity,
+           const std::optional<Array>& gaps, const Array& restitution, double gap_tolerance,
+           const std::string& options_json, int threads) {
+          const ResolveOptions options = parse_resolve_options(options_json);
+          const RawImpactBatch b = raw_batch(mass, normals, momentum, velocity, gaps, restitution, gap_tolerance);
+          ImpactBatchResult r;
+          {
+            py::gil_scoped_release release;
+            r = resolve_batch(b.batch, b.dof, b.contacts, raw_problem_maker(b), options, threads);
+          }
+          return resolution_dict(std::move(r));
+        });
+
+  m.def("check_raw",
+        [](const Array& mass, const Array& normals, const Array& momentum, bool velocity,
+           const std::optional<Array>& gaps, const Array& restitution, double gap_tolerance, const Array& after,
+           bool after_velocity, std::optional<double> tolerance, std::optional<double> consistency_tolerance,
+           const std::string& options_json, int threads) {
+          const ResolveOptions options = parse_resolve_options(options_json);
+          const RawImpactBatch b = raw_batch(mass, normals, momentum, velocity, gaps, restitution, gap_tolerance);
+          const CheckBatchInput input{after.data(), after_velocity, tolerance, consistency_tolerance};
+          CheckBatchResult c;
+          {
+            py::gil_scoped_release release;
+            c = check_batch(b.batch, b.dof, b.contacts, raw_problem_maker(b), input, options, threads);
+          }
+          return check_dict(std::move(c));
+        });
+
+  m.def("resolve_model",
+        [](const std::string& model, const std::vector<std::string>& names, const Array& values,
+           const std::string& options_json, int threads) {
+          const ResolveOptions options = parse_resolve_options(options_json);
+          const long B = static_cast<long>(values.shape(0));
+          const BatchProblemMaker make = model_problem_maker(model, names, values.data());
+          // d and k from the first item (every point of a model has the same sizes).
+          ResolveRequest first;
+          if (B > 0) {
+            try {
+              make(0, 0, first);
+            } catch (const InputError& e) {
+              throw BatchInputError(0, e);
+            }
+          }
+          const int d = B > 0 ? (first.dynamic() ? first.dynamic_problem->dof() : first.problem.dof()) : 1;
+          const int k = B > 0 ? (first.dynamic() ? first.dynamic_problem->given_contacts()
+                                                 : first.problem.given_contacts())
+                              : 1;
+          ImpactBatchResult r;
+          {
+            py::gil_scoped_release release;
+            r = resolve_batch(B, d, k, make, options, threads);
+          }
+          return resolution_dict(std::move(r));
+        });
+
+  py::class_<PyMechanism>(m, "Mechanism")
+      .def(py::init<const std::string&, const std::vector<std::pair<std::string, std::string>>&,
+                    const std::vector<std::string>&, double>(),
+           py::arg("file"), py::arg("contacts"), py::arg("place"), py::arg("gap_tolerance"))
+      .def_property_readonly("nq", [](const PyMechanism& p) { return p.mechanism().nq(); })
+      .def_property_readonly("nv", [](const PyMechanism& p) { return p.mechanism().nv(); })
+      .def_property_readonly("contacts", [](const PyMechanism& p) { return p.mechanism().contacts(); })
+      .def_property_readonly("qpos_names", [](const PyMechanism& p) { return p.mechanism().qpos_names(); })
+      .def_property_readonly("qvel_names", [](const PyMechanism& p) { return p.mechanism().qvel_names(); })
+      .def_property_readonly("file", [](const PyMechanism& p) { return p.mechanism().spec().file; })
+      .def_property_readonly("parameters",
+                             [](const PyMechanism& p) {
+                               py::list out;
+                               for (const auto& info : p.mechanism().parameters())
+                                 out.append(py::make_tuple(info.name, info.units, info.default_value, info.min,
+                                                           info.max, info.long_name));
+                               return out;
+                             })
+      .def("default_qpos",
+           [](const PyMechanism& p) {
+             const Eigen::VectorXd q = p.mechanism().default_qpos();
+             return to_numpy(std::vector<double>(q.data(), q.data() + q.size()), {q.size()});
+           })
+      .def("evaluate", &PyMechanism::evaluate)
+      .def("place", &PyMechanism::place)
+      .def("resolve",
+           [](const PyMechanism& p, const std::optional<Array>& q, const std::optional<Array>& v, bool momentum,
+              std::optional<double> restitution, const std::map<std::string, double>& params, long batch,
+              const std::string& options_json, int threads) {
+             const ResolveOptions options = parse_resolve_options(options_json);
+             const MechanismBatch mb = p.batch(q, v, momentum, restitution, params);
+             ImpactBatchResult r;
+             {
+               py::gil_scoped_release release;
+               r = resolve_batch(batch, p.mechanism().nv(), p.mechanism().contacts(),
+                                 mechanism_problem_maker(mb, threads), options, threads);
+             }
+             return resolution_dict(std::move(r));
+           })
+      .def("check",
+           [](const PyMechanism& p, const std::optional<Array>& q, const std::optional<Array>& v, bool momentum,
+              std::optional<double> restitution, const std::map<std::string, double>& params, long batch,
+              const Array& after, bool after_velocity, std::optional<double> tolerance,
+              std::optional<double> consistency_tolerance, const std::string& options_json, int threads) {
+             const ResolveOptions options = parse_resolve_options(options_json);
+             const MechanismBatch mb = p.batch(q, v, momentum, restitution, params);
+             const CheckBatchInput input{after.data(), after_velocity, tolerance, consistency_tolerance};
+             CheckBatchResult c;
+             {
+               py::gil_scoped_release release;
+               c = check_batch(batch, p.mechanism().nv(), p.mechanism().contacts(),
+                               mechanism_problem_maker(mb, threads), input, options, threads);
+             }
+             return check_dict(std::move(c));
+           });
+}

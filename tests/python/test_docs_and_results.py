@@ -1,0 +1,71 @@
+"""docs/python.md's examples run as written; open_result's dims and units; run's bad input."""
+import os
+import re
+
+import numpy as np
+import pytest
+
+import simpact
+from conftest import SOURCE, cli
+
+DOC = SOURCE / "docs" / "python.md"
+
+
+def doc_blocks():
+    return re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
+
+
+@pytest.mark.parametrize("index", range(3))
+def test_doc_example_runs(index, tmp_path, monkeypatch):
+    blocks = doc_blocks()
+    assert len(blocks) == 3
+    monkeypatch.chdir(tmp_path)
+    exec(compile(blocks[index], f"{DOC}:block{index}", "exec"), {"SOURCE": str(SOURCE)})
+    if "sobol.png" in blocks[index]:
+        assert (tmp_path / "sobol.png").stat().st_size > 0
+        ds = simpact.open_result(tmp_path / "sobol.h5")
+        assert ds["sensitivity_outcome_set_ST"].dims == ("parameter",)
+        assert sorted(ds["parameter"].values) == ["m_b", "m_c", "restitution", "theta"]
+        assert not list(tmp_path.glob(".simpact-config-*"))  # the dict's file is removed
+
+
+SMALL = {"model": "billiards", "grid": {"theta": {"start": "pi/3", "stop": "pi", "num": 9},
+                                        "restitution": {"values": [0.5, 1.0]}},
+         "orderings": ["all", "argmin", "argmax"], "output": {"samples": True}}
+
+
+def test_open_result_maps_samples_units(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    ds = simpact.run(SMALL, out="small.h5", quiet=True)
+    assert ds.xi.dims == ("theta", "restitution") and ds.xi.shape == (9, 2)
+    assert ds.theta.attrs["units"] == "rad" and ds.xi.attrs["units"] == "1"
+    assert ds.energy_before.attrs["units"] == "J" and ds.energy_before.dims == ("theta", "restitution")
+    np.testing.assert_allclose(ds.theta.values[[0, -1]], [np.pi / 3, np.pi])
+    assert ds.samples_status.dims == ("task",) and ds.samples_status.size == 18
+    assert ds.attrs["model"] == "billiards" and ds.attrs["complete"] == 1
+    # ξ(π/2) = 0 at every restitution (the grid holds θ = π/2: index 3 of 9 from π/3 to π)
+    assert abs(ds.xi.sel(theta=np.pi / 2, method="nearest")).max() < 1e-12
+
+
+def test_open_result_and_run_bad_input(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(simpact.InputError) as e:
+        simpact.open_result(tmp_path / "missing.h5")
+    assert e.value.field == "path"
+    (tmp_path / "text.h5").write_text("not hdf5")
+    with pytest.raises(ValueError):
+        simpact.open_result(tmp_path / "text.h5")
+    bad = dict(SMALL, grid={"theta": {"start": 1.2, "stop": "pi", "nmu": 9}})
+    (tmp_path / "bad.yaml").write_text(__import__("json").dumps(bad))
+    p = cli(["run", str(tmp_path / "bad.yaml"), "-o", str(tmp_path / "bad_cli.h5")])
+    with pytest.raises(simpact.InputError) as e:
+        simpact.run(bad, out="bad.h5", quiet=True)
+    assert p.returncode == 2 and str(e.value) in p.stderr
+    assert e.value.field.startswith("grid.theta")
+    with pytest.raises(simpact.InputError) as e:
+        simpact.run(SMALL, out="x.h5", ranks=0)
+    assert e.value.field == "ranks"
+    with pytest.raises(simpact.InputError) as e:
+        simpact.run(42, out="x.h5")
+    assert e.value.field == "config"
+    assert not os.path.exists("x.h5")

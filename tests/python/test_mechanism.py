@@ -1,0 +1,88 @@
+"""simpact.Mechanism: M, φ, Dφ of MJCF files against closed forms; resolve/check bit-identical to
+`simpact resolve`/`check` of the same mechanism request; bad input."""
+import json
+
+import numpy as np
+import pytest
+
+import simpact
+from conftest import SOURCE, cli_error, cli_json, nan_array, same_bits
+
+CRADLE = SOURCE / "examples" / "mechanisms" / "cradle3.xml"
+BILLIARDS = SOURCE / "examples" / "mechanisms" / "billiards.xml"
+CRADLE_CONTACTS = [("ball_a", "ball_b"), ("ball_b", "ball_c")]
+
+
+@pytest.fixture(scope="module")
+def cradle():
+    return simpact.Mechanism.from_file(CRADLE, contacts=CRADLE_CONTACTS)
+
+
+def test_cradle_geometry_closed_form(cradle):
+    assert cradle.nq == 3 and cradle.nv == 3
+    assert cradle.qpos_names == ["qpos.x_a", "qpos.x_b", "qpos.x_c"]
+    np.testing.assert_allclose(cradle.mass_matrix([0, 0, 0]), np.eye(3), atol=1e-12)  # 1 kg balls
+    np.testing.assert_allclose(cradle.gaps([0, 0, 0]), [0, 0], atol=1e-9)           # touching
+    np.testing.assert_allclose(cradle.gaps([-0.5, 0, 0.25]), [0.5, 0.25], atol=1e-9)
+    # φ_ab = x_b − x_a + const: Dφ = [−1, 1, 0]; φ_bc: [0, −1, 1]
+    np.testing.assert_allclose(cradle.normals([0, 0, 0]), [[-1, 1, 0], [0, -1, 1]], atol=1e-9)
+    q = np.array([[0, 0, 0], [-0.5, 0, 0.25]])
+    assert cradle.mass_matrix(q).shape == (2, 3, 3) and cradle.gaps(q).shape == (2, 2)
+    assert cradle.normals(q).shape == (2, 2, 3)
+    # mass.<body> scales M
+    np.testing.assert_allclose(np.diag(cradle.mass_matrix([0, 0, 0], params={"mass.b": 3.0})), [1, 3, 1])
+
+
+def test_cradle_resolve_is_the_cli_request(cradle):
+    r = cradle.resolve([0, 0, 0], qvel=[1, 0, 0])
+    np.testing.assert_allclose(r.outcomes(), [[0, 0, 1]], atol=1e-12)  # the reversal of eq. (15)
+    out, _ = cli_json("resolve", json.load(open(SOURCE / "examples" / "mechanisms" / "cradle3.json")),
+                      cwd=SOURCE / "examples" / "mechanisms")
+    assert same_bits(r.outcomes(), np.array([o["momentum"] for o in out["outcomes"]]))
+    assert same_bits(r.xi, nan_array([out["xi"]])[0])
+    assert same_bits(r.plastic_momentum, out["plastic"]["momentum"])
+
+
+def test_billiards_batch_and_check(cradle):
+    mech = simpact.Mechanism.from_file(BILLIARDS, contacts=[("ball_c", "ball_a"), ("ball_c", "ball_b")])
+    qvel = np.array([[0, 0, 0, 0, 1, 0], [0, 0, 0, 0, 1, 0.1]], dtype=float)
+    r = mech.resolve(None, qvel)
+    assert r.batched and r.xi.shape == (2,)
+    assert abs(r.xi[0]) < 1e-9  # θ = π/2 in the file: ξ = 0
+    for b in range(2):
+        req = {"mechanism": {"file": str(BILLIARDS), "contacts": [["ball_c", "ball_a"], ["ball_c", "ball_b"]]},
+               "qvel": qvel[b].tolist()}
+        out, _ = cli_json("resolve", req)
+        assert same_bits(r.outcomes(b), np.array([o["momentum"] for o in out["outcomes"]]))
+    c = cradle.check([0, 0, 0], qvel=[1, 0, 0], velocity_after=[0, 0, 1])
+    assert c.consistent
+    c = cradle.check([0, 0, 0], qvel=[1, 0, 0], velocity_after=[1 / 3, 1 / 3, 1 / 3])  # plastic: not elastic
+    assert not c.consistent
+
+
+def test_mechanism_bad_input(cradle, tmp_path):
+    with pytest.raises(simpact.InputError) as e:
+        simpact.Mechanism.from_file(tmp_path / "missing.xml", contacts=CRADLE_CONTACTS)
+    assert e.value.field == "mechanism.file"
+    req = {"mechanism": {"file": str(CRADLE), "contacts": [["ball_a", "ball_x"]]}, "qvel": [1, 0, 0]}
+    with pytest.raises(ValueError) as e:
+        simpact.Mechanism.from_file(CRADLE, contacts=[("ball_a", "ball_x")])
+    assert str(e.value) == cli_error("resolve", req)
+    with pytest.raises(simpact.InputError) as e:
+        simpact.Mechanism.from_file(CRADLE, contacts=[])
+    assert e.value.field == "mechanism.contacts"
+    with pytest.raises(simpact.InputError) as e:
+        cradle.mass_matrix([0, 0])
+    assert e.value.field == "q"
+    for method in (cradle.gaps, cradle.normals, cradle.place):
+        with pytest.raises(simpact.InputError):
+            method([[0, 0, 0, 0]])
+    with pytest.raises(simpact.InputError) as e:
+        cradle.resolve([0, 0, 0], qvel=[1, 0])
+    assert e.value.field == "qvel"
+    with pytest.raises(simpact.InputError) as e:
+        cradle.resolve([0, 0, 0], qvel=[1, 0, 0], params={"mass.bb": 2.0})
+    assert e.value.field == "params.mass.bb"
+    with pytest.raises(simpact.InputError) as e:
+        cradle.check([0, 0, 0], qvel=[1, 0, 0])
+    assert e.value.field == "momentum_after"

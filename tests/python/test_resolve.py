@@ -1,0 +1,179 @@
+"""simpact.resolve / check / resolve_model: closed forms, bit equality with the CLI, bad input."""
+import math
+
+import numpy as np
+import pytest
+
+import simpact
+from conftest import cli_error, cli_json, nan_array, same_bits
+
+CRADLE_M = np.eye(3)
+CRADLE_N = np.array([[-1.0, 1.0, 0.0], [0.0, -1.0, 1.0]])  # gaps x_b − x_a, x_c − x_b: Dφ
+
+
+def billiards_batch(b, seed=1):
+    """B billiards breaks (d = 6, 2 contacts) at random θ, masses and cue directions: M, N, p."""
+    rng = np.random.default_rng(seed)
+    theta = rng.uniform(math.pi / 3 + 0.05, math.pi, b)
+    masses = rng.uniform(0.5, 2.0, (b, 3))
+    mass = np.zeros((b, 6, 6))
+    for i in range(3):
+        mass[:, 2 * i, 2 * i] = mass[:, 2 * i + 1, 2 * i + 1] = masses[:, i]
+    na = np.stack([np.cos(theta / 2), np.sin(theta / 2)], axis=1)    # unit c → a
+    nb = np.stack([np.cos(theta / 2), -np.sin(theta / 2)], axis=1)   # unit c → b
+    normals = np.zeros((b, 2, 6))
+    normals[:, 0, 0:2], normals[:, 0, 4:6] = na, -na    # φ_a grows with x_a − x_c along n_a
+    normals[:, 1, 2:4], normals[:, 1, 4:6] = nb, -nb
+    angle = rng.uniform(-0.2, 0.2, b)
+    momentum = np.zeros((b, 6))
+    momentum[:, 4], momentum[:, 5] = masses[:, 2] * np.cos(angle), masses[:, 2] * np.sin(angle)
+    return mass, normals, momentum
+
+
+def request_of(m, n, p, **extra):
+    return dict(mass_matrix=m.tolist(), normals=n.tolist(), momentum=p.tolist(), **extra)
+
+
+def test_cradle_closed_form():
+    r = simpact.resolve(CRADLE_M, CRADLE_N, [1.0, 0.0, 0.0])
+    assert not r.batched and r.status_name() == "ok"
+    assert r.outcome_count == 1 and r.unique and r.xi == 0.0
+    np.testing.assert_allclose(r.outcomes(), [[0.0, 0.0, 1.0]], atol=1e-12)
+    assert r.energy_before == 0.5
+    # the plastic outcome of equal masses: everything moves together at 1/3
+    np.testing.assert_allclose(r.plastic_momentum, [1 / 3, 1 / 3, 1 / 3], atol=1e-12)
+
+
+def test_billiards_xi_zero_at_right_angle_and_positive_elsewhere():
+    r = simpact.resolve_model("billiards", theta=[math.pi / 2, 2 * math.pi / 3, math.pi])
+    assert r.batched and r.xi.shape == (3,)
+    assert abs(r.xi[0]) < 1e-12 and abs(r.xi[2]) < 1e-12 and r.xi[1] > 0.1
+
+
+def test_batched_resolve_bit_identical_to_cli():
+    m, n, p = billiards_batch(12)
+    r = simpact.resolve(m, n, p, restitution=0.5)
+    for b in range(12):
+        out, _ = cli_json("resolve", request_of(m[b], n[b], p[b], restitution=0.5))
+        assert simpact.impacts.STATUS_NAMES[r.status[b]] == out["status"]
+        assert same_bits(r.xi[b], nan_array([out["xi"]])[0])
+        assert same_bits(r.xi_argmin_argmax[b], nan_array([out["xi_argmin_argmax"]])[0])
+        assert same_bits(r.energy_before[b], out["energy_before"])
+        assert same_bits(r.momentum_before[b], out["momentum_before"])
+        assert r.outcome_count[b] == out["outcome_count"]
+        assert same_bits(r.outcomes(b), np.array([o["momentum"] for o in out["outcomes"]]))
+        lo, hi = r.outcome_offsets[b], r.outcome_offsets[b + 1]
+        assert same_bits(r.outcome_energy[lo:hi], [o["energy"] for o in out["outcomes"]])
+        assert same_bits(r.outcome_velocity[lo:hi], np.array([o["velocity"] for o in out["outcomes"]]))
+        assert same_bits(r.outcome_impulses[lo:hi], np.array([o["impulses"] for o in out["outcomes"]]))
+        assert same_bits(r.plastic_momentum[b], out["plastic"]["momentum"])
+        assert same_bits(r.plastic_impulses[b], out["plastic"]["impulses"])
+        assert same_bits(r.plastic_energy[b], out["plastic"]["energy"])
+        assert r.minimal_outcomes[b] == out["minimal_outcomes"]
+
+
+@pytest.mark.parametrize("ordering", ["argmin", "argmax", "index", "reverse", "random"])
+def test_single_orderings_bit_identical_to_cli(ordering):
+    m, n, p = billiards_batch(4, seed=7)
+    gaps = np.array([0.0, 0.0])
+    r = simpact.resolve(m, n, p, ordering=ordering, seed=11, gaps=gaps)
+    for b in range(4):
+        out, _ = cli_json("resolve", request_of(m[b], n[b], p[b], ordering=ordering, seed=11, gaps=[0.0, 0.0]))
+        assert same_bits(r.outcomes(b), np.array([o["momentum"] for o in out["outcomes"]]))
+
+
+def test_velocity_open_contacts_and_model_requests_match_cli():
+    v = [1.0, 0.0, 0.0]
+    r = simpact.resolve(CRADLE_M * 2.0, CRADLE_N, velocity=v, gaps=[0.0, 0.5])
+    out, _ = cli_json("resolve", dict(mass_matrix=(CRADLE_M * 2.0).tolist(), normals=CRADLE_N.tolist(),
+                                      velocity=v, gaps=[0.0, 0.5]))
+    assert same_bits(r.outcomes(), np.array([o["momentum"] for o in out["outcomes"]]))
+    assert same_bits(r.outcome_impulses, np.array([o["impulses"] for o in out["outcomes"]]))
+    assert r.outcome_impulses[0, 1] == 0.0  # the open contact carries none
+    thetas = [1.3, 2.0, 2.9]
+    rm = simpact.resolve_model("billiards", theta=thetas, m_b=3.0, restitution=0.8)
+    for b, theta in enumerate(thetas):
+        out, _ = cli_json("resolve", {"model": "billiards", "params": {"theta": theta, "m_b": 3.0},
+                                      "restitution": 0.8})
+        assert same_bits(rm.xi[b], nan_array([out["xi"]])[0])
+        assert same_bits(rm.outcomes(b), np.array([o["momentum"] for o in out["outcomes"]]))
+
+
+def test_results_do_not_depend_on_threads():
+    m, n, p = billiards_batch(300, seed=3)
+    one, two = simpact.resolve(m, n, p, threads=1), simpact.resolve(m, n, p, threads=2)
+    for name in ("xi", "outcome_momentum", "plastic_momentum", "outcome_offsets"):
+        assert same_bits(getattr(one, name), getattr(two, name)), name
+
+
+def test_check_consistent_and_inconsistent_match_cli():
+    m, n, p = billiards_batch(6, seed=5)
+    r = simpact.resolve(m, n, p)
+    after = np.array([r.outcomes(b)[0] for b in range(6)])
+    after[3] = p[3]  # "nothing happened": not a propagative outcome
+    c = simpact.check(m, n, p, momentum_after=after)
+    assert c.consistent.tolist() == [True, True, True, False, True, True]
+    for b in range(6):
+        out, proc = cli_json("check", request_of(m[b], n[b], p[b], momentum_after=after[b].tolist()))
+        assert out["consistent_with_propagative_model"] == bool(c.consistent[b])
+        assert same_bits(c.distance_to_nearest_outcome[b], nan_array([out["distance_to_nearest_outcome"]])[0])
+        assert same_bits(c.relative_energy_error[b], nan_array([out["relative_energy_error"]])[0])
+        assert same_bits(c.implied_impulses[b], nan_array(out["implied_impulses"]))
+        assert same_bits(c.consistency_tolerance[b], out["consistency_tolerance"])
+        assert same_bits(c.max_feasibility_violation[b], out["max_feasibility_violation"])
+
+
+# ---- bad input: a ValueError (simpact.InputError) with the CLI's line and the field ------------
+
+def test_resolve_bad_input_carries_cli_message():
+    bad = np.array([[1.0, 2.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    line = cli_error("resolve", request_of(bad, CRADLE_N, np.array([1.0, 0.0, 0.0])))
+    with pytest.raises(ValueError) as e:
+        simpact.resolve(bad, CRADLE_N, [1.0, 0.0, 0.0])
+    assert isinstance(e.value, simpact.InputError)
+    assert str(e.value) == line and e.value.field == "mass_matrix" and e.value.item is None
+    with pytest.raises(simpact.InputError) as e:
+        simpact.resolve(CRADLE_M, CRADLE_N, [1.0, 0.0, 0.0], ordering="alll")
+    assert str(e.value) == cli_error("resolve", request_of(CRADLE_M, CRADLE_N, np.array([1.0, 0, 0]),
+                                                             ordering="alll"))
+    with pytest.raises(simpact.InputError) as e:
+        simpact.resolve(CRADLE_M, CRADLE_N, [1.0, 0.0])
+    assert e.value.field == "momentum"
+    with pytest.raises(simpact.InputError) as e:
+        simpact.resolve(CRADLE_M, CRADLE_N, [1.0, 0.0, 0.0], restitution=1.5)
+    assert str(e.value) == cli_error("resolve", request_of(CRADLE_M, CRADLE_N, np.array([1.0, 0, 0]),
+                                                             restitution=1.5))
+
+
+def test_batch_error_names_the_first_bad_item():
+    m, n, p = billiards_batch(50)
+    m[17, 0, 1] = 0.3  # not symmetric
+    m[31, 2, 2] = math.nan
+    with pytest.raises(simpact.InputError) as e:
+        simpact.resolve(m, n, p)
+    assert e.value.item == 17 and e.value.field == "mass_matrix"
+    assert e.value.line == "mass_matrix: must be symmetric"
+    assert str(e.value) == "mass_matrix: must be symmetric (batch item 17)"
+
+
+def test_check_bad_input():
+    with pytest.raises(simpact.InputError) as e:
+        simpact.check(CRADLE_M, CRADLE_N, [1.0, 0.0, 0.0])
+    assert e.value.field == "momentum_after"
+    with pytest.raises(simpact.InputError) as e:
+        simpact.check(CRADLE_M, CRADLE_N, [1.0, 0.0, 0.0], momentum_after=[0.0, 0.0, 1.0], tolerance=2.0)
+    assert str(e.value) == cli_error("check", request_of(CRADLE_M, CRADLE_N, np.array([1.0, 0, 0]),
+                                                           momentum_after=[0.0, 0.0, 1.0], tolerance=2.0))
+
+
+def test_resolve_model_bad_input():
+    with pytest.raises(simpact.InputError) as e:
+        simpact.resolve_model("biliards", theta=1.0)
+    assert str(e.value) == cli_error("resolve", {"model": "biliards", "params": {"theta": 1.0}})
+    with pytest.raises(simpact.InputError) as e:
+        simpact.resolve_model("billiards", thetaa=1.0)
+    assert e.value.field == "params.thetaa"
+    with pytest.raises(simpact.InputError) as e:
+        simpact.resolve_model("billiards", theta=[2.0, 0.1])  # θ below π/3: the balls overlap
+    line = cli_error("resolve", {"model": "billiards", "params": {"theta": 0.1}})
+    assert e.value.item == 1 and e.value.line == line
