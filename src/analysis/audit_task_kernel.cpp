@@ -88,6 +88,10 @@ void AuditTaskKernel::check_parameters(const ParameterSet& params) const {
   auto workspace = mechanism_->make_workspace();
   MechanismState state = mechanism_->state_from(params);
   (void)mechanism_->make_problem(state, *workspace);
+  mechanism_->place(state, *workspace);
+  // Each adapter builds its scene once here, so a mechanism it cannot express is refused before
+  // any file exists (exit 2), not as a failed task.
+  for (const Run& run : runs_) (void)run.engine->build(*mechanism_, state, *workspace, run.settings);
 }
 
 TaskStatus AuditTaskKernel::evaluate(std::int64_t task, const ParameterSet& params, TaskScratch& scratch_base,
