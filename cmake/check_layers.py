@@ -16,13 +16,14 @@ ALLOWED = {
     "core": set(),
     "models": {"core"},
     "integrate": {"core", "models"},
+    "audit": {"core", "models"},
     "sweep": {"core"},
-    "analysis": {"core", "models", "integrate", "sweep"},
+    "analysis": {"core", "models", "integrate", "sweep", "audit"},
     "io": {"core", "sweep"},
-    "study": {"core", "models", "integrate", "sweep", "analysis", "io"},
-    "app": {"core", "models", "integrate", "sweep", "analysis", "io", "study"},
+    "study": {"core", "models", "integrate", "sweep", "analysis", "io", "audit"},
+    "app": {"core", "models", "integrate", "sweep", "analysis", "io", "study", "audit"},
     # the Python module (pybind11): a front end like app
-    "python": {"core", "models", "integrate", "sweep", "analysis", "io", "study"},
+    "python": {"core", "models", "integrate", "sweep", "analysis", "io", "study", "audit"},
 }
 # system headers that only some layers may use
 RESTRICTED = {
@@ -30,7 +31,9 @@ RESTRICTED = {
     "hdf5.h": {"io"},
     "hdf5_hl.h": {"io"},
     "omp.h": {"study", "app"},
-    "mujoco/mujoco.h": {"models"},
+    "mujoco/mujoco.h": {"models", "audit"},
+    "btBulletDynamicsCommon.h": {"audit"},
+    "ode/ode.h": {"audit"},
     "yaml-cpp/yaml.h": {"io"},
     "nlohmann/json.hpp": {"io", "app"},
 }

@@ -12,7 +12,7 @@ packages=(
   python3 python3-h5py python3-numpy python3-matplotlib python3-xarray python3-h5netcdf
   python3-netcdf4 netcdf-bin python3-pandas python3-mpmath python3-scipy procps
   clang libclang-rt-14-dev
-  libmujoco-dev libqhull-dev
+  libmujoco-dev libqhull-dev libbullet-dev libode-dev pkg-config
   python3-dev python3-pybind11 pybind11-dev python3-pytest
 )
 for arg in "$@"; do

@@ -1,5 +1,7 @@
 #include "sweep_setup.hpp"
 
+#include "simpact/analysis/audit_task_kernel.hpp"
+
 #include "simpact/analysis/function_task_kernel.hpp"
 #include "simpact/analysis/simulation_task_kernel.hpp"
 #include "simpact/integrate/dynamic_models.hpp"
@@ -65,6 +67,12 @@ std::vector<ParameterInfo> sweep_model_parameters(const std::string& name) {
 
 std::unique_ptr<TaskKernel> make_task_kernel(const SweepConfig& config) {
   if (config.simulate) return make_simulation_kernel(config);
+  if (config.audit) {
+    const MechanismFileSpec& f = *config.mechanism;
+    return std::make_unique<AuditTaskKernel>(
+        std::make_shared<const MujocoMechanism>(MechanismSpec{f.file, f.contacts, f.place, f.gap_tolerance, "model"}),
+        *config.audit);
+  }
   if (!config.mechanism && is_test_function(config.model))
     return std::make_unique<FunctionTaskKernel>(make_test_function(config.model));
   return std::make_unique<ImpactTaskKernel>(make_impact_model(config), study_options(config));

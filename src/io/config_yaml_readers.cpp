@@ -38,6 +38,7 @@ SweepConfig ConfigParser::parse(const std::string& text) {
     parse_orderings(top.get("orderings"));
     parse_options(top);
     if (config_.simulate) check_simulate(top);
+    if (const auto* audit = top.get("audit")) parse_audit(*audit);
     parse_design(top.get("design"), top.get("sensitivity"));
     check_required();
   } catch (const YAML::Exception& e) {

@@ -35,7 +35,7 @@ constexpr std::int64_t kMaxGridPoints = std::int64_t{1} << 40;
 
 inline const Names kTopKeys = {"model",      "params",      "grid",          "monte_carlo", "orderings",
                                "minimality", "seed",        "on_task_error", "limits",      "output",
-                               "design",     "sensitivity", "simulate"};
+                               "design",     "sensitivity", "simulate",      "audit"};
 inline const Names kAxisKeys = {"start", "stop", "num", "spacing", "values", "units", "long_name"};
 inline const Names kMonteCarloKeys = {"samples_per_point", "samples", "seed", "method", "params"};
 // The keys of `limits:`, from the core's list of user-settable caps.
@@ -49,6 +49,8 @@ inline const Names kSimulateKeys = {"model", "steps", "t_end", "dt", "restitutio
                                     "record"};
 // The integrator's sweepable settings a `simulate:` section may also fix (config_simulate.cpp).
 inline const Names kSimulateParameterKeys = {"dt", "restitution", "simultaneity_tolerance", "force_split"};
+inline const Names kAuditKeys = {"engines", "time_limit", "rest_tolerance", "inside_tolerance"};
+inline const Names kAuditEngineKeys = {"engine", "label", "rates", "options"};
 inline const Names kOutputKeys = {"samples", "momenta", "chunk_size", "compression"};
 inline const Names kRandomCommonKeys = {"dist", "units", "long_name"};
 // The keys each distribution takes, indexed by DistributionKind.
@@ -177,6 +179,8 @@ class ConfigParser {
   // After the options: a time-stepped sweep takes single orderings only (default argmin, argmax)
   // and refuses the settings it would ignore (minimality, limits, output.momenta).
   void check_simulate(const MapView& top);
+  // audit: (config_audit.cpp): engines, rates and settings; needs model: {file: ...}.
+  void parse_audit(const YAML::Node& node);
 
   void parse_params(const YAML::Node* node);
 

@@ -549,6 +549,14 @@ std::string MujocoMechanism::non_euclidean_joint() const {
 
 bool MujocoMechanism::needs_dynamic_sizes() const { return !fits_fixed_sizes(nv(), contacts()); }
 
+std::pair<const mjModel_*, mjData_*> MujocoMechanism::mujoco_at(const MechanismState& state,
+                                                                const Eigen::VectorXd& qpos,
+                                                                Workspace& workspace) const {
+  workspace.apply(model_->edits, state.edits);
+  forward_position(workspace.m, workspace.d, qpos);
+  return {workspace.m, workspace.d};
+}
+
 template <typename Problem>
 Problem MujocoMechanism::problem_at(MechanismState state, Workspace& workspace) const {
   place(state, workspace);

@@ -27,6 +27,10 @@
 #include "simpact/core/parameter_info.hpp"
 #include "simpact/core/parameter_set.hpp"
 
+// MuJoCo's types, declared only (mujoco/mujoco.h stays in models/ and audit/ sources).
+struct mjModel_;
+struct mjData_;
+
 namespace simpact {
 
 // What a mechanism file study names: the file, the contacts (geom pairs), and the coordinates
@@ -115,6 +119,11 @@ class MujocoMechanism {
   // Throws InputError when no contact is closed is not an error: the problem then has none.
   ImpactProblem make_problem(MechanismState state, Workspace& workspace) const;
   DynamicImpactProblem make_dynamic_problem(MechanismState state, Workspace& workspace) const;
+  // The workspace's mjModel (state.edits applied) and its mjData after MuJoCo's position pass
+  // at qpos: what an adapter rebuilding the mechanism in another engine reads (audit/). Valid
+  // until the workspace's next use.
+  std::pair<const mjModel_*, mjData_*> mujoco_at(const MechanismState& state, const Eigen::VectorXd& qpos,
+                                                 Workspace& workspace) const;
   // True when the state's system exceeds the fixed capacity (nv > kMaxDof or > kMaxContacts).
   bool needs_dynamic_sizes() const;
 

@@ -50,6 +50,22 @@ struct MechanismFileSpec {
   double gap_tolerance = 1e-9;  // core's kGapTolerance
 };
 
+// `audit:` (docs/audit.md): each task also runs listed engines through the same impact and checks
+// their post-impact state against the propagative model. Names are checked where the engines are
+// known (audit/); here they are plain data.
+struct AuditEngineSpec {
+  std::string engine;                                   // "mujoco", "bullet", "ode"
+  std::string label;                                    // map group prefix; default the engine name
+  std::vector<double> rates;                            // step rates [Hz], one map group each
+  std::vector<std::pair<std::string, double>> options;  // engine settings, by name
+};
+struct AuditSpec {
+  std::vector<AuditEngineSpec> engines;
+  double time_limit = 2.0;         // simulated seconds per run
+  double rest_tolerance = 1e-9;    // relative per-step velocity change counted as none
+  double inside_tolerance = 1e-3;  // g-distance (relative) within which a state is "inside"
+};
+
 struct SweepConfig {
   std::string model;                          // with simulate: the dynamic model's name; with a
                                               // mechanism file: its path as given
@@ -67,6 +83,7 @@ struct SweepConfig {
   ResolveLimits limits;  // caps of each resolution (core defaults; YAML `limits:`)
   OutputOptions output;
   std::optional<SimulateSpec> simulate;  // present: a time-stepped sweep of `model`
+  std::optional<AuditSpec> audit;        // present: engines audited at every task (needs a mechanism file)
   std::string source_text;               // the YAML exactly as given
   std::string source_hash;               // sha256 hex of source_text
 

@@ -1,0 +1,45 @@
+// The task of an `audit:` sweep (issue 25): the mechanism's impact at the task's parameters,
+// resolved by the propagative model, and each listed engine run through it at each step rate; the
+// engine's post-impact momentum M·q̇ checked as `simpact check` does. One map group per engine
+// entry and rate ("audit_<label>_<rate>hz"), plus the model's own energy range ("audit_model").
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "simpact/audit/engine_run.hpp"
+#include "simpact/sweep/sweep_config.hpp"
+#include "simpact/sweep/task_kernel.hpp"
+
+namespace simpact {
+
+class AuditTaskKernel final : public TaskKernel {
+ public:
+  // Throws InputError naming audit.engines[i].engine / .options.<name> / model for what cannot run.
+  AuditTaskKernel(std::shared_ptr<const MujocoMechanism> mechanism, const AuditSpec& spec);
+  ~AuditTaskKernel() override;
+  const std::vector<ResultColumn>& columns() const override { return columns_; }
+  std::unique_ptr<TaskScratch> make_scratch() const override;
+  TaskStatus evaluate(std::int64_t task, const ParameterSet& params, TaskScratch& scratch,
+                      double* results) const override;
+  void check_parameters(const ParameterSet& params) const override;
+
+  // Values per engine run, in column order within its group.
+  static constexpr int kRunValues = 8;
+
+ private:
+  struct Run {
+    std::string group;
+    std::shared_ptr<const PhysicsEngine> engine;
+    EngineSettings settings;
+    int mapping_values = 0;
+  };
+  std::shared_ptr<const MujocoMechanism> mechanism_;
+  AuditSpec spec_;
+  AuditLimits limits_;
+  std::vector<Run> runs_;
+  std::vector<ResultColumn> columns_;
+};
+
+}  // namespace simpact

@@ -1,0 +1,146 @@
+#include "simpact/analysis/audit_task_kernel.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
+#include "simpact/audit/engine_catalog.hpp"
+#include "simpact/core/input_error.hpp"
+#include "simpact/core/post_impact_check.hpp"
+
+namespace simpact {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+struct AuditScratch final : TaskScratch {
+  MujocoMechanism::WorkspacePtr mechanism;
+  std::unique_ptr<ImpactWorkspace> impact;
+  MechanismEvaluation evaluation;
+};
+
+TaskStatus task_status(ResolveStatus s) {
+  switch (s) {
+    case ResolveStatus::kOk: return TaskStatus::kOk;
+    case ResolveStatus::kNoImpact: return TaskStatus::kNoImpact;
+    case ResolveStatus::kNoElasticOutcome: return TaskStatus::kNoElasticOutcome;
+    case ResolveStatus::kCapHit: return TaskStatus::kCapHit;
+    default: return TaskStatus::kFailed;
+  }
+}
+
+}  // namespace
+
+AuditTaskKernel::AuditTaskKernel(std::shared_ptr<const MujocoMechanism> mechanism, const AuditSpec& spec)
+    : mechanism_(std::move(mechanism)), spec_(spec) {
+  if (mechanism_->needs_dynamic_sizes())
+    throw InputError("model", "audit: the mechanism exceeds the fixed capacity of an audited impact");
+  limits_.time_limit = spec.time_limit;
+  limits_.rest_tolerance = spec.rest_tolerance;
+  columns_.push_back({"relative_energy_error_min", "audit_model", "1",
+                      "smallest (E_after - E_before)/E_before over the propagative outcomes"});
+  columns_.push_back({"relative_energy_error_max", "audit_model", "1",
+                      "largest (E_after - E_before)/E_before over the propagative outcomes"});
+  for (std::size_t i = 0; i < spec.engines.size(); ++i) {
+    const AuditEngineSpec& e = spec.engines[i];
+    const std::string field = fmt::format("audit.engines[{}]", i);
+    std::shared_ptr<const PhysicsEngine> engine = make_engine(e.engine, field + ".engine");
+    for (double rate : e.rates) {
+      Run run;
+      run.engine = engine;
+      run.settings.rate_hz = rate;
+      for (const auto& [name, value] : e.options) run.settings.options[name] = value;
+      check_engine_settings(*engine, run.settings, field);
+      run.group = fmt::format("audit_{}_{:g}hz", e.label, rate);
+      const std::string who = fmt::format("{} at {:g} Hz", e.label, rate);
+      const auto add = [&](const char* name, const char* units, const std::string& long_name) {
+        columns_.push_back({name, run.group, units, who + ": " + long_name});
+      };
+      add("relative_energy_error", "1", "(E_after - E_before)/E_before of the engine's post-impact state");
+      add("relative_energy_error_vs_model", "1", "(E_after - E_model)/E_before, E_model of the nearest propagative outcome");
+      add("distance_to_nearest_outcome", "1", "g-distance to the nearest propagative outcome / ||p-||_g");
+      add("distance_to_plastic", "1", "g-distance to the plastic outcome / ||p-||_g");
+      add("max_feasibility_violation", "1", "max over closed contacts of -<p_after,u_i>_g/(||p-||_g ||u_i||_g), 0 if feasible");
+      add("inside", "1", fmt::format("1: within {:g} (relative g-distance) of a propagative outcome, 0: not", spec.inside_tolerance));
+      add("engine_status", "1", kEngineRunStatusLegend);
+      add("steps", "1", "engine steps until every contact separated or came to rest");
+      const RestitutionMapping mapping = engine->restitution_mapping(0.5, run.settings);
+      run.mapping_values = static_cast<int>(mapping.names.size());
+      for (std::size_t m = 0; m < mapping.names.size(); ++m)
+        columns_.push_back({mapping.names[m], run.group, mapping.units[m],
+                            who + ": restitution as the engine was told it (" + mapping.names[m] + ")"});
+      runs_.push_back(std::move(run));
+    }
+  }
+}
+
+AuditTaskKernel::~AuditTaskKernel() = default;
+
+std::unique_ptr<TaskScratch> AuditTaskKernel::make_scratch() const {
+  auto s = std::make_unique<AuditScratch>();
+  s->mechanism = mechanism_->make_workspace();
+  s->impact = std::make_unique<ImpactWorkspace>(ResolveLimits{});
+  return s;
+}
+
+void AuditTaskKernel::check_parameters(const ParameterSet& params) const {
+  auto workspace = mechanism_->make_workspace();
+  MechanismState state = mechanism_->state_from(params);
+  (void)mechanism_->make_problem(state, *workspace);
+  mechanism_->place(state, *workspace);
+  // Each adapter builds its scene once here, so a mechanism it cannot express is refused before
+  // any file exists (exit 2), not as a failed task.
+  for (const Run& run : runs_) (void)run.engine->build(*mechanism_, state, *workspace, run.settings);
+}
+
+TaskStatus AuditTaskKernel::evaluate(std::int64_t task, const ParameterSet& params, TaskScratch& scratch_base,
+                                     double* results) const {
+  auto& scratch = static_cast<AuditScratch&>(scratch_base);
+  MechanismState state = mechanism_->state_from(params);
+  mechanism_->place(state, *scratch.mechanism);
+  const ImpactProblem problem = mechanism_->make_problem(state, *scratch.mechanism);
+  ResolveOptions options;
+  options.task = static_cast<std::uint64_t>(task);
+  const ImpactResolution resolution = resolve_impact(problem, options, *scratch.impact);
+  mechanism_->evaluate(state, state.qpos, *scratch.mechanism, scratch.evaluation);
+  const MechanismEvaluation& ev = scratch.evaluation;
+  const double e0 = problem.energy_before();
+  double lo = kNaN, hi = kNaN;
+  if (e0 > 0 && resolution.status != ResolveStatus::kCapHit && resolution.status != ResolveStatus::kPlasticUnverified) {
+    for (int o = 0; o < scratch.impact->outcomes.size; ++o) {
+      const double rel = (scratch.impact->outcomes.items[o].energy - e0) / e0;
+      lo = std::isnan(lo) ? rel : std::min(lo, rel);
+      hi = std::isnan(hi) ? rel : std::max(hi, rel);
+    }
+    if (resolution.status == ResolveStatus::kNoImpact) lo = hi = 0.0;
+  }
+  double* out = results;
+  *out++ = lo;
+  *out++ = hi;
+  for (const Run& run : runs_) {
+    const EngineRun r = run_engine(*run.engine, *mechanism_, state, *scratch.mechanism, run.settings, ev.normals, limits_);
+    const bool settled = r.status == EngineRunStatus::kSettled;
+    PostImpactCheck check;
+    if (settled) {
+      const Eigen::VectorXd p_after = ev.mass * r.qvel;
+      check = check_post_impact_state(problem, FixedSizes::DofVector(p_after), kDefaultCheckTolerance,
+                                      spec_.inside_tolerance, resolution, *scratch.impact);
+    }
+    *out++ = settled ? check.relative_energy_error : kNaN;
+    *out++ = settled ? check.relative_energy_error_vs_model : kNaN;
+    *out++ = settled ? check.distance_to_nearest_outcome : kNaN;
+    *out++ = settled ? check.distance_to_plastic : kNaN;
+    *out++ = settled ? check.max_feasibility_violation : kNaN;
+    *out++ = settled && std::isfinite(check.distance_to_nearest_outcome)
+                 ? (check.consistent_with_propagative_model ? 1.0 : 0.0)
+                 : kNaN;
+    *out++ = static_cast<double>(r.status);
+    *out++ = static_cast<double>(r.steps);
+    const RestitutionMapping mapping = run.engine->restitution_mapping(state.restitution, run.settings);
+    for (double v : mapping.values) *out++ = v;
+  }
+  return task_status(resolution.status);
+}
+
+}  // namespace simpact

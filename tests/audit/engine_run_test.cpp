@@ -1,0 +1,183 @@
+// The engines on the three-ball line (examples/mechanisms/cradle3.xml: equal masses, touching):
+// known answers per engine, momentum conservation, determinism, and the refusals.
+#include "simpact/audit/engine_run.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "simpact/audit/engine_catalog.hpp"
+#include "simpact/core/input_error.hpp"
+
+namespace simpact {
+namespace {
+
+std::string example(const std::string& name) {
+  const char* root = std::getenv("SIMPACT_SOURCE_DIR");
+  return std::string(root ? root : ".") + "/examples/mechanisms/" + name;
+}
+
+struct Line {
+  MujocoMechanism mechanism;
+  MujocoMechanism::WorkspacePtr workspace;
+  MechanismState state;
+  MechanismEvaluation evaluation;
+  explicit Line(double v, double restitution, const std::string& file = "cradle3.xml")
+      : mechanism(MechanismSpec{example(file), {{"ball_a", "ball_b"}, {"ball_b", "ball_c"}}, {}, kGapTolerance, "model"}),
+        workspace(mechanism.make_workspace()) {
+    state.qpos = Eigen::VectorXd::Zero(3);
+    state.qvel = Eigen::Vector3d(v, 0, 0);
+    state.restitution = restitution;
+    mechanism.evaluate(state, state.qpos, *workspace, evaluation);
+  }
+  EngineRun run(const std::string& engine, double rate, std::map<std::string, double> options = {}) {
+    EngineSettings settings;
+    settings.rate_hz = rate;
+    settings.options = std::move(options);
+    return run_engine(*make_engine(engine, "audit.engines[0]"), mechanism, state, *workspace, settings,
+                      evaluation.normals, AuditLimits{});
+  }
+};
+
+bool available(const std::string& engine) {
+  const auto names = available_engine_names();
+  return std::find(names.begin(), names.end(), engine) != names.end();
+}
+
+std::string describe(const EngineRun& run) {
+  return "status " + std::to_string(static_cast<int>(run.status)) + " after " + std::to_string(run.steps) +
+         " steps (" + run.message + ")";
+}
+
+// COR 0 on the equal-mass line: the plastic outcome, all three at v/3. Bullet's sequential
+// impulses converge to it within its default 10 iterations (to ~1e-7 v); ODE's iterative
+// dWorldQuickStep too. The step rate does not matter: one step resolves the impact.
+TEST(EngineRun, OdeAndBulletLineAtRestitutionZeroReachVOverThree) {
+  const double v = 3.0;
+  const std::vector<std::pair<std::string, std::map<std::string, double>>> cases = {
+      {"bullet", {}}, {"ode", {{"quick_step", 1}}}};
+  for (const auto& [engine, options] : cases) {
+    if (!available(engine)) continue;
+    for (double rate : {60.0, 600.0, 6000.0}) {
+      Line line(v, 0.0);
+      const EngineRun run = line.run(engine, rate, options);
+      ASSERT_EQ(run.status, EngineRunStatus::kSettled) << engine << " " << describe(run);
+      for (int i = 0; i < 3; ++i) EXPECT_NEAR(run.qvel[i], v / 3, 1e-6 * v) << engine << " at " << rate << " Hz";
+      EXPECT_LE(run.steps, 4) << engine;
+    }
+  }
+}
+
+// ODE's exact LCP (dWorldStep) on spheres that touch exactly (depth 0) reports "LCP internal
+// error" and goes on: the run is a failure with NaN velocities, never the numbers it left.
+TEST(EngineRun, OdeWorldStepOnTouchingSpheresIsAFailedRun) {
+  if (!available("ode")) GTEST_SKIP() << "ODE left out of this build";
+  Line line(3.0, 0.0);
+  const EngineRun run = line.run("ode", 600.0);
+  EXPECT_EQ(run.status, EngineRunStatus::kFailed);
+  EXPECT_NE(run.message.find("LCP"), std::string::npos) << run.message;
+  EXPECT_TRUE(run.qvel.array().isNaN().all());
+}
+
+// Bullet at COR 1 (√R per body, multiplied back to R) gives the simultaneous answer of the
+// line, [−v/3, 2v/3, 2v/3], not the propagative [0, 0, v]; energy is kept to Bullet's iteration
+// tolerance.
+TEST(EngineRun, BulletElasticLineIsTheSimultaneousAnswer) {
+  if (!available("bullet")) GTEST_SKIP() << "Bullet left out of this build";
+  const double v = 3.0;
+  Line line(v, 1.0);
+  const EngineRun run = line.run("bullet", 600.0);
+  ASSERT_EQ(run.status, EngineRunStatus::kSettled) << describe(run);
+  EXPECT_NEAR(run.qvel[0], -v / 3, 1e-5 * v);
+  EXPECT_NEAR(run.qvel[1], 2 * v / 3, 1e-5 * v);
+  EXPECT_NEAR(run.qvel[2], 2 * v / 3, 1e-5 * v);
+}
+
+// MuJoCo's soft contact at R = 1 is an undamped spring (solref damping 0): two equal balls
+// exchange their velocities as the step shrinks. Ball c is placed far away.
+TEST(EngineRun, MujocoElasticPairExchangesVelocities) {
+  const double v = 2.0;
+  Line line(v, 1.0);
+  line.state.qpos = Eigen::Vector3d(0, 0, 10);
+  line.mechanism.evaluate(line.state, line.state.qpos, *line.workspace, line.evaluation);
+  line.evaluation.normals.row(1).setZero();  // b–c is open and far
+  const EngineRun fine = line.run("mujoco", 6000.0);
+  ASSERT_EQ(fine.status, EngineRunStatus::kSettled) << describe(fine);
+  EXPECT_NEAR(fine.qvel[0], 0.0, 1e-2 * v);
+  EXPECT_NEAR(fine.qvel[1], v, 1e-2 * v);
+  EXPECT_EQ(fine.qvel[2], 0.0);
+  EXPECT_NEAR(fine.qvel.sum(), v, 1e-12 * v);  // momentum
+}
+
+// Every engine keeps the line's momentum, at every rate and restitution it settles at.
+TEST(EngineRun, EveryEngineConservesMomentumOnTheLine) {
+  const double v = 3.0;
+  for (const std::string& engine : available_engine_names())
+    for (double r : {0.0, 0.7, 1.0})
+      for (double rate : {60.0, 600.0, 6000.0}) {
+        Line line(v, r);
+        const EngineRun run = line.run(engine, rate, engine == "ode" ? std::map<std::string, double>{{"quick_step", 1}}
+                                                                    : std::map<std::string, double>{});
+        if (run.status != EngineRunStatus::kSettled) continue;
+        EXPECT_NEAR(run.qvel.sum(), v, 1e-6 * v) << engine << " R " << r << " " << rate << " Hz";
+      }
+}
+
+// Engines are deterministic run to run: the same inputs give the same bits.
+TEST(EngineRun, RunsRepeatBitForBit) {
+  for (const std::string& engine : available_engine_names()) {
+    Line first(2.5, 0.7), second(2.5, 0.7);
+    const EngineRun a = first.run(engine, 600.0, engine == "ode" ? std::map<std::string, double>{{"quick_step", 1}}
+                                                                 : std::map<std::string, double>{});
+    const EngineRun b = second.run(engine, 600.0, engine == "ode" ? std::map<std::string, double>{{"quick_step", 1}}
+                                                                  : std::map<std::string, double>{});
+    EXPECT_EQ(a.steps, b.steps) << engine;
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(std::memcmp(&a.qvel[i], &b.qvel[i], sizeof(double)), 0) << engine;
+  }
+}
+
+TEST(EngineCatalog, UnknownEngineAndSettingNameTheField) {
+  try {
+    make_engine("physx", "audit.engines[2].engine");
+    FAIL() << "an unknown engine was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "audit.engines[2].engine");
+    EXPECT_NE(std::string(e.what()).find("physx"), std::string::npos);
+  }
+  EngineSettings settings;
+  settings.options["erpp"] = 0.1;
+  try {
+    check_engine_settings(*make_engine("mujoco", "e"), settings, "audit.engines[0]");
+    FAIL() << "an unknown setting was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "audit.engines[0].options.erpp");
+  }
+}
+
+// The biped's hinges cannot be built from primitive shapes: one line naming the joint.
+TEST(EngineCatalog, AdaptersRefuseWhatTheyCannotExpress) {
+  MujocoMechanism biped(MechanismSpec{example("biped.xml"), {}, {}, kGapTolerance, "model"});
+  auto workspace = biped.make_workspace();
+  MechanismState state;
+  state.qpos = biped.default_qpos();
+  state.qvel = Eigen::VectorXd::Zero(biped.nv());
+  for (const std::string engine : {"bullet", "ode"}) {
+    if (!available(engine)) continue;
+    EngineSettings settings;
+    try {
+      make_engine(engine, "e")->build(biped, state, *workspace, settings);
+      FAIL() << engine << " built the biped";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.field(), "model.file");
+      const std::string what = e.what();
+      EXPECT_NE(what.find(engine + ": joint '"), std::string::npos) << what;
+      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace simpact

@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""audit: sweeps (issue 25): configs/fig2b.yaml's maps bit-identical at 1 rank x 1 thread and
+2 ranks x 2 threads; known answers read from the maps (Bullet and ODE's quick step at R = 0
+reach the plastic outcome, inside the outcome set; ODE's dWorldStep on touching spheres is a
+failed run with NaN); every bad audit input one line, exit 2, no output file.
+
+usage: audit_sweeps.py SIMPACT
+"""
+import os
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+
+import sweep_common as sc
+
+
+def audit_datasets(path):
+    out = {}
+    with h5py.File(path, "r") as f:
+        def visit(name, obj):
+            if isinstance(obj, h5py.Dataset) and (name.startswith("audit_") or name.startswith("samples")):
+                out[name] = (obj.dtype.str, obj.shape, np.ascontiguousarray(obj[()]).tobytes())
+        f.visititems(visit)
+    return out
+
+
+def main():
+    simpact = sys.argv[1]
+    tmp = sc.tempdir()
+    one, two = os.path.join(tmp, "one.h5"), os.path.join(tmp, "two.h5")
+    sc.run(simpact, "configs/fig2b.yaml", one, ranks=0, threads=1)
+    sc.run(simpact, "configs/fig2b.yaml", two, ranks=2, threads=2)
+    a, b = audit_datasets(one), audit_datasets(two)
+    if not a or a.keys() != b.keys():
+        sys.exit(f"FAIL: audit datasets differ: {sorted(a.keys() ^ b.keys())}")
+    for name in a:
+        if a[name] != b[name]:
+            sys.exit(f"FAIL: /{name} differs between 1 rank x 1 thread and 2 ranks x 2 threads")
+    print(f"ok: {len(a)} audit datasets bit-identical at 1x1 and 2x2")
+
+    with h5py.File(one, "r") as f:
+        r = list(f["/grid/restitution"][()])
+        zero = r.index(0.0)
+        for g in ("audit_bullet_600hz", "audit_ode_quick_600hz"):
+            if not np.all(f[g]["inside"][zero] == 1):
+                sys.exit(f"FAIL: {g} at R = 0 is not inside the outcome set: {f[g]['distance_to_nearest_outcome'][zero]}")
+            if not np.allclose(f[g]["relative_energy_error"][zero], -2.0 / 3.0, atol=1e-6):
+                sys.exit(f"FAIL: {g} at R = 0 does not lose 2/3 of the energy")
+        status = f["audit_ode_600hz"]["engine_status"][()]
+        if not (np.all(status == 2) and np.all(np.isnan(f["audit_ode_600hz"]["relative_energy_error"][()]))):
+            sys.exit("FAIL: ODE's dWorldStep on touching spheres should be failed runs with NaN values")
+    print("ok: known answers in the maps")
+
+    base = open("configs/fig2b.yaml").read().replace("../examples", os.path.abspath("examples"))
+    bad = {
+        "unknown engine": (base.replace("engine: mujoco", "engine: physx"), "audit.engines[0].engine"),
+        "unknown setting": (base.replace("options: {quick_step: 1}", "options: {quick_stepp: 1}"),
+                            "audit.engines[3].options.quick_stepp"),
+        "bad rate": (base.replace("rates: [60, 600, 6000]}\n    - {engine: bullet", "rates: [-1]}\n    - {engine: bullet"),
+                     "audit.engines[0].rates"),
+        "adapter cannot build": (
+            "model:\n  file: " + os.path.abspath("examples/mechanisms/biped.xml") +
+            "\n  contacts: [[floor, foot_l], [floor, foot_r]]\n  place: [qpos.root_z, qpos.root_pitch]\n"
+            "params: {qpos.root_z: -0.1, qpos.hip_l: 0.2, qpos.hip_r: -0.1, qvel.root_z: -1.0}\n"
+            "audit:\n  engines: [{engine: bullet, rates: [600]}]\n", "model.file"),
+    }
+    for what, (text, field) in bad.items():
+        config = sc.write_config(text, tmp, "bad.yaml")
+        out = os.path.join(tmp, "bad.h5")
+        p = sc.run(simpact, config, out, check=False)
+        lines = [l for l in p.stderr.splitlines() if l.strip()]
+        if p.returncode != 2 or len(lines) != 1 or field not in lines[0] or os.path.exists(out):
+            sys.exit(f"FAIL: {what}: exit {p.returncode}, stderr {p.stderr!r}, output exists {os.path.exists(out)}")
+        print(f"ok: {what}: {lines[0]}")
+
+
+if __name__ == "__main__":
+    main()
