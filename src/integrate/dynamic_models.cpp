@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <stdexcept>
 
 #include "simpact/core/input_error.hpp"
 #include "simpact/integrate/trex_model.hpp"
@@ -106,10 +107,14 @@ DynamicSystem make_dynamic_system(const std::string& name, const ParameterSet& p
     return make_cradle(static_cast<int>(v["n"]), v["mass"], v["radius"], v["gap"], v["speed"]);
   if (name == "billiards")
     return make_billiards(v["theta"], v["mass"], v["radius"], v["speed"], v["distance"], v["offset"]);
-  if (v["height"] < v["radius"])
-    throw InputError("height",
-                     fmt::format("{} puts the ball below the floor (radius {})", v["height"], v["radius"]));
-  return make_ball(v["mass"], v["radius"], v["height"], v["speed"], v["g"]);
+  if (name == "ball") {
+    if (v["height"] < v["radius"])
+      throw InputError("height",
+                       fmt::format("{} puts the ball below the floor (radius {})", v["height"], v["radius"]));
+    return make_ball(v["mass"], v["radius"], v["height"], v["speed"], v["g"]);
+  }
+  // A catalogue entry without a builder is a programming error, never a silent ball.
+  throw std::logic_error("make_dynamic_system: no builder for the catalogued model '" + name + "'");
 }
 
 DynamicSystem make_chain(int links, double link_length, double mass, double gravity, double damping) {
