@@ -1,4 +1,6 @@
-"""A task that throws mid-sweep (a Monte Carlo draw that makes the balls overlap): under
+"""A task that throws mid-sweep (two Monte Carlo draws that together make the balls overlap, r_c =
+0.7 with r_a = 1.5: each value alone is admissible, so the preflight, which checks every
+distribution's support one parameter at a time, lets the sweep start): under
 on_task_error: abort every rank of `mpirun -n 2` exits non-zero within seconds with one line
 naming the task and its parameters, and the file stays incomplete; under on_task_error: record
 the sweep finishes, the failed tasks carry status 4 and NaN results, and the statistics count
@@ -17,12 +19,13 @@ import sweep_common as sc
 CONFIG = """model: billiards
 params: {{speed: 1.0}}
 grid:
-  theta: {{start: 1.1, stop: 1.3, num: 20}}
+  theta: {{start: 1.3, stop: 1.35, num: 20}}
 monte_carlo:
   samples_per_point: 500
   seed: 5
   params:
-    r_c: {{dist: choice, values: [1.0, 0.5], weights: [0.998, 0.002]}}
+    r_c: {{dist: choice, values: [1.0, 0.7], weights: [0.9, 0.1]}}
+    r_a: {{dist: choice, values: [1.0, 1.5], weights: [0.9, 0.1]}}
 on_task_error: {mode}
 output: {{samples: true}}
 """
@@ -37,7 +40,7 @@ def main():
     p = sc.run(simpact, abort, out, ranks=2, threads=1, check=False)
     elapsed = time.time() - t0
     errors = [l for l in p.stderr.splitlines() if l.startswith("simpact: error:")]
-    if p.returncode == 0 or elapsed > 30 or not errors or not all("failed (" in l and "r_c=0.5" in l for l in errors):
+    if p.returncode == 0 or elapsed > 30 or not errors or not all("failed (" in l and "r_c=0.69999999999999996" in l and "r_a=1.5" in l for l in errors):
         sys.exit(f"FAIL: abort: rc={p.returncode} after {elapsed:.1f}s: {p.stderr}")
     info = subprocess.run([simpact, "info", out], capture_output=True, text=True)
     if info.returncode != 3:
@@ -50,10 +53,11 @@ def main():
     with h5py.File(out, "r") as f:
         status = f["samples/status"][:]
         r_c = f["samples/r_c"][:]
+        r_a = f["samples/r_a"][:]
         xi = f["samples/xi_maps_outcome_set"][:]
         count = f["xi_maps/outcome_set_count"][:]
         assert int(f.attrs["complete"]) == 1
-    failed = r_c == 0.5
+    failed = (r_c == 0.7) & (r_a == 1.5)
     assert failed.sum() > 0, "the config should draw some invalid radii"
     assert np.array_equal(status == 4, failed), "status 4 exactly where the draw was invalid"
     assert np.all(np.isnan(xi[failed])) and np.all(np.isfinite(xi[~failed]))
