@@ -18,6 +18,10 @@ import tempfile
 def main():
     simpact, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     tmp = tempfile.mkdtemp(prefix="simpact_docs_")
+    # Configs are written as if they were in configs/: their mechanism paths (../examples/...) are
+    # relative to it, as in the shipped configs.
+    os.symlink(os.path.join(root, "examples"), os.path.join(tmp, "examples"))
+    os.makedirs(os.path.join(tmp, "configs"))
     env = dict(os.environ, OMP_NUM_THREADS="2")
     failed, count = [], 0
     docs = [os.path.join(root, "README.md")] + sorted(glob.glob(os.path.join(root, "docs", "*.md")))
@@ -30,7 +34,7 @@ def main():
             if not re.search(r"^(model|simulate):", m.group(1), re.M):
                 continue
             count += 1
-            config = os.path.join(tmp, f"{os.path.basename(doc)}_{i}.yaml")
+            config = os.path.join(tmp, "configs", f"{os.path.basename(doc)}_{i}.yaml")
             with open(config, "w") as f:
                 f.write(m.group(1))
             for extra in (["--dry-run"], ["-o", config.replace(".yaml", ".h5"), "-q"]):
