@@ -9,7 +9,7 @@
 // before every step.
 #include <benchmark/benchmark.h>
 
-#include "simpact/integrate/dynamic_models.hpp"
+#include "simpact/models/dynamic_models.hpp"
 #include "simpact/integrate/simulation.hpp"
 #include "simpact/integrate/trex_gait.hpp"
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "simpact/core/parameter_set.hpp"
-#include "simpact/integrate/dynamic_models.hpp"
+#include "simpact/models/dynamic_models.hpp"
 #include "simpact/integrate/simulation.hpp"
 #include "simpact/integrate/trex_gait.hpp"
 

@@ -11,7 +11,7 @@
 
 #include "simpact/core/counter_rng.hpp"
 #include "simpact/core/input_error.hpp"
-#include "simpact/integrate/dynamic_models.hpp"
+#include "simpact/models/dynamic_models.hpp"
 #include "simpact/integrate/simulation.hpp"
 
 namespace simpact {

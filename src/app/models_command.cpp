@@ -12,7 +12,7 @@
 
 #include "commands.hpp"
 #include "simpact/core/input_error.hpp"
-#include "simpact/integrate/dynamic_models.hpp"
+#include "simpact/models/dynamic_models.hpp"
 #include "simpact/models/model_catalog.hpp"
 #include "simpact/models/mujoco_mechanism.hpp"
 #include "simpact/models/test_functions.hpp"

@@ -4,7 +4,7 @@
 
 #include "simpact/analysis/function_task_kernel.hpp"
 #include "simpact/analysis/simulation_task_kernel.hpp"
-#include "simpact/integrate/dynamic_models.hpp"
+#include "simpact/models/dynamic_models.hpp"
 #include "simpact/models/mechanism_impact_model.hpp"
 #include "simpact/models/model_catalog.hpp"
 #include "simpact/models/test_functions.hpp"

@@ -6,8 +6,8 @@
 #include <algorithm>
 
 #include "simpact/core/input_error.hpp"
-#include "simpact/integrate/dynamic_models.hpp"
-#include "simpact/integrate/mechanism_dynamic_model.hpp"
+#include "simpact/models/dynamic_models.hpp"
+#include "simpact/models/mechanism_dynamic_model.hpp"
 #include "simpact/integrate/simulation.hpp"
 #include "simpact/io/simulate_json.hpp"
 

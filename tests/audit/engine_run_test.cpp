@@ -17,7 +17,7 @@ namespace {
 
 std::string example(const std::string& name) {
   const char* root = std::getenv("SIMPACT_SOURCE_DIR");
-  return std::string(root ? root : ".") + "/examples/mechanisms/" + name;
+  return std::string(root ? root : SIMPACT_SOURCE_DIR) + "/examples/mechanisms/" + name;
 }
 
 struct Line {

@@ -708,10 +708,10 @@ TEST(ImpactJsonErrors, EveryIndependentProblemIsReportedOnItsOwnLine) {
     EXPECT_EQ(std::string(e.what()),
               "bar: unknown key (allowed: mass_matrix, normals, momentum, velocity, gaps, gap_tolerance, "
               "restitution, ordering, "
-              "minimality, seed, limits, model, params)\n"
+              "minimality, seed, limits, model, params, mechanism, qpos, qvel)\n"
               "foo: unknown key (allowed: mass_matrix, normals, momentum, velocity, gaps, gap_tolerance, "
               "restitution, ordering, "
-              "minimality, seed, limits, model, params)");
+              "minimality, seed, limits, model, params, mechanism, qpos, qvel)");
   }
 }
 

@@ -21,7 +21,7 @@
 #include "fuzz_check.hpp"
 #include "simpact/analysis/simulation_task_kernel.hpp"
 #include "simpact/core/input_error.hpp"
-#include "simpact/integrate/dynamic_models.hpp"
+#include "simpact/models/dynamic_models.hpp"
 #include "simpact/io/sweep_config_yaml.hpp"
 #include "simpact/models/model_catalog.hpp"
 #include "simpact/sweep/parameter_space.hpp"

@@ -14,7 +14,7 @@
 #include <random>
 #include <vector>
 
-#include "simpact/integrate/dynamic_models.hpp"
+#include "simpact/models/dynamic_models.hpp"
 #include "simpact/integrate/simulation.hpp"
 // After every other header: it defines malloc and friends (C library declarations first).
 #include "../support/malloc_counter.hpp"

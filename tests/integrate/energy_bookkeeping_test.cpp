@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "simpact/integrate/simulation.hpp"
-#include "simpact/integrate/trex_model.hpp"
+#include "simpact/models/trex_model.hpp"
 
 namespace simpact {
 namespace {

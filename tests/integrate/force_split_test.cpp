@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "simpact/integrate/midpoint_integrator.hpp"
-#include "simpact/integrate/planar_linkage.hpp"
+#include "simpact/models/planar_linkage.hpp"
 #include "simpact/integrate/simulation.hpp"
 
 namespace simpact {

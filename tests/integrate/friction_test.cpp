@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "simpact/integrate/midpoint_integrator.hpp"
-#include "simpact/integrate/planar_linkage.hpp"
+#include "simpact/models/planar_linkage.hpp"
 
 namespace simpact {
 namespace {

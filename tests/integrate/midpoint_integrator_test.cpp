@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "simpact/integrate/dynamic_models.hpp"
+#include "simpact/models/dynamic_models.hpp"
 #include "simpact/integrate/simulation.hpp"
 
 namespace simpact {

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <string>
 
-#include "simpact/integrate/dynamic_models.hpp"
+#include "simpact/models/dynamic_models.hpp"
 #include "simpact/models/billiards_model.hpp"
 
 namespace simpact {

@@ -404,11 +404,11 @@ TEST(SweepConfig, EachMistakeHasItsOneLineMessage) {
        "monte_carlo: 2 grid points x 4e+18 samples per point is too many tasks (at most 2^62)"},
       {"- just\n- a list\n",
        "config: not a mapping; expected a mapping with keys model, params, grid, monte_carlo, "
-       "orderings, minimality, seed, on_task_error, limits, output, design, sensitivity, simulate"},
+       "orderings, minimality, seed, on_task_error, limits, output, design, sensitivity, simulate, audit"},
       {"",
        "config: the file is empty; expected a mapping with keys model, params, grid, "
        "monte_carlo, orderings, minimality, seed, on_task_error, limits, output, design, sensitivity, "
-       "simulate"},
+       "simulate, audit"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.line);

@@ -27,7 +27,7 @@ constexpr double kPi = 3.141592653589793;
 
 std::string example(const std::string& name) {
   const char* root = std::getenv("SIMPACT_SOURCE_DIR");
-  return std::string(root ? root : ".") + "/examples/mechanisms/" + name;
+  return std::string(root ? root : SIMPACT_SOURCE_DIR) + "/examples/mechanisms/" + name;
 }
 
 MechanismSpec spec_of(const std::string& file, std::vector<std::pair<std::string, std::string>> contacts,

@@ -25,7 +25,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "simpact/integrate/dynamic_model.hpp"
+#include "simpact/models/dynamic_model.hpp"
 
 namespace simpact {
 

@@ -23,7 +23,7 @@
 
 #include "simpact/core/impact_resolution.hpp"
 #include "simpact/core/ordering_policy.hpp"
-#include "simpact/integrate/dynamic_model.hpp"
+#include "simpact/models/dynamic_model.hpp"
 #include "simpact/integrate/midpoint_integrator.hpp"
 
 namespace simpact {

@@ -1,16 +1,13 @@
 // Fig. 8 of Seghete & Murphey: the same dropped TREX run twice, resolving every simultaneous
 // impact with `argmin` in one copy and `argmax` in the other, and the indeterminacy
 //   ξ(t) = ‖p₁(t) − p₂(t)‖_g / ‖p₁(t)‖_g      (metric of M(q₁(t))).
-// Also the stances it starts from: double touchdown (right foot and tail tip at the same
-// height, so the held stance dropped straight down hits both at once) and the orthogonal one
-// (double touchdown with <Dφ_R, Dφ_T>_g = 0, a quick 2×2 Newton — issue 14's design step does
-// the general, bounded version).
+// The stances it starts from are models/trex_stance.hpp.
 #pragma once
 
 #include <vector>
 
 #include "simpact/integrate/simulation.hpp"
-#include "simpact/integrate/trex_model.hpp"
+#include "simpact/models/trex_model.hpp"
 
 namespace simpact {
 

@@ -127,7 +127,7 @@ class MujocoMechanism {
   // True when the state's system exceeds the fixed capacity (nv > kMaxDof or > kMaxContacts).
   bool needs_dynamic_sizes() const;
 
-  // ---- time stepping (integrate/mechanism_dynamic_model.hpp) ----
+  // ---- time stepping (models/mechanism_dynamic_model.hpp) ----
   // M(q) alone (no contacts) under state.edits.
   void mass_matrix(const MechanismState& state, const Eigen::VectorXd& qpos, Workspace& workspace,
                    Eigen::MatrixXd& mass) const;

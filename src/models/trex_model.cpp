@@ -1,4 +1,4 @@
-#include "simpact/integrate/trex_model.hpp"
+#include "simpact/models/trex_model.hpp"
 
 #include <cmath>
 #include <map>
@@ -6,7 +6,7 @@
 #include <string>
 
 #include "simpact/core/input_error.hpp"
-#include "simpact/integrate/trex_gait.hpp"
+#include "simpact/models/trex_stance.hpp"
 
 namespace simpact {
 

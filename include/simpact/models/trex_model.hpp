@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "simpact/integrate/dynamic_models.hpp"
+#include "simpact/models/dynamic_models.hpp"
 #include "simpact/models/trex_geometry.hpp"
 
 namespace simpact {

@@ -1,4 +1,4 @@
-#include "simpact/integrate/planar_linkage.hpp"
+#include "simpact/models/planar_linkage.hpp"
 
 #include <cmath>
 #include <stdexcept>

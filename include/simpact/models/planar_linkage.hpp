@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "simpact/integrate/dynamic_model.hpp"
+#include "simpact/models/dynamic_model.hpp"
 
 namespace simpact {
 

@@ -1,13 +1,13 @@
 // Every hand-derived derivative of the time-stepping models against central finite differences:
 // T_q, T_v = M v, T_qq, T_qv, V_q, V_qq, Dφ, and the DEL residual's Jacobian.
-#include "simpact/integrate/planar_linkage.hpp"
+#include "simpact/models/planar_linkage.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <functional>
 
-#include "simpact/integrate/dynamic_models.hpp"
+#include "simpact/models/dynamic_models.hpp"
 #include "simpact/integrate/midpoint_integrator.hpp"
 
 namespace simpact {

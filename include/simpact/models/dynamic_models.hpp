@@ -24,7 +24,7 @@
 
 #include "simpact/core/parameter_info.hpp"
 #include "simpact/core/parameter_set.hpp"
-#include "simpact/integrate/planar_linkage.hpp"
+#include "simpact/models/planar_linkage.hpp"
 
 namespace simpact {
 

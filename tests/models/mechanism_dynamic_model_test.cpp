@@ -2,7 +2,7 @@
 // the built-in chain's trajectory over 1 000 steps, and the MJCF cradle at 60 Hz, 600 Hz and 6 kHz
 // ends at R·[0,0,v] + (1−R)·[v/3,v/3,v/3] with E₁/E₀ = R² + (1−R²)/3 (eq. 16's blend of the
 // unique elastic outcome and the plastic one), for R ∈ {1, 0.7, 0}.
-#include "simpact/integrate/mechanism_dynamic_model.hpp"
+#include "simpact/models/mechanism_dynamic_model.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <string>
 
 #include "simpact/core/input_error.hpp"
-#include "simpact/integrate/dynamic_models.hpp"
+#include "simpact/models/dynamic_models.hpp"
 #include "simpact/integrate/simulation.hpp"
 
 namespace simpact {
@@ -19,7 +19,7 @@ namespace {
 
 std::string example(const std::string& name) {
   const char* root = std::getenv("SIMPACT_SOURCE_DIR");
-  return std::string(root ? root : ".") + "/examples/mechanisms/" + name;
+  return std::string(root ? root : SIMPACT_SOURCE_DIR) + "/examples/mechanisms/" + name;
 }
 
 std::shared_ptr<const MujocoMechanism> load(const std::string& file,

@@ -1,4 +1,4 @@
-#include "simpact/integrate/mechanism_dynamic_model.hpp"
+#include "simpact/models/mechanism_dynamic_model.hpp"
 
 #include <fmt/format.h>
 

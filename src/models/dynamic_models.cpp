@@ -1,4 +1,4 @@
-#include "simpact/integrate/dynamic_models.hpp"
+#include "simpact/models/dynamic_models.hpp"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "simpact/core/input_error.hpp"
-#include "simpact/integrate/trex_model.hpp"
+#include "simpact/models/trex_model.hpp"
 #include "simpact/models/impact_model.hpp"
 
 namespace simpact {

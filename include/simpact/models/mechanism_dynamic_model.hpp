@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "simpact/integrate/dynamic_model.hpp"
+#include "simpact/models/dynamic_model.hpp"
 #include "simpact/models/mujoco_mechanism.hpp"
 
 namespace simpact {

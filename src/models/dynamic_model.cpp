@@ -1,4 +1,4 @@
-#include "simpact/integrate/dynamic_model.hpp"
+#include "simpact/models/dynamic_model.hpp"
 
 #include <Eigen/Cholesky>
 
