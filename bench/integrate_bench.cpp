@@ -9,9 +9,9 @@
 // before every step.
 #include <benchmark/benchmark.h>
 
-#include "simpact/models/dynamic_models.hpp"
 #include "simpact/integrate/simulation.hpp"
 #include "simpact/integrate/trex_gait.hpp"
+#include "simpact/models/dynamic_models.hpp"
 
 namespace {
 

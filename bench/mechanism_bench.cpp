@@ -25,8 +25,8 @@ std::shared_ptr<const MujocoMechanism> load(const std::string& file,
   return std::make_shared<const MujocoMechanism>(spec);
 }
 
-void resolve_loop(benchmark::State& state, const ImpactModel& model, ParameterSet params, const std::string& varied,
-                  double lo, double hi) {
+void resolve_loop(benchmark::State& state, const ImpactModel& model, ParameterSet params,
+                  const std::string& varied, double lo, double hi) {
   ImpactWorkspace ws;
   ResolveOptions options;  // policy all, plastic outcome computed
   double x = lo;
@@ -58,8 +58,8 @@ BENCHMARK(BM_MjcfCradle3Task);
 
 // The biped's touchdown: the torso placed (root_z, root_pitch) so both feet touch, then resolved.
 void BM_MjcfBipedTouchdownTask(benchmark::State& state) {
-  const MechanismImpactModel model(load("biped.xml", {{"floor", "foot_l"}, {"floor", "foot_r"}},
-                                        {"qpos.root_z", "qpos.root_pitch"}));
+  const MechanismImpactModel model(
+      load("biped.xml", {{"floor", "foot_l"}, {"floor", "foot_r"}}, {"qpos.root_z", "qpos.root_pitch"}));
   ParameterSet params;
   params.set("qpos.root_z", -0.1);
   params.set("qpos.knee_l", -0.4);

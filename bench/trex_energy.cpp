@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "simpact/core/parameter_set.hpp"
-#include "simpact/models/dynamic_models.hpp"
 #include "simpact/integrate/simulation.hpp"
 #include "simpact/integrate/trex_gait.hpp"
+#include "simpact/models/dynamic_models.hpp"
 
 int main(int argc, char** argv) {
   using namespace simpact;

@@ -22,11 +22,16 @@ struct AuditScratch final : TaskScratch {
 
 TaskStatus task_status(ResolveStatus s) {
   switch (s) {
-    case ResolveStatus::kOk: return TaskStatus::kOk;
-    case ResolveStatus::kNoImpact: return TaskStatus::kNoImpact;
-    case ResolveStatus::kNoElasticOutcome: return TaskStatus::kNoElasticOutcome;
-    case ResolveStatus::kCapHit: return TaskStatus::kCapHit;
-    default: return TaskStatus::kFailed;
+    case ResolveStatus::kOk:
+      return TaskStatus::kOk;
+    case ResolveStatus::kNoImpact:
+      return TaskStatus::kNoImpact;
+    case ResolveStatus::kNoElasticOutcome:
+      return TaskStatus::kNoElasticOutcome;
+    case ResolveStatus::kCapHit:
+      return TaskStatus::kCapHit;
+    default:
+      return TaskStatus::kFailed;
   }
 }
 
@@ -58,11 +63,15 @@ AuditTaskKernel::AuditTaskKernel(std::shared_ptr<const MujocoMechanism> mechanis
         columns_.push_back({name, run.group, units, who + ": " + long_name});
       };
       add("relative_energy_error", "1", "(E_after - E_before)/E_before of the engine's post-impact state");
-      add("relative_energy_error_vs_model", "1", "(E_after - E_model)/E_before, E_model of the nearest propagative outcome");
+      add("relative_energy_error_vs_model", "1",
+          "(E_after - E_model)/E_before, E_model of the nearest propagative outcome");
       add("distance_to_nearest_outcome", "1", "g-distance to the nearest propagative outcome / ||p-||_g");
       add("distance_to_plastic", "1", "g-distance to the plastic outcome / ||p-||_g");
-      add("max_feasibility_violation", "1", "max over closed contacts of -<p_after,u_i>_g/(||p-||_g ||u_i||_g), 0 if feasible");
-      add("inside", "1", fmt::format("1: within {:g} (relative g-distance) of a propagative outcome, 0: not", spec.inside_tolerance));
+      add("max_feasibility_violation", "1",
+          "max over closed contacts of -<p_after,u_i>_g/(||p-||_g ||u_i||_g), 0 if feasible");
+      add("inside", "1",
+          fmt::format("1: within {:g} (relative g-distance) of a propagative outcome, 0: not",
+                      spec.inside_tolerance));
       add("engine_status", "1", kEngineRunStatusLegend);
       add("steps", "1", "engine steps until every contact separated or came to rest");
       const RestitutionMapping mapping = engine->restitution_mapping(0.5, run.settings);
@@ -107,7 +116,8 @@ TaskStatus AuditTaskKernel::evaluate(std::int64_t task, const ParameterSet& para
   const MechanismEvaluation& ev = scratch.evaluation;
   const double e0 = problem.energy_before();
   double lo = kNaN, hi = kNaN;
-  if (e0 > 0 && resolution.status != ResolveStatus::kCapHit && resolution.status != ResolveStatus::kPlasticUnverified) {
+  if (e0 > 0 && resolution.status != ResolveStatus::kCapHit &&
+      resolution.status != ResolveStatus::kPlasticUnverified) {
     for (int o = 0; o < scratch.impact->outcomes.size; ++o) {
       const double rel = (scratch.impact->outcomes.items[o].energy - e0) / e0;
       lo = std::isnan(lo) ? rel : std::min(lo, rel);
@@ -119,7 +129,8 @@ TaskStatus AuditTaskKernel::evaluate(std::int64_t task, const ParameterSet& para
   *out++ = lo;
   *out++ = hi;
   for (const Run& run : runs_) {
-    const EngineRun r = run_engine(*run.engine, *mechanism_, state, *scratch.mechanism, run.settings, ev.normals, limits_);
+    const EngineRun r =
+        run_engine(*run.engine, *mechanism_, state, *scratch.mechanism, run.settings, ev.normals, limits_);
     const bool settled = r.status == EngineRunStatus::kSettled;
     PostImpactCheck check;
     if (settled) {

@@ -11,8 +11,8 @@
 
 #include "simpact/core/counter_rng.hpp"
 #include "simpact/core/input_error.hpp"
-#include "simpact/models/dynamic_models.hpp"
 #include "simpact/integrate/simulation.hpp"
+#include "simpact/models/dynamic_models.hpp"
 
 namespace simpact {
 

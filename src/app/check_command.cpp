@@ -22,7 +22,8 @@ CommandRunner add_check_command(CLI::App& app) {
       "       optional relative \"tolerance\" (default 1e-9)\n"
       "Example: simpact check configs/examples/check_cradle.json --pretty");
   return [args] {
-    const std::string report = check_json(read_json_input(args->input), args->indent(), input_folder(args->input));
+    const std::string report =
+        check_json(read_json_input(args->input), args->indent(), input_folder(args->input));
     write_text_output(args->output, report);
     return 0;
   };

@@ -43,7 +43,9 @@ inline std::string input_folder(const std::string& path) {
 // `-o ""` is a mistake (an empty shell variable), not "use the default": refused, naming the flag.
 inline CLI::Validator non_empty_path() {
   return CLI::Validator(
-      [](std::string& path) { return path.empty() ? std::string("must not be empty (give a file name)") : ""; },
+      [](std::string& path) {
+        return path.empty() ? std::string("must not be empty (give a file name)") : "";
+      },
       "FILE");
 }
 

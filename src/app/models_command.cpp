@@ -94,7 +94,8 @@ int mechanism_file(const std::string& file, bool json) {
   const auto& parameters = mechanism.parameters();
   std::string out;
   if (json) {
-    out = fmt::format("{{{}: {{\"nq\": {}, \"nv\": {}, \"elements\": [", json_string(file), mechanism.nq(), mechanism.nv());
+    out = fmt::format("{{{}: {{\"nq\": {}, \"nv\": {}, \"elements\": [", json_string(file), mechanism.nq(),
+                      mechanism.nv());
     for (std::size_t i = 0; i < elements.size(); ++i)
       out += fmt::format("{}{{\"kind\": {}, \"name\": {}, \"type\": {}, \"id\": {}}}", i ? ", " : "",
                          json_string(elements[i].kind), json_string(elements[i].name),
@@ -102,10 +103,11 @@ int mechanism_file(const std::string& file, bool json) {
     out += "], \"parameters\": [";
     for (std::size_t i = 0; i < parameters.size(); ++i) {
       const auto& p = parameters[i];
-      out += fmt::format("{}{{\"name\": {}, \"units\": {}, \"long_name\": {}, \"default\": {}, \"min\": {}, "
-                         "\"max\": {}}}",
-                         i ? ", " : "", json_string(p.name), json_string(p.units), json_string(p.long_name),
-                         json_number(p.default_value), json_number(p.min), json_number(p.max));
+      out += fmt::format(
+          "{}{{\"name\": {}, \"units\": {}, \"long_name\": {}, \"default\": {}, \"min\": {}, "
+          "\"max\": {}}}",
+          i ? ", " : "", json_string(p.name), json_string(p.units), json_string(p.long_name),
+          json_number(p.default_value), json_number(p.min), json_number(p.max));
     }
     out += "]}}\n";
   } else {
@@ -119,11 +121,14 @@ int mechanism_file(const std::string& file, bool json) {
                              e.type.empty() ? "" : " (" + e.type + ")");
       out += "\n";
     }
-    out += fmt::format("  {:<22} {:<8} {:<10} {:<22} {}\n", "parameter", "units", "default", "range", "meaning");
+    out +=
+        fmt::format("  {:<22} {:<8} {:<10} {:<22} {}\n", "parameter", "units", "default", "range", "meaning");
     for (const auto& p : parameters)
       out += fmt::format("  {:<22} {:<8} {:<10} {:<22} {}\n", p.name, p.units, bound(p.default_value),
                          fmt::format("[{}, {}]", bound(p.min), bound(p.max)), p.long_name);
-    out += "  contacts are geom pairs: model: {file: ..., contacts: [[geom_a, geom_b], ...]} (docs/mechanisms.md)\n";
+    out +=
+        "  contacts are geom pairs: model: {file: ..., contacts: [[geom_a, geom_b], ...]} "
+        "(docs/mechanisms.md)\n";
   }
   std::fputs(out.c_str(), stdout);
   return kExitOk;
@@ -199,9 +204,10 @@ CommandRunner add_models_command(CLI::App& app) {
   auto simulate = std::make_shared<bool>(false);
   auto* cmd = app.add_subcommand("models",
                                  "list the models, or one model's parameters: units, default, allowed range");
-  cmd->add_option("name", *name,
-                 "a model (billiards, cradle, trex, ishigami, sobol_g), or a mechanism file (robot.xml, .urdf): "
-                 "show its parameters (a file: also its joints, bodies and geoms)");
+  cmd->add_option(
+      "name", *name,
+      "a model (billiards, cradle, trex, ishigami, sobol_g), or a mechanism file (robot.xml, .urdf): "
+      "show its parameters (a file: also its joints, bodies and geoms)");
   cmd->add_flag("--json", *json, "machine-readable output");
   cmd->add_flag("--simulate", *simulate,
                 "the time-stepping models (a config's simulate: section, simpact simulate) instead");

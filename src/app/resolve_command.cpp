@@ -23,7 +23,8 @@ CommandRunner add_resolve_command(CLI::App& app) {
       "Example: simpact resolve configs/examples/cradle3.json --pretty");
   return [args] {
     // Build the whole document before writing anything: an error leaves no output file.
-    const std::string result = resolve_json(read_json_input(args->input), args->indent(), input_folder(args->input));
+    const std::string result =
+        resolve_json(read_json_input(args->input), args->indent(), input_folder(args->input));
     write_text_output(args->output, result);
     return 0;
   };

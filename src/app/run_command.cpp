@@ -135,9 +135,10 @@ int dry_run(const SweepConfig& config, const TaskKernel& kernel, const std::stri
                total / kYear);
   const JournalManifest journal = sweep_manifest(config, kernel);
   if (journal.chunk_count() > kMaxJournalChunks)
-    fmt::print("warning: {} tasks in chunks of {} make {} chunks, more than the journal indexes (2^32): "
-               "the run will be refused; raise output.chunk_size\n",
-               n, journal.chunk_size, journal.chunk_count());
+    fmt::print(
+        "warning: {} tasks in chunks of {} make {} chunks, more than the journal indexes (2^32): "
+        "the run will be refused; raise output.chunk_size\n",
+        n, journal.chunk_size, journal.chunk_count());
   fmt::print("dry run: nothing was written\n");
   return 0;
 }
@@ -189,9 +190,9 @@ int run_agreed(const RunArgs& args, MpiSession& mpi) {
   long long shard_index = 0, shard_count = 1;  // the flag first: nothing is read or logged before
   if (!args.shard.empty() && !parse_shard(args.shard, shard_index, shard_count)) {
     if (root)
-      std::fprintf(stderr,
-                   "simpact: error: --shard: expected i/N with 0 <= i < N <= 9223372036854775807 (got '%s')\n",
-                   args.shard.c_str());
+      std::fprintf(
+          stderr, "simpact: error: --shard: expected i/N with 0 <= i < N <= 9223372036854775807 (got '%s')\n",
+          args.shard.c_str());
     return 2;
   }
 

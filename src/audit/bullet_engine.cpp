@@ -14,20 +14,26 @@ namespace simpact {
 namespace {
 
 const std::vector<EngineOption> kBulletOptions = {
-    {"iterations", 10, "sequential-impulse solver iterations per step (btContactSolverInfo::m_numIterations)"},
+    {"iterations", 10,
+     "sequential-impulse solver iterations per step (btContactSolverInfo::m_numIterations)"},
     {"split_impulse", 1, "1: position correction by split impulse (Bullet's default), 0: Baumgarte"},
     {"erp", 0.2, "error reduction parameter of contacts (m_erp2 under split impulse, m_erp otherwise)"},
 };
 
-btVector3 bt(const Eigen::Vector3d& v) { return btVector3(v[0], v[1], v[2]); }
-Eigen::Vector3d eig(const btVector3& v) { return Eigen::Vector3d(v.x(), v.y(), v.z()); }
+btVector3 bt(const Eigen::Vector3d& v) {
+  return btVector3(v[0], v[1], v[2]);
+}
+Eigen::Vector3d eig(const btVector3& v) {
+  return Eigen::Vector3d(v.x(), v.y(), v.z());
+}
 
 class BulletScene final : public EngineScene {
  public:
   BulletScene(PrimitiveScene scene, double restitution, const EngineSettings& settings)
       : scene_(std::move(scene)), dt_(1.0 / settings.rate_hz) {
     dispatcher_ = std::make_unique<btCollisionDispatcher>(&configuration_);
-    world_ = std::make_unique<btDiscreteDynamicsWorld>(dispatcher_.get(), &broadphase_, &solver_, &configuration_);
+    world_ =
+        std::make_unique<btDiscreteDynamicsWorld>(dispatcher_.get(), &broadphase_, &solver_, &configuration_);
     world_->setGravity(bt(scene_.gravity));
     btContactSolverInfo& info = world_->getSolverInfo();
     info.m_numIterations = static_cast<int>(settings.option("iterations", kBulletOptions));
@@ -50,7 +56,8 @@ class BulletScene final : public EngineScene {
       pose.setIdentity();
       if (geom.type == PrimitiveGeom::Type::kSphere) {
         const Eigen::Matrix3d& r = body.rotation;
-        pose.setBasis(btMatrix3x3(r(0, 0), r(0, 1), r(0, 2), r(1, 0), r(1, 1), r(1, 2), r(2, 0), r(2, 1), r(2, 2)));
+        pose.setBasis(
+            btMatrix3x3(r(0, 0), r(0, 1), r(0, 2), r(1, 0), r(1, 1), r(1, 2), r(2, 0), r(2, 1), r(2, 2)));
         pose.setOrigin(bt(body.position));
       }
       const double mass = body.dynamic() ? body.mass : 0.0;
@@ -125,7 +132,9 @@ class BulletEngine final : public PhysicsEngine {
 
 }  // namespace
 
-std::unique_ptr<PhysicsEngine> make_bullet_engine() { return std::make_unique<BulletEngine>(); }
+std::unique_ptr<PhysicsEngine> make_bullet_engine() {
+  return std::make_unique<BulletEngine>();
+}
 
 }  // namespace simpact
 #endif  // SIMPACT_HAVE_BULLET

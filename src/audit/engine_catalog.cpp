@@ -18,9 +18,11 @@ double EngineSettings::option(const std::string& name, const std::vector<EngineO
   throw std::logic_error("engine option '" + name + "' is not declared");
 }
 
-void check_engine_settings(const PhysicsEngine& engine, const EngineSettings& settings, const std::string& field) {
+void check_engine_settings(const PhysicsEngine& engine, const EngineSettings& settings,
+                           const std::string& field) {
   if (!(std::isfinite(settings.rate_hz) && settings.rate_hz > 0))
-    throw InputError(field + ".rates", fmt::format("a step rate must be finite and > 0 Hz, got {}", settings.rate_hz));
+    throw InputError(field + ".rates",
+                     fmt::format("a step rate must be finite and > 0 Hz, got {}", settings.rate_hz));
   for (const auto& [name, value] : settings.options) {
     std::vector<std::string> names;
     bool found = false;
@@ -62,9 +64,12 @@ std::unique_ptr<PhysicsEngine> make_engine(const std::string& name, const std::s
 #endif
   for (const std::string& known : known_engine_names())
     if (known == name)
-      throw InputError(field, fmt::format("engine '{}' was left out of this build (its package was missing at "
-                                          "build time; scripts/install-deps.sh installs it)", name));
-  throw InputError(field, fmt::format("unknown engine '{}' (known: {})", name, fmt::join(known_engine_names(), ", ")));
+      throw InputError(field,
+                       fmt::format("engine '{}' was left out of this build (its package was missing at "
+                                   "build time; scripts/install-deps.sh installs it)",
+                                   name));
+  throw InputError(
+      field, fmt::format("unknown engine '{}' (known: {})", name, fmt::join(known_engine_names(), ", ")));
 }
 
 }  // namespace simpact

@@ -5,9 +5,10 @@
 
 namespace simpact {
 
-EngineRun run_engine(const PhysicsEngine& engine, const MujocoMechanism& mechanism, const MechanismState& state,
-                     MujocoMechanism::Workspace& workspace, const EngineSettings& settings,
-                     const Eigen::MatrixXd& normals, const AuditLimits& limits) {
+EngineRun run_engine(const PhysicsEngine& engine, const MujocoMechanism& mechanism,
+                     const MechanismState& state, MujocoMechanism::Workspace& workspace,
+                     const EngineSettings& settings, const Eigen::MatrixXd& normals,
+                     const AuditLimits& limits) {
   EngineRun run;
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double scale = std::max(state.qvel.cwiseAbs().maxCoeff(), std::numeric_limits<double>::min());

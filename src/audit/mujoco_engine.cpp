@@ -32,8 +32,8 @@ Stiffness contact_stiffness(double restitution, double timeconst) {
 
 class MujocoScene final : public EngineScene {
  public:
-  MujocoScene(const mjModel* source, const mjData* at, const MechanismState& state, const EngineSettings& settings,
-              const std::vector<EngineOption>& options) {
+  MujocoScene(const mjModel* source, const mjData* at, const MechanismState& state,
+              const EngineSettings& settings, const std::vector<EngineOption>& options) {
     m_ = mj_copyModel(nullptr, source);
     if (!m_) throw std::bad_alloc();
     d_ = mj_makeData(m_);
@@ -63,7 +63,9 @@ class MujocoScene final : public EngineScene {
       if (!std::isfinite(d_->qvel[i])) throw EngineFailure("MuJoCo's step gave a non-finite qvel");
     if (d_->warning[mjWARN_BADQACC].number > 0) throw EngineFailure("MuJoCo reported a bad qacc");
   }
-  void read_qvel(Eigen::VectorXd& qvel) const override { qvel = Eigen::Map<const Eigen::VectorXd>(d_->qvel, m_->nv); }
+  void read_qvel(Eigen::VectorXd& qvel) const override {
+    qvel = Eigen::Map<const Eigen::VectorXd>(d_->qvel, m_->nv);
+  }
 
  private:
   mjModel* m_ = nullptr;
@@ -88,6 +90,8 @@ class MujocoEngine final : public PhysicsEngine {
 
 }  // namespace
 
-std::unique_ptr<PhysicsEngine> make_mujoco_engine() { return std::make_unique<MujocoEngine>(); }
+std::unique_ptr<PhysicsEngine> make_mujoco_engine() {
+  return std::make_unique<MujocoEngine>();
+}
 
 }  // namespace simpact

@@ -60,7 +60,8 @@ class OdeScene final : public EngineScene {
       if (body.dynamic()) {
         id = dBodyCreate(world_);
         dMass mass;
-        dMassSetParameters(&mass, body.mass, 0, 0, 0, body.inertia[0], body.inertia[1], body.inertia[2], 0, 0, 0);
+        dMassSetParameters(&mass, body.mass, 0, 0, 0, body.inertia[0], body.inertia[1], body.inertia[2], 0, 0,
+                           0);
         dBodySetMass(id, &mass);
         dBodySetPosition(id, body.position[0], body.position[1], body.position[2]);
         dMatrix3 r = {};
@@ -185,7 +186,8 @@ class OdeEngine final : public PhysicsEngine {
       // dJointPlane2D keeps a body in the plane z = 0: two slide joints must be x and y there.
       if (axes.size() == 2 && (axes[0][2] != 0 || axes[1][2] != 0 || body.position[2] != 0))
         throw InputError(mechanism.spec().field + ".file",
-                         "ode: body '" + body.name + "' cannot be expressed: two slide joints only along x and y at z = 0");
+                         "ode: body '" + body.name +
+                             "' cannot be expressed: two slide joints only along x and y at z = 0");
     }
     return std::make_unique<OdeScene>(std::move(scene), state.restitution, settings);
   }
@@ -193,7 +195,9 @@ class OdeEngine final : public PhysicsEngine {
 
 }  // namespace
 
-std::unique_ptr<PhysicsEngine> make_ode_engine() { return std::make_unique<OdeEngine>(); }
+std::unique_ptr<PhysicsEngine> make_ode_engine() {
+  return std::make_unique<OdeEngine>();
+}
 
 }  // namespace simpact
 #endif  // SIMPACT_HAVE_ODE

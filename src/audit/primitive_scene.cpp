@@ -7,25 +7,12 @@
 #include <cmath>
 
 #include "simpact/core/input_error.hpp"
+#include "simpact/models/mujoco_names.hpp"
 
 namespace simpact {
 namespace {
 
 using RowMatrix3 = Eigen::Matrix<double, 3, 3, Eigen::RowMajor>;
-
-const char* joint_type_name(int type) {
-  switch (type) {
-    case mjJNT_FREE: return "free";
-    case mjJNT_BALL: return "ball";
-    case mjJNT_SLIDE: return "slide";
-    default: return "hinge";
-  }
-}
-
-const char* geom_type_name(int type) {
-  static const char* names[] = {"plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh"};
-  return type >= 0 && type < 8 ? names[type] : "unknown";
-}
 
 std::string name_of(const mjModel* m, mjtObj type, int id) {
   const char* n = mj_id2name(m, type, id);
@@ -55,7 +42,8 @@ PrimitiveScene primitive_scene(const MujocoMechanism& mechanism, const Mechanism
     body.position = com;
     body.rotation = frame;
     for (int j = m->body_jntadr[b]; j < m->body_jntadr[b] + m->body_jntnum[b]; ++j) {
-      const std::string joint = fmt::format("joint '{}' ({})", name_of(m, mjOBJ_JOINT, j), joint_type_name(m->jnt_type[j]));
+      const std::string joint =
+          fmt::format("joint '{}' ({})", name_of(m, mjOBJ_JOINT, j), mujoco_joint_type_name(m->jnt_type[j]));
       if (m->body_parentid[b] != 0)
         refuse(joint, fmt::format("its body '{}' hangs from another body, not from the world", body.name));
       if (m->jnt_type[j] == mjJNT_FREE) {
@@ -75,7 +63,8 @@ PrimitiveScene primitive_scene(const MujocoMechanism& mechanism, const Mechanism
         refuse(joint, "only free joints and slide joints along world axes are expressed");
       }
     }
-    if (body.free && !body.slide_axes.empty()) refuse("body '" + body.name + "'", "a free joint beside slide joints");
+    if (body.free && !body.slide_axes.empty())
+      refuse("body '" + body.name + "'", "a free joint beside slide joints");
     if (body.dynamic()) {
       body.mass = m->body_mass[b];
       body.inertia = Eigen::Vector3d(m->body_inertia + 3 * b);
@@ -85,12 +74,14 @@ PrimitiveScene primitive_scene(const MujocoMechanism& mechanism, const Mechanism
         body.velocity = qvel.segment<3>(body.free_dof);
         body.angular_velocity = frame * Eigen::Vector3d(qvel.segment<3>(body.free_dof + 3));
       }
-      for (std::size_t s = 0; s < body.slide_axes.size(); ++s) body.velocity += qvel[body.slide_dofs[s]] * body.slide_axes[s];
+      for (std::size_t s = 0; s < body.slide_axes.size(); ++s)
+        body.velocity += qvel[body.slide_dofs[s]] * body.slide_axes[s];
     }
     for (int g = m->body_geomadr[b]; g >= 0 && g < m->body_geomadr[b] + m->body_geomnum[b]; ++g) {
       PrimitiveGeom geom;
       geom.name = name_of(m, mjOBJ_GEOM, g);
-      const std::string element = fmt::format("geom '{}' ({})", geom.name, geom_type_name(m->geom_type[g]));
+      const std::string element =
+          fmt::format("geom '{}' ({})", geom.name, mujoco_geom_type_name(m->geom_type[g]));
       const Eigen::Vector3d centre(d->geom_xpos + 3 * g);
       if (m->geom_type[g] == mjGEOM_SPHERE) {
         if (body.dynamic() && (centre - com).norm() > 1e-12 * scale)
@@ -115,8 +106,8 @@ PrimitiveScene primitive_scene(const MujocoMechanism& mechanism, const Mechanism
 }
 
 void scene_qvel(const PrimitiveScene& scene, const std::vector<Eigen::Vector3d>& velocity,
-                const std::vector<Eigen::Vector3d>& angular_velocity, const std::vector<Eigen::Matrix3d>& rotation,
-                Eigen::VectorXd& qvel) {
+                const std::vector<Eigen::Vector3d>& angular_velocity,
+                const std::vector<Eigen::Matrix3d>& rotation, Eigen::VectorXd& qvel) {
   qvel.setZero(scene.nv);
   for (std::size_t b = 0; b < scene.bodies.size(); ++b) {
     const PrimitiveBody& body = scene.bodies[b];
@@ -124,7 +115,8 @@ void scene_qvel(const PrimitiveScene& scene, const std::vector<Eigen::Vector3d>&
       qvel.segment<3>(body.free_dof) = velocity[b];
       qvel.segment<3>(body.free_dof + 3) = rotation[b].transpose() * angular_velocity[b];
     }
-    for (std::size_t s = 0; s < body.slide_axes.size(); ++s) qvel[body.slide_dofs[s]] = velocity[b].dot(body.slide_axes[s]);
+    for (std::size_t s = 0; s < body.slide_axes.size(); ++s)
+      qvel[body.slide_dofs[s]] = velocity[b].dot(body.slide_axes[s]);
   }
 }
 

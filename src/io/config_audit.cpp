@@ -32,7 +32,8 @@ void ConfigParser::parse_audit(const YAML::Node& node) {
   positive("inside_tolerance", spec.inside_tolerance);
   const auto* engines = view.get("engines");
   if (engines == nullptr || !engines->IsSequence() || engines->size() == 0) {
-    error("audit.engines", "required: a list of {engine: mujoco|bullet|ode, rates: [Hz, ...], options: {...}}");
+    error("audit.engines",
+          "required: a list of {engine: mujoco|bullet|ode, rates: [Hz, ...], options: {...}}");
     return;
   }
   for (std::size_t i = 0; i < engines->size(); ++i) {
@@ -58,7 +59,8 @@ void ConfigParser::parse_audit(const YAML::Node& node) {
       error(child(path, "rates"), "required: step rates [Hz], e.g. [60, 600, 6000]");
     } else if (const auto list = number_list(*rates, child(path, "rates"))) {
       for (double r : *list)
-        if (!(r > 0 && r < kInf)) error(child(path, "rates"), fmt::format("{} is not a step rate > 0 Hz", number_text(r)));
+        if (!(r > 0 && r < kInf))
+          error(child(path, "rates"), fmt::format("{} is not a step rate > 0 Hz", number_text(r)));
       engine.rates = *list;
       if (list->empty()) error(child(path, "rates"), "needs at least one step rate");
     }
@@ -67,12 +69,14 @@ void ConfigParser::parse_audit(const YAML::Node& node) {
         error(child(path, "options"), "must be a mapping of engine settings");
       } else {
         for (const auto& [key, value] : entries(*options, child(path, "options")).entries)
-          if (const auto v = number(value, child(child(path, "options"), key))) engine.options.emplace_back(key, *v);
+          if (const auto v = number(value, child(child(path, "options"), key)))
+            engine.options.emplace_back(key, *v);
       }
     }
     for (const auto& other : spec.engines)
       if (other.label == engine.label && !engine.label.empty())
-        error(child(path, "label"), fmt::format("'{}' names two engine entries: give each a label", engine.label));
+        error(child(path, "label"),
+              fmt::format("'{}' names two engine entries: give each a label", engine.label));
     spec.engines.push_back(std::move(engine));
   }
   config_.audit = std::move(spec);

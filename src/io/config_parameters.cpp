@@ -85,7 +85,8 @@ void ConfigParser::parse_mechanism_model(const YAML::Node& node) {
   bool ok = true;
   if (const auto* file = view.get("file")) {
     if (const auto name = text(*file, "model.file"))
-      spec.file = (!base_dir_.empty() && !name->empty() && name->front() != '/') ? base_dir_ + "/" + *name : *name;
+      spec.file =
+          (!base_dir_.empty() && !name->empty() && name->front() != '/') ? base_dir_ + "/" + *name : *name;
     else
       ok = false;
   } else {
@@ -146,7 +147,8 @@ void ConfigParser::parse_mechanism_model(const YAML::Node& node) {
     have_catalog_ = true;
     config_.mechanism = spec;
   } catch (const InputError& e) {
-    const std::string field = e.field().rfind("mechanism", 0) == 0 ? "model" + e.field().substr(9) : e.field();
+    const std::string field =
+        e.field().rfind("mechanism", 0) == 0 ? "model" + e.field().substr(9) : e.field();
     error(field, std::string(e.what()).substr(e.field().size() + 2));
   }
 }

@@ -76,11 +76,13 @@ DesignRequest parse_design_request(const std::string& json_text, const std::stri
       if (!m.contains("file")) throw InputError("mechanism.file", "required: an MJCF or URDF file");
       mechanism.file = detail::read_string(m.at("file"), "mechanism.file");
       if (mechanism.file.empty()) throw InputError("mechanism.file", "required: an MJCF or URDF file");
-      if (!base_dir.empty() && mechanism.file.front() != '/') mechanism.file = base_dir + "/" + mechanism.file;
+      if (!base_dir.empty() && mechanism.file.front() != '/')
+        mechanism.file = base_dir + "/" + mechanism.file;
       const Json* contacts = m.contains("contacts") ? &m.at("contacts") : nullptr;
       if (!contacts || !contacts->is_array() || contacts->size() != 2)
-        throw InputError("mechanism.contacts", "must be two [geom_a, geom_b] pairs: the contacts whose normals "
-                                               "are designed");
+        throw InputError("mechanism.contacts",
+                         "must be two [geom_a, geom_b] pairs: the contacts whose normals "
+                         "are designed");
       for (std::size_t c = 0; c < 2; ++c) {
         const std::string field = detail::index_field("mechanism.contacts", c);
         const Json& pair = contacts->at(c);
@@ -92,7 +94,8 @@ DesignRequest parse_design_request(const std::string& json_text, const std::stri
       r.mechanism = mechanism;
       return;
     }
-    if (!doc.contains("model")) throw InputError("model", "required (allowed: trex; or a \"mechanism\" file)");
+    if (!doc.contains("model"))
+      throw InputError("model", "required (allowed: trex; or a \"mechanism\" file)");
     r.model = detail::read_string(doc.at("model"), "model");
   });
   if (doc.contains("params")) r.params = read_named_values(doc.at("params"), "params", errors);

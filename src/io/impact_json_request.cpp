@@ -48,10 +48,9 @@ namespace {
 using namespace detail;
 
 const Names kProblemKeys = {"mass_matrix", "normals", "momentum", "velocity", "gaps", "gap_tolerance"};
-const Names kResolveKeys = {"_comment", "mass_matrix",   "normals",     "momentum", "velocity",
-                            "gaps",     "gap_tolerance", "restitution", "ordering", "minimality",
-                            "seed",     "limits",        "model",       "params",   "mechanism",
-                            "qpos",     "qvel"};
+const Names kResolveKeys = {"_comment",      "mass_matrix", "normals",   "momentum",   "velocity", "gaps",
+                            "gap_tolerance", "restitution", "ordering",  "minimality", "seed",     "limits",
+                            "model",         "params",      "mechanism", "qpos",       "qvel"};
 const Names kCheckOnlyKeys = {"momentum_after", "velocity_after", "tolerance", "consistency_tolerance"};
 // The keys of "limits", from the core's list of user-settable caps.
 Names limit_keys() {
@@ -269,19 +268,22 @@ void read_model_problem(const Json& doc, const ImpactModelCatalog& catalog, Reso
 // momentum), restitution and parameter edits; the catalogue builds the problem.
 void read_mechanism_problem(const Json& doc, const ImpactModelCatalog& catalog, const std::string& base_dir,
                             ResolveRequest& request) {
-  if (!catalog.make_mechanism_problem) throw InputError("mechanism", "mechanism files are not supported here");
+  if (!catalog.make_mechanism_problem)
+    throw InputError("mechanism", "mechanism files are not supported here");
   for (const char* key : {"model", "mass_matrix", "normals", "velocity", "gaps"})
     if (doc.contains(key))
-      throw InputError(key, "not allowed with 'mechanism' (the file gives M and the normals; the state is "
-                            "'qpos' with 'qvel' or 'momentum')");
+      throw InputError(key,
+                       "not allowed with 'mechanism' (the file gives M and the normals; the state is "
+                       "'qpos' with 'qvel' or 'momentum')");
   for (const char* key : {"qpos", "qvel"})
     if (!doc.contains("mechanism") && doc.contains(key))
       throw InputError(key, "only allowed with 'mechanism'");
   const Json& spec = doc["mechanism"];
   if (!spec.is_object())
-    throw InputError("mechanism", fmt::format("must be an object {{\"file\": ..., \"contacts\": [[a, b], ...]}} "
-                                              "(got {})",
-                                              spec.type_name()));
+    throw InputError("mechanism",
+                     fmt::format("must be an object {{\"file\": ..., \"contacts\": [[a, b], ...]}} "
+                                 "(got {})",
+                                 spec.type_name()));
   MechanismRequest m;
   ErrorList errors;
   const Names keys = {"file", "contacts", "place"};
@@ -315,7 +317,8 @@ void read_mechanism_problem(const Json& doc, const ImpactModelCatalog& catalog, 
   if (spec.contains("place"))
     errors.attempt([&] {
       const Json& place = spec["place"];
-      if (!place.is_array()) throw InputError("mechanism.place", "must be an array of coordinate names (qpos.<joint>)");
+      if (!place.is_array())
+        throw InputError("mechanism.place", "must be an array of coordinate names (qpos.<joint>)");
       for (std::size_t i = 0; i < place.size(); ++i)
         m.place.push_back(read_string(place[i], index_field("mechanism.place", i)));
     });
@@ -353,9 +356,10 @@ void read_mechanism_problem(const Json& doc, const ImpactModelCatalog& catalog, 
 void check_magnitudes(const Eigen::VectorXd& v, const std::string& field) {
   for (Eigen::Index i = 0; i < v.size(); ++i)
     if (v[i] != 0.0 && !in_computable_range(v[i]))
-      throw InputError(index_field(field, static_cast<std::size_t>(i)),
-                       fmt::format("{:g} is outside the computable magnitude range [{:g}, {:g}]: change units",
-                                   v[i], kMinMagnitude, kMaxMagnitude));
+      throw InputError(
+          index_field(field, static_cast<std::size_t>(i)),
+          fmt::format("{:g} is outside the computable magnitude range [{:g}, {:g}]: change units", v[i],
+                      kMinMagnitude, kMaxMagnitude));
 }
 
 // The document (a JSON object); unknown keys go to `errors`, so the known fields are still read.

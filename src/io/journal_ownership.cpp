@@ -63,8 +63,7 @@ std::string check_journal_ownership(const std::string& directory) {
   return fmt::format(
       "'{}' is not a simpact journal (no manifest, no records; it holds '{}'{}): refusing to touch it; "
       "move it away or choose another -o",
-      directory, foreign.front(),
-      foreign.size() > 1 ? fmt::format(" and {} more", foreign.size() - 1) : "");
+      directory, foreign.front(), foreign.size() > 1 ? fmt::format(" and {} more", foreign.size() - 1) : "");
 }
 
 }  // namespace simpact

@@ -170,10 +170,11 @@ Json parse_document(const std::string& text) {
         if (parsed.is_number() && number_index < numbers.size()) {
           const std::string& literal = numbers[number_index++];
           if (parsed.is_number_float() && underflowed(literal, parsed.get<double>()))
-            throw InputError(field_of(frames),
-                             fmt::format("number underflow: '{}' is nonzero but below the normal doubles "
-                                         "(about 2.2e-308) and would be read as {:g}: write 0, or change units",
-                                         printable(literal, 80), parsed.get<double>()));
+            throw InputError(
+                field_of(frames),
+                fmt::format("number underflow: '{}' is nonzero but below the normal doubles "
+                            "(about 2.2e-308) and would be read as {:g}: write 0, or change units",
+                            printable(literal, 80), parsed.get<double>()));
         }
         finished_element();
         break;

@@ -138,7 +138,8 @@ int open_journal_file(const std::string& path, int flags) {
   if (fd < 0) {
     const int err = errno;
     if (err == ELOOP)
-      throw IoError(fmt::format("'{}' is a symbolic link, not a file simpact wrote: refusing to use it", path));
+      throw IoError(
+          fmt::format("'{}' is a symbolic link, not a file simpact wrote: refusing to use it", path));
     throw IoError(fmt::format("cannot open '{}': {}", path, std::strerror(err)));
   }
   struct stat st {};
@@ -147,9 +148,9 @@ int open_journal_file(const std::string& path, int flags) {
     const bool linked = S_ISREG(st.st_mode) && st.st_nlink > 1;
     const PathKind kind = kind_of(st.st_mode);
     ::close(fd);
-    throw IoError(fmt::format("'{}' is {}, not a file simpact wrote: refusing to use it", path,
-                              linked ? fmt::format("a hard link ({} names)", st.st_nlink)
-                                     : std::string(path_kind_name(kind))));
+    throw IoError(fmt::format(
+        "'{}' is {}, not a file simpact wrote: refusing to use it", path,
+        linked ? fmt::format("a hard link ({} names)", st.st_nlink) : std::string(path_kind_name(kind))));
   }
   const int status = ::fcntl(fd, F_GETFL);
   if (status >= 0) ::fcntl(fd, F_SETFL, status & ~O_NONBLOCK);

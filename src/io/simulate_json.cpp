@@ -93,7 +93,8 @@ std::vector<double> vector(const Json& j, const std::string& field) {
 namespace {
 // "mechanism": {"file": ..., "contacts": [[a, b], ...]}.
 SimulateMechanism read_mechanism(const Json& spec, const std::string& base_dir) {
-  if (!spec.is_object()) throw InputError("mechanism", "must be an object {\"file\": ..., \"contacts\": [[a, b], ...]}");
+  if (!spec.is_object())
+    throw InputError("mechanism", "must be an object {\"file\": ..., \"contacts\": [[a, b], ...]}");
   check_keys(spec, {"file", "contacts"}, "mechanism.");
   SimulateMechanism m;
   if (!spec.contains("file") || !spec["file"].is_string() || spec["file"].get<std::string>().empty())
@@ -106,7 +107,8 @@ SimulateMechanism read_mechanism(const Json& spec, const std::string& base_dir) 
   for (std::size_t c = 0; c < contacts.size(); ++c) {
     const Json& pair = contacts[c];
     if (!pair.is_array() || pair.size() != 2 || !pair[0].is_string() || !pair[1].is_string())
-      throw InputError(fmt::format("mechanism.contacts[{}]", c), "must be a pair [geom_a, geom_b] of geom names");
+      throw InputError(fmt::format("mechanism.contacts[{}]", c),
+                       "must be a pair [geom_a, geom_b] of geom names");
     m.contacts.emplace_back(pair[0].get<std::string>(), pair[1].get<std::string>());
   }
   return m;

@@ -8,8 +8,8 @@
 #include <stdexcept>
 
 #include "simpact/core/input_error.hpp"
-#include "simpact/models/trex_model.hpp"
 #include "simpact/models/impact_model.hpp"
+#include "simpact/models/trex_model.hpp"
 
 namespace simpact {
 

@@ -12,13 +12,17 @@ namespace simpact {
 namespace {
 // Central-difference step of M(q) and ∇V(q): truncation O(h²) ≈ 1e-12 relative against rounding
 // O(ε/h) ≈ 1e-10 (first derivatives enter the DEL residual; second ones only Newton's matrix).
-double step_for(double q) { return 1e-5 * std::max(1.0, std::abs(q)); }
+double step_for(double q) {
+  return 1e-5 * std::max(1.0, std::abs(q));
+}
 
-Eigen::VectorXd dense(const DofVector& q) { return Eigen::VectorXd(q); }
+Eigen::VectorXd dense(const DofVector& q) {
+  return Eigen::VectorXd(q);
+}
 }  // namespace
 
-MechanismDynamicModel::MechanismDynamicModel(std::shared_ptr<const MujocoMechanism> mechanism, MechanismState edits,
-                                             const std::string& field)
+MechanismDynamicModel::MechanismDynamicModel(std::shared_ptr<const MujocoMechanism> mechanism,
+                                             MechanismState edits, const std::string& field)
     : mechanism_(std::move(mechanism)), edits_(std::move(edits)), damping_(mechanism_->damping()) {
   if (const std::string joint = mechanism_->non_euclidean_joint(); !joint.empty())
     throw InputError(field + ".file",
@@ -26,15 +30,19 @@ MechanismDynamicModel::MechanismDynamicModel(std::shared_ptr<const MujocoMechani
                                  "joints only (resolve and sweeps take every joint)",
                                  joint));
   if (mechanism_->nv() > kMaxDof)
-    throw InputError(field + ".file", fmt::format("time stepping takes at most {} coordinates (the file has {})",
-                                                  kMaxDof, mechanism_->nv()));
+    throw InputError(field + ".file",
+                     fmt::format("time stepping takes at most {} coordinates (the file has {})", kMaxDof,
+                                 mechanism_->nv()));
   if (mechanism_->contacts() > kMaxContacts)
-    throw InputError(field + ".contacts", fmt::format("time stepping takes at most {} contacts", kMaxContacts));
+    throw InputError(field + ".contacts",
+                     fmt::format("time stepping takes at most {} contacts", kMaxContacts));
   damped_ = (damping_.array() != 0.0).any();
   workspace_ = mechanism_->make_workspace();
 }
 
-MujocoMechanism::Workspace& MechanismDynamicModel::workspace() const { return *workspace_; }
+MujocoMechanism::Workspace& MechanismDynamicModel::workspace() const {
+  return *workspace_;
+}
 
 Eigen::MatrixXd MechanismDynamicModel::mass_at(const DofVector& q) const {
   Eigen::MatrixXd m;
@@ -112,7 +120,9 @@ void MechanismDynamicModel::force(const DofVector& /*q*/, const DofVector& v, do
   }
 }
 
-std::string MechanismDynamicModel::force_part_name(int /*part*/) const { return "joint_damping"; }
+std::string MechanismDynamicModel::force_part_name(int /*part*/) const {
+  return "joint_damping";
+}
 
 void MechanismDynamicModel::force_part(int /*part*/, const DofVector& q, const DofVector& v, double t,
                                        DofVector& f) const {

@@ -15,7 +15,9 @@ std::uint64_t next_model_id() {
 MechanismImpactModel::MechanismImpactModel(std::shared_ptr<const MujocoMechanism> mechanism)
     : mechanism_(std::move(mechanism)), id_(next_model_id()) {}
 
-std::string MechanismImpactModel::name() const { return mechanism_->spec().file; }
+std::string MechanismImpactModel::name() const {
+  return mechanism_->spec().file;
+}
 
 // One workspace per (thread, model): MuJoCo's mjData is scratch that threads must not share.
 // Ids are never reused, so a workspace never outlives its meaning; a thread keeps its few

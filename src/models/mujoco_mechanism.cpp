@@ -13,6 +13,7 @@
 #include "simpact/core/input_error.hpp"
 #include "simpact/core/magnitude_range.hpp"
 #include "simpact/models/impact_model.hpp"
+#include "simpact/models/mujoco_names.hpp"
 
 namespace simpact {
 
@@ -27,31 +28,27 @@ constexpr double kPlaceStep = 1e-7;
 // placement); finite differences are accurate to ~1e-8 here.
 constexpr double kPlaceRankTolerance = 1e-6;
 
-const char* joint_type_name(int type) {
-  switch (type) {
-    case mjJNT_FREE: return "free";
-    case mjJNT_BALL: return "ball";
-    case mjJNT_SLIDE: return "slide";
-    default: return "hinge";
-  }
-}
-const char* geom_type_name(int type) {
-  static const char* names[] = {"plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh"};
-  return type >= 0 && type < 8 ? names[type] : "other";
-}
 // The sizes that mean something per geom type (MuJoCo's geom_size).
 int meaningful_sizes(int type) {
   switch (type) {
-    case mjGEOM_SPHERE: return 1;
+    case mjGEOM_SPHERE:
+      return 1;
     case mjGEOM_CAPSULE:
-    case mjGEOM_CYLINDER: return 2;
+    case mjGEOM_CYLINDER:
+      return 2;
     case mjGEOM_ELLIPSOID:
-    case mjGEOM_BOX: return 3;
-    default: return 0;
+    case mjGEOM_BOX:
+      return 3;
+    default:
+      return 0;
   }
 }
-int joint_qpos_count(int type) { return type == mjJNT_FREE ? 7 : type == mjJNT_BALL ? 4 : 1; }
-int joint_dof_count(int type) { return type == mjJNT_FREE ? 6 : type == mjJNT_BALL ? 3 : 1; }
+int joint_qpos_count(int type) {
+  return type == mjJNT_FREE ? 7 : type == mjJNT_BALL ? 4 : 1;
+}
+int joint_dof_count(int type) {
+  return type == mjJNT_FREE ? 6 : type == mjJNT_BALL ? 3 : 1;
+}
 
 std::string indexed(const std::string& base, int count, int i) {
   return count == 1 ? base : fmt::format("{}[{}]", base, i);
@@ -112,7 +109,8 @@ class MujocoMechanism::Workspace {
         const double old = base_->body_mass[t.id];
         m->body_mass[t.id] = value;
         // Same shape, new density: the inertia scales with the mass.
-        for (int i = 0; i < 3; ++i) m->body_inertia[3 * t.id + i] = old > 0 ? base_->body_inertia[3 * t.id + i] * value / old : 0.0;
+        for (int i = 0; i < 3; ++i)
+          m->body_inertia[3 * t.id + i] = old > 0 ? base_->body_inertia[3 * t.id + i] * value / old : 0.0;
       } else if (t.kind == EditTarget::kSize) {
         m->geom_size[3 * t.id + t.index] = value;
       } else {
@@ -121,7 +119,8 @@ class MujocoMechanism::Workspace {
     }
     if (!edits.empty()) {  // subtree masses (mj_comPos divides by them) follow the new masses
       std::copy_n(m->body_mass, m->nbody, m->body_subtreemass);
-      for (int b = m->nbody - 1; b > 0; --b) m->body_subtreemass[m->body_parentid[b]] += m->body_subtreemass[b];
+      for (int b = m->nbody - 1; b > 0; --b)
+        m->body_subtreemass[m->body_parentid[b]] += m->body_subtreemass[b];
     }
     edited_ = !edits.empty();
   }
@@ -134,21 +133,24 @@ class MujocoMechanism::Workspace {
   bool edited_ = false;
 };
 
-MujocoMechanism::MujocoMechanism(MechanismSpec spec) : model_(std::make_unique<Model>()), spec_(std::move(spec)) {
+MujocoMechanism::MujocoMechanism(MechanismSpec spec)
+    : model_(std::make_unique<Model>()), spec_(std::move(spec)) {
   const std::string& f = spec_.field;
   namespace fs = std::filesystem;
   std::error_code ec;
   if (spec_.file.empty()) throw InputError(f + ".file", "must name an MJCF or URDF file");
   if (!fs::is_regular_file(spec_.file, ec))
-    throw InputError(f + ".file", fmt::format("cannot read '{}': {}", spec_.file,
-                                              fs::exists(spec_.file, ec) ? "not a regular file" : "no such file"));
+    throw InputError(f + ".file",
+                     fmt::format("cannot read '{}': {}", spec_.file,
+                                 fs::exists(spec_.file, ec) ? "not a regular file" : "no such file"));
   char error[1000] = "";
   model_->m = mj_loadXML(spec_.file.c_str(), nullptr, error, sizeof error);
   if (!model_->m) {
     std::string message = error;
     std::replace(message.begin(), message.end(), '\n', ' ');
     while (!message.empty() && message.back() == ' ') message.pop_back();
-    throw InputError(f + ".file", fmt::format("'{}' is not a valid MJCF/URDF model: {}", spec_.file, message));
+    throw InputError(f + ".file",
+                     fmt::format("'{}' is not a valid MJCF/URDF model: {}", spec_.file, message));
   }
   const mjModel* m = model_->m;
 
@@ -163,10 +165,12 @@ MujocoMechanism::MujocoMechanism(MechanismSpec spec) : model_(std::make_unique<M
     for (int s = 0; s < 2; ++s) {
       ids[s] = mj_name2id(m, mjOBJ_GEOM, names[s]->c_str());
       if (ids[s] < 0)
-        throw InputError(fmt::format("{}.contacts[{}][{}]", f, c, s),
-                         fmt::format("unknown geom '{}' (geoms: {})", *names[s], fmt::join(geom_names, ", ")));
+        throw InputError(
+            fmt::format("{}.contacts[{}][{}]", f, c, s),
+            fmt::format("unknown geom '{}' (geoms: {})", *names[s], fmt::join(geom_names, ", ")));
     }
-    if (ids[0] == ids[1]) throw InputError(fmt::format("{}.contacts[{}]", f, c), "a geom cannot touch itself");
+    if (ids[0] == ids[1])
+      throw InputError(fmt::format("{}.contacts[{}]", f, c), "a geom cannot touch itself");
     if (m->geom_bodyid[ids[0]] == m->geom_bodyid[ids[1]])
       throw InputError(fmt::format("{}.contacts[{}]", f, c),
                        fmt::format("geoms '{}' and '{}' are on the same body", a, b));
@@ -175,7 +179,8 @@ MujocoMechanism::MujocoMechanism(MechanismSpec spec) : model_(std::make_unique<M
     if (!mjCOLLISIONFUNC[t0][t1])
       throw InputError(fmt::format("{}.contacts[{}]", f, c),
                        fmt::format("MuJoCo has no distance function for a {}–{} pair",
-                                   geom_type_name(m->geom_type[ids[0]]), geom_type_name(m->geom_type[ids[1]])));
+                                   mujoco_geom_type_name(m->geom_type[ids[0]]),
+                                   mujoco_geom_type_name(m->geom_type[ids[1]])));
     contact_geoms_.push_back(ids[0]);
     contact_geoms_.push_back(ids[1]);
   }
@@ -193,9 +198,13 @@ MujocoMechanism::MujocoMechanism(MechanismSpec spec) : model_(std::make_unique<M
       qpos_names_[adr] = indexed("qpos." + name, nqj, i);
       double lo = -kInf, hi = kInf;
       if (nqj == 1 && m->jnt_limited[j]) lo = m->jnt_range[2 * j], hi = m->jnt_range[2 * j + 1];
-      const char* units = type == mjJNT_HINGE ? "rad" : linear ? "m" : (type == mjJNT_FREE && i < 3) ? "m" : "1";
-      const std::string meaning = nqj == 1 ? fmt::format("{} of joint '{}'", linear ? "position" : "angle", name)
-                                            : fmt::format("qpos {} of {} joint '{}'", i, joint_type_name(type), name);
+      const char* units = type == mjJNT_HINGE             ? "rad"
+                          : linear                        ? "m"
+                          : (type == mjJNT_FREE && i < 3) ? "m"
+                                                          : "1";
+      const std::string meaning =
+          nqj == 1 ? fmt::format("{} of joint '{}'", linear ? "position" : "angle", name)
+                   : fmt::format("qpos {} of {} joint '{}'", i, mujoco_joint_type_name(type), name);
       parameters_.push_back({qpos_names_[adr], units, meaning, m->qpos0[adr], lo, hi, false});
       targets_.push_back({Target::kQpos, adr});
     }
@@ -203,11 +212,11 @@ MujocoMechanism::MujocoMechanism(MechanismSpec spec) : model_(std::make_unique<M
       const int adr = m->jnt_dofadr[j] + i;
       qvel_names_[adr] = indexed("qvel." + name, nvj, i);
       const bool angular = type == mjJNT_HINGE || type == mjJNT_BALL || (type == mjJNT_FREE && i >= 3);
-      parameters_.push_back({qvel_names_[adr], angular ? "rad s-1" : "m s-1",
-                             nvj == 1 ? fmt::format("velocity of joint '{}'", name)
-                                      : fmt::format("qvel {} of {} joint '{}'", i, joint_type_name(type), name),
-                             0.0,
-                             -kInf, kInf, false});
+      parameters_.push_back(
+          {qvel_names_[adr], angular ? "rad s-1" : "m s-1",
+           nvj == 1 ? fmt::format("velocity of joint '{}'", name)
+                    : fmt::format("qvel {} of {} joint '{}'", i, mujoco_joint_type_name(type), name),
+           0.0, -kInf, kInf, false});
       targets_.push_back({Target::kQvel, adr});
     }
   }
@@ -233,9 +242,10 @@ MujocoMechanism::MujocoMechanism(MechanismSpec spec) : model_(std::make_unique<M
     const char* raw = mj_id2name(m, mjOBJ_GEOM, g);
     if (!raw || !*raw) continue;
     for (int i = 0; i < meaningful_sizes(m->geom_type[g]); ++i) {
-      parameters_.push_back({fmt::format("size.{}[{}]", raw, i), "m",
-                             fmt::format("size {} of geom '{}' ({})", i, raw, geom_type_name(m->geom_type[g])),
-                             m->geom_size[3 * g + i], kMinMagnitude, kMaxMagnitude, false});
+      parameters_.push_back(
+          {fmt::format("size.{}[{}]", raw, i), "m",
+           fmt::format("size {} of geom '{}' ({})", i, raw, mujoco_geom_type_name(m->geom_type[g])),
+           m->geom_size[3 * g + i], kMinMagnitude, kMaxMagnitude, false});
       targets_.push_back({Target::kEdit, static_cast<int>(model_->edits.size())});
       model_->edits.push_back({EditTarget::kSize, g, i});
     }
@@ -255,8 +265,12 @@ MujocoMechanism::MujocoMechanism(MechanismSpec spec) : model_(std::make_unique<M
 
 MujocoMechanism::~MujocoMechanism() = default;
 
-int MujocoMechanism::nq() const { return model_->m->nq; }
-int MujocoMechanism::nv() const { return model_->m->nv; }
+int MujocoMechanism::nq() const {
+  return model_->m->nq;
+}
+int MujocoMechanism::nv() const {
+  return model_->m->nv;
+}
 
 std::vector<MechanismElement> MujocoMechanism::elements() const {
   const mjModel* m = model_->m;
@@ -265,9 +279,11 @@ std::vector<MechanismElement> MujocoMechanism::elements() const {
     const char* raw = mj_id2name(m, type, id);
     return std::string(raw ? raw : "");
   };
-  for (int j = 0; j < m->njnt; ++j) out.push_back({"joint", name_of(mjOBJ_JOINT, j), joint_type_name(m->jnt_type[j]), j});
+  for (int j = 0; j < m->njnt; ++j)
+    out.push_back({"joint", name_of(mjOBJ_JOINT, j), mujoco_joint_type_name(m->jnt_type[j]), j});
   for (int b = 0; b < m->nbody; ++b) out.push_back({"body", name_of(mjOBJ_BODY, b), "", b});
-  for (int g = 0; g < m->ngeom; ++g) out.push_back({"geom", name_of(mjOBJ_GEOM, g), geom_type_name(m->geom_type[g]), g});
+  for (int g = 0; g < m->ngeom; ++g)
+    out.push_back({"geom", name_of(mjOBJ_GEOM, g), mujoco_geom_type_name(m->geom_type[g]), g});
   return out;
 }
 
@@ -279,7 +295,9 @@ MujocoMechanism::WorkspacePtr MujocoMechanism::make_workspace() const {
   return WorkspacePtr(new Workspace(model_->m));
 }
 
-void MujocoMechanism::WorkspaceDeleter::operator()(Workspace* workspace) const { delete workspace; }
+void MujocoMechanism::WorkspaceDeleter::operator()(Workspace* workspace) const {
+  delete workspace;
+}
 
 MechanismState MujocoMechanism::state_from(const ParameterSet& params) const {
   MechanismState state;
@@ -290,9 +308,15 @@ MechanismState MujocoMechanism::state_from(const ParameterSet& params) const {
     const bool given = params.has(info.name);
     const double v = check_parameter(info, given, given ? params.get(info.name, 0.0) : 0.0);
     switch (targets_[i].kind) {
-      case Target::kQpos: state.qpos[targets_[i].index] = v; break;
-      case Target::kQvel: state.qvel[targets_[i].index] = v; break;
-      case Target::kRestitution: state.restitution = v; break;
+      case Target::kQpos:
+        state.qpos[targets_[i].index] = v;
+        break;
+      case Target::kQvel:
+        state.qvel[targets_[i].index] = v;
+        break;
+      case Target::kRestitution:
+        state.restitution = v;
+        break;
       case Target::kEdit:
         if (given) state.edits.emplace_back(targets_[i].index, v);
         break;
@@ -312,10 +336,13 @@ void MujocoMechanism::check_state(const MechanismState& state, const std::string
     throw InputError(qvel_field, fmt::format("must have length nv = {} (got {})", m->nv, v.size()));
   for (int i = 0; i < m->nq; ++i)
     if (!std::isfinite(state.qpos[i]) || std::abs(state.qpos[i]) > kMaxMagnitude)
-      throw InputError(fmt::format("{}[{}]", qpos_field, i), fmt::format("must be finite with magnitude ≤ {:g} (got {})", kMaxMagnitude, state.qpos[i]));
+      throw InputError(
+          fmt::format("{}[{}]", qpos_field, i),
+          fmt::format("must be finite with magnitude ≤ {:g} (got {})", kMaxMagnitude, state.qpos[i]));
   for (int i = 0; i < m->nv; ++i)
     if (!std::isfinite(v[i]) || std::abs(v[i]) > kMaxMagnitude)
-      throw InputError(fmt::format("{}[{}]", qvel_field, i), fmt::format("must be finite with magnitude ≤ {:g} (got {})", kMaxMagnitude, v[i]));
+      throw InputError(fmt::format("{}[{}]", qvel_field, i),
+                       fmt::format("must be finite with magnitude ≤ {:g} (got {})", kMaxMagnitude, v[i]));
   for (int j = 0; j < m->njnt; ++j) {
     const int type = m->jnt_type[j];
     if (type != mjJNT_FREE && type != mjJNT_BALL) continue;
@@ -326,7 +353,8 @@ void MujocoMechanism::check_state(const MechanismState& state, const std::string
     if (norm < 1e-12)
       throw InputError(field, fmt::format("the quaternion of joint '{}' has zero norm", raw ? raw : ""));
     if (std::abs(norm - 1.0) > kQuaternionNormTolerance)
-      throw InputError(field, fmt::format("the quaternion of joint '{}' must have norm 1 (got {})", raw ? raw : "", norm));
+      throw InputError(
+          field, fmt::format("the quaternion of joint '{}' must have norm 1 (got {})", raw ? raw : "", norm));
   }
   if (!(state.restitution >= 0.0 && state.restitution <= 1.0))
     throw InputError("restitution", fmt::format("must be in [0, 1] (got {})", state.restitution));
@@ -432,7 +460,8 @@ void MujocoMechanism::place(MechanismState& state, Workspace& workspace) const {
       jacobian.col(j) = (phi_plus - phi_minus) / (2 * kPlaceStep);
     }
   };
-  for (int it = 0; it < kPlaceIterations && phi.allFinite() && phi.cwiseAbs().maxCoeff() > 0.5 * spec_.gap_tolerance;
+  for (int it = 0;
+       it < kPlaceIterations && phi.allFinite() && phi.cwiseAbs().maxCoeff() > 0.5 * spec_.gap_tolerance;
        ++it) {
     differentiate();
     // The least-norm Gauss–Newton step, halved until the gaps shrink.
@@ -457,8 +486,8 @@ void MujocoMechanism::place(MechanismState& state, Workspace& workspace) const {
       throw InputError(fmt::format("{}.contacts[{}]", spec_.field, c),
                        fmt::format("contact '{}'–'{}' is not closed after placing {} (gap {:.6g} m, "
                                    "tolerance {:g})",
-                                   spec_.contacts[c].first, spec_.contacts[c].second, fmt::join(spec_.place, ", "),
-                                   phi[c], spec_.gap_tolerance));
+                                   spec_.contacts[c].first, spec_.contacts[c].second,
+                                   fmt::join(spec_.place, ", "), phi[c], spec_.gap_tolerance));
   // A placement is a function of the other coordinates only where the placed coordinates move
   // the gaps independently (rank min(n, k)): elsewhere (two feet at one point) a whole family of
   // placements closes the contacts, and the one found would depend on the solver's path.
@@ -474,8 +503,8 @@ void MujocoMechanism::place(MechanismState& state, Workspace& workspace) const {
   state.qpos = q;
 }
 
-void MujocoMechanism::mass_matrix(const MechanismState& state, const Eigen::VectorXd& qpos, Workspace& workspace,
-                                  Eigen::MatrixXd& mass) const {
+void MujocoMechanism::mass_matrix(const MechanismState& state, const Eigen::VectorXd& qpos,
+                                  Workspace& workspace, Eigen::MatrixXd& mass) const {
   workspace.apply(model_->edits, state.edits);
   const mjModel* m = workspace.m;
   forward_position(m, workspace.d, qpos);
@@ -484,8 +513,8 @@ void MujocoMechanism::mass_matrix(const MechanismState& state, const Eigen::Vect
   mass = dense;
 }
 
-double MujocoMechanism::potential(const MechanismState& state, const Eigen::VectorXd& qpos, Workspace& workspace,
-                                  Eigen::VectorXd* gradient) const {
+double MujocoMechanism::potential(const MechanismState& state, const Eigen::VectorXd& qpos,
+                                  Workspace& workspace, Eigen::VectorXd* gradient) const {
   workspace.apply(model_->edits, state.edits);
   const mjModel* m = workspace.m;
   mjData* d = workspace.d;
@@ -535,7 +564,9 @@ Eigen::VectorXd MujocoMechanism::damping() const {
   return Eigen::Map<const Eigen::VectorXd>(model_->m->dof_damping, model_->m->nv);
 }
 
-std::string MujocoMechanism::coordinate_name(int i) const { return qvel_names_.at(i).substr(5); }
+std::string MujocoMechanism::coordinate_name(int i) const {
+  return qvel_names_.at(i).substr(5);
+}
 
 std::string MujocoMechanism::non_euclidean_joint() const {
   const mjModel* m = model_->m;
@@ -547,7 +578,9 @@ std::string MujocoMechanism::non_euclidean_joint() const {
   return "";
 }
 
-bool MujocoMechanism::needs_dynamic_sizes() const { return !fits_fixed_sizes(nv(), contacts()); }
+bool MujocoMechanism::needs_dynamic_sizes() const {
+  return !fits_fixed_sizes(nv(), contacts());
+}
 
 std::pair<const mjModel_*, mjData_*> MujocoMechanism::mujoco_at(const MechanismState& state,
                                                                 const Eigen::VectorXd& qpos,
@@ -563,15 +596,17 @@ Problem MujocoMechanism::problem_at(MechanismState state, Workspace& workspace) 
   MechanismEvaluation e;
   evaluate(state, state.qpos, workspace, e);
   using Metric = typename Problem::KineticMetric;
-  const Eigen::VectorXd momentum = state.momentum.size() > 0 ? state.momentum : Eigen::VectorXd(e.mass * state.qvel);
+  const Eigen::VectorXd momentum =
+      state.momentum.size() > 0 ? state.momentum : Eigen::VectorXd(e.mass * state.qvel);
   for (int c = 0; c < contacts(); ++c) {
     const auto& [a, b] = spec_.contacts[c];
     if (!std::isfinite(e.gaps[c]))
       throw InputError(fmt::format("{}.contacts[{}]", spec_.field, c),
                        fmt::format("MuJoCo gave no distance between geoms '{}' and '{}'", a, b));
     if (e.normals.row(c).isZero(0.0))
-      throw InputError(fmt::format("{}.contacts[{}]", spec_.field, c),
-                       fmt::format("contact '{}'–'{}' has a zero normal: no joint moves either geom along it", a, b));
+      throw InputError(
+          fmt::format("{}.contacts[{}]", spec_.field, c),
+          fmt::format("contact '{}'–'{}' has a zero normal: no joint moves either geom along it", a, b));
   }
   return Problem(Metric(e.mass), e.normals, momentum, state.restitution, e.gaps, spec_.gap_tolerance);
 }

@@ -223,71 +223,75 @@ PYBIND11_MODULE(_simpact, m) {
   });
   m.def("model_names", &model_names);
 
-  m.def("resolve_json", [](const std::string& text, int indent, const std::string& base_dir) {
-    py::gil_scoped_release release;
-    return resolve_json(text, indent, base_dir);
-  }, py::arg("text"), py::arg("indent") = -1, py::arg("base_dir") = "");
-  m.def("check_json", [](const std::string& text, int indent, const std::string& base_dir) {
-    py::gil_scoped_release release;
-    return check_json(text, indent, base_dir);
-  }, py::arg("text"), py::arg("indent") = -1, py::arg("base_dir") = "");
+  m.def(
+      "resolve_json",
+      [](const std::string& text, int indent, const std::string& base_dir) {
+        py::gil_scoped_release release;
+        return resolve_json(text, indent, base_dir);
+      },
+      py::arg("text"), py::arg("indent") = -1, py::arg("base_dir") = "");
+  m.def(
+      "check_json",
+      [](const std::string& text, int indent, const std::string& base_dir) {
+        py::gil_scoped_release release;
+        return check_json(text, indent, base_dir);
+      },
+      py::arg("text"), py::arg("indent") = -1, py::arg("base_dir") = "");
 
-  m.def("resolve_raw",
-        [](const Array& mass, const Array& normals, const Array& momentum, bool velocity,
-           const std::optional<Array>& gaps, const Array& restitution, double gap_tolerance,
-           const std::string& options_json, int threads) {
-          const ResolveOptions options = parse_resolve_options(options_json);
-          const RawImpactBatch b = raw_batch(mass, normals, momentum, velocity, gaps, restitution, gap_tolerance);
-          ImpactBatchResult r;
-          {
-            py::gil_scoped_release release;
-            r = resolve_batch(b.batch, b.dof, b.contacts, raw_problem_maker(b), options, threads);
-          }
-          return resolution_dict(std::move(r));
-        });
+  m.def("resolve_raw", [](const Array& mass, const Array& normals, const Array& momentum, bool velocity,
+                          const std::optional<Array>& gaps, const Array& restitution, double gap_tolerance,
+                          const std::string& options_json, int threads) {
+    const ResolveOptions options = parse_resolve_options(options_json);
+    const RawImpactBatch b = raw_batch(mass, normals, momentum, velocity, gaps, restitution, gap_tolerance);
+    ImpactBatchResult r;
+    {
+      py::gil_scoped_release release;
+      r = resolve_batch(b.batch, b.dof, b.contacts, raw_problem_maker(b), options, threads);
+    }
+    return resolution_dict(std::move(r));
+  });
 
-  m.def("check_raw",
-        [](const Array& mass, const Array& normals, const Array& momentum, bool velocity,
-           const std::optional<Array>& gaps, const Array& restitution, double gap_tolerance, const Array& after,
-           bool after_velocity, std::optional<double> tolerance, std::optional<double> consistency_tolerance,
-           const std::string& options_json, int threads) {
-          const ResolveOptions options = parse_resolve_options(options_json);
-          const RawImpactBatch b = raw_batch(mass, normals, momentum, velocity, gaps, restitution, gap_tolerance);
-          const CheckBatchInput input{after.data(), after_velocity, tolerance, consistency_tolerance};
-          CheckBatchResult c;
-          {
-            py::gil_scoped_release release;
-            c = check_batch(b.batch, b.dof, b.contacts, raw_problem_maker(b), input, options, threads);
-          }
-          return check_dict(std::move(c));
-        });
+  m.def("check_raw", [](const Array& mass, const Array& normals, const Array& momentum, bool velocity,
+                        const std::optional<Array>& gaps, const Array& restitution, double gap_tolerance,
+                        const Array& after, bool after_velocity, std::optional<double> tolerance,
+                        std::optional<double> consistency_tolerance, const std::string& options_json,
+                        int threads) {
+    const ResolveOptions options = parse_resolve_options(options_json);
+    const RawImpactBatch b = raw_batch(mass, normals, momentum, velocity, gaps, restitution, gap_tolerance);
+    const CheckBatchInput input{after.data(), after_velocity, tolerance, consistency_tolerance};
+    CheckBatchResult c;
+    {
+      py::gil_scoped_release release;
+      c = check_batch(b.batch, b.dof, b.contacts, raw_problem_maker(b), input, options, threads);
+    }
+    return check_dict(std::move(c));
+  });
 
-  m.def("resolve_model",
-        [](const std::string& model, const std::vector<std::string>& names, const Array& values,
-           const std::string& options_json, int threads) {
-          const ResolveOptions options = parse_resolve_options(options_json);
-          const long B = static_cast<long>(values.shape(0));
-          const BatchProblemMaker make = model_problem_maker(model, names, values.data());
-          // d and k from the first item (every point of a model has the same sizes).
-          ResolveRequest first;
-          if (B > 0) {
-            try {
-              make(0, 0, first);
-            } catch (const InputError& e) {
-              throw BatchInputError(0, e);
-            }
-          }
-          const int d = B > 0 ? (first.dynamic() ? first.dynamic_problem->dof() : first.problem.dof()) : 1;
-          const int k = B > 0 ? (first.dynamic() ? first.dynamic_problem->given_contacts()
-                                                 : first.problem.given_contacts())
-                              : 1;
-          ImpactBatchResult r;
-          {
-            py::gil_scoped_release release;
-            r = resolve_batch(B, d, k, make, options, threads);
-          }
-          return resolution_dict(std::move(r));
-        });
+  m.def("resolve_model", [](const std::string& model, const std::vector<std::string>& names,
+                            const Array& values, const std::string& options_json, int threads) {
+    const ResolveOptions options = parse_resolve_options(options_json);
+    const long B = static_cast<long>(values.shape(0));
+    const BatchProblemMaker make = model_problem_maker(model, names, values.data());
+    // d and k from the first item (every point of a model has the same sizes).
+    ResolveRequest first;
+    if (B > 0) {
+      try {
+        make(0, 0, first);
+      } catch (const InputError& e) {
+        throw BatchInputError(0, e);
+      }
+    }
+    const int d = B > 0 ? (first.dynamic() ? first.dynamic_problem->dof() : first.problem.dof()) : 1;
+    const int k =
+        B > 0 ? (first.dynamic() ? first.dynamic_problem->given_contacts() : first.problem.given_contacts())
+              : 1;
+    ImpactBatchResult r;
+    {
+      py::gil_scoped_release release;
+      r = resolve_batch(B, d, k, make, options, threads);
+    }
+    return resolution_dict(std::move(r));
+  });
 
   py::class_<PyMechanism>(m, "Mechanism")
       .def(py::init<const std::string&, const std::vector<std::pair<std::string, std::string>>&,
@@ -303,8 +307,8 @@ PYBIND11_MODULE(_simpact, m) {
                              [](const PyMechanism& p) {
                                py::list out;
                                for (const auto& info : p.mechanism().parameters())
-                                 out.append(py::make_tuple(info.name, info.units, info.default_value, info.min,
-                                                           info.max, info.long_name));
+                                 out.append(py::make_tuple(info.name, info.units, info.default_value,
+                                                           info.min, info.max, info.long_name));
                                return out;
                              })
       .def("default_qpos",
@@ -315,9 +319,9 @@ PYBIND11_MODULE(_simpact, m) {
       .def("evaluate", &PyMechanism::evaluate)
       .def("place", &PyMechanism::place)
       .def("resolve",
-           [](const PyMechanism& p, const std::optional<Array>& q, const std::optional<Array>& v, bool momentum,
-              std::optional<double> restitution, const std::map<std::string, double>& params, long batch,
-              const std::string& options_json, int threads) {
+           [](const PyMechanism& p, const std::optional<Array>& q, const std::optional<Array>& v,
+              bool momentum, std::optional<double> restitution, const std::map<std::string, double>& params,
+              long batch, const std::string& options_json, int threads) {
              const ResolveOptions options = parse_resolve_options(options_json);
              const MechanismBatch mb = p.batch(q, v, momentum, restitution, params);
              ImpactBatchResult r;
@@ -329,9 +333,9 @@ PYBIND11_MODULE(_simpact, m) {
              return resolution_dict(std::move(r));
            })
       .def("check",
-           [](const PyMechanism& p, const std::optional<Array>& q, const std::optional<Array>& v, bool momentum,
-              std::optional<double> restitution, const std::map<std::string, double>& params, long batch,
-              const Array& after, bool after_velocity, std::optional<double> tolerance,
+           [](const PyMechanism& p, const std::optional<Array>& q, const std::optional<Array>& v,
+              bool momentum, std::optional<double> restitution, const std::map<std::string, double>& params,
+              long batch, const Array& after, bool after_velocity, std::optional<double> tolerance,
               std::optional<double> consistency_tolerance, const std::string& options_json, int threads) {
              const ResolveOptions options = parse_resolve_options(options_json);
              const MechanismBatch mb = p.batch(q, v, momentum, restitution, params);

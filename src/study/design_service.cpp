@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-
 #include <cmath>
 #include <limits>
 
@@ -61,7 +60,8 @@ struct MechanismVariables {
   int index(const std::string& name, const std::string& field) const {
     const auto it = std::find(names.begin(), names.end(), name);
     if (it == names.end())
-      throw InputError(field, fmt::format("unknown parameter '{}' of the mechanism (see `simpact models FILE`)", name));
+      throw InputError(
+          field, fmt::format("unknown parameter '{}' of the mechanism (see `simpact models FILE`)", name));
     return static_cast<int>(it - names.begin());
   }
 };
@@ -80,8 +80,8 @@ DesignRow mechanism_row(const std::string& name, const DesignResult& result, con
       row.design.emplace_back(param, result.w[vars.index(param, "params." + param)]);
   if (req.free)
     for (const auto& f : *req.free)
-      if (f.name.rfind("qpos.", 0) != 0 &&
-          std::none_of(row.design.begin(), row.design.end(), [&](const auto& d) { return d.first == f.name; }))
+      if (f.name.rfind("qpos.", 0) != 0 && std::none_of(row.design.begin(), row.design.end(),
+                                                        [&](const auto& d) { return d.first == f.name; }))
         row.design.emplace_back(f.name, result.w[vars.index(f.name, "free." + f.name)]);
   DesignPoint point;
   evaluate(result.w, point);
@@ -104,16 +104,20 @@ DesignRun run_mechanism_design(DesignRun run) {
   for (const auto& p : mechanism->parameters()) {
     if (p.name.rfind("qvel.", 0) == 0 || p.name == "restitution") continue;
     vars.names.push_back(p.name);
-    vars.scales.push_back(p.units == "rad" ? 1.0 : p.units == "kg" ? 0.1 * std::max(p.default_value, 1e-3) : 0.01);
+    vars.scales.push_back(p.units == "rad"  ? 1.0
+                          : p.units == "kg" ? 0.1 * std::max(p.default_value, 1e-3)
+                                            : 0.01);
     start.push_back(p.default_value);
   }
-  Eigen::VectorXd w = Eigen::Map<const Eigen::VectorXd>(start.data(), static_cast<Eigen::Index>(start.size()));
+  Eigen::VectorXd w =
+      Eigen::Map<const Eigen::VectorXd>(start.data(), static_cast<Eigen::Index>(start.size()));
   for (const auto& [name, v] : req.params) w[vars.index(name, "params." + name)] = v;
   auto workspace = std::shared_ptr<MujocoMechanism::Workspace>(mechanism->make_workspace().release(),
                                                                MujocoMechanism::WorkspaceDeleter());
   const DesignEvaluator evaluate = [mechanism, vars, workspace](const Eigen::VectorXd& x, DesignPoint& out) {
     ParameterSet params;
-    for (std::size_t i = 0; i < vars.names.size(); ++i) params.set(vars.names[i], x[static_cast<Eigen::Index>(i)]);
+    for (std::size_t i = 0; i < vars.names.size(); ++i)
+      params.set(vars.names[i], x[static_cast<Eigen::Index>(i)]);
     const MechanismState state = mechanism->state_from(params);
     MechanismEvaluation e;
     mechanism->evaluate(state, state.qpos, *workspace, e);
@@ -149,17 +153,20 @@ DesignRun run_mechanism_design(DesignRun run) {
   const DesignResult initial = placed.empty() ? DesignResult{w, 0, 0, 0, 0, DesignStatus::kConverged, {}}
                                               : solve_impact_design(evaluate, w, placed, placing);
   if (initial.status != DesignStatus::kConverged)
-    throw InputError("place", fmt::format("could not close both contacts by moving the `place` coordinates ({})",
-                                          to_string(initial.status)));
+    throw InputError("place",
+                     fmt::format("could not close both contacts by moving the `place` coordinates ({})",
+                                 to_string(initial.status)));
   if (!req.free || req.free->empty())
-    throw InputError("free", "name the parameters the design may move, e.g. {\"qpos.hip_r\": {\"min\": -1, \"max\": 1}}");
+    throw InputError(
+        "free", "name the parameters the design may move, e.g. {\"qpos.hip_r\": {\"min\": -1, \"max\": 1}}");
   std::vector<FreeVariable> free;
   for (const DesignFreeVariable& f : *req.free) {
     const int i = vars.index(f.name, "free." + f.name);
-    FreeVariable v{i, f.min.value_or(-kInf), f.max.value_or(kInf), f.scale.value_or(vars.scales[static_cast<std::size_t>(i)])};
+    FreeVariable v{i, f.min.value_or(-kInf), f.max.value_or(kInf),
+                   f.scale.value_or(vars.scales[static_cast<std::size_t>(i)])};
     if (initial.w[i] < v.lower || initial.w[i] > v.upper)
-      throw InputError("free." + f.name,
-                       fmt::format("the initial value {} is outside [{}, {}]", initial.w[i], v.lower, v.upper));
+      throw InputError("free." + f.name, fmt::format("the initial value {} is outside [{}, {}]", initial.w[i],
+                                                     v.lower, v.upper));
     free.push_back(v);
   }
   const DesignResult optimized = solve_impact_design(evaluate, initial.w, free, options);

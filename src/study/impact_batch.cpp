@@ -50,7 +50,9 @@ BatchProblemMaker raw_problem_maker(const RawImpactBatch& batch) {
   };
 }
 
-int batch_thread_count(int threads) { return threads > 0 ? threads : omp_get_max_threads(); }
+int batch_thread_count(int threads) {
+  return threads > 0 ? threads : omp_get_max_threads();
+}
 
 BatchProblemMaker model_problem_maker(const std::string& model, const std::vector<std::string>& names,
                                       const double* values) {
@@ -60,7 +62,8 @@ BatchProblemMaker model_problem_maker(const std::string& model, const std::vecto
     std::string allowed;
     for (const auto& name : catalog.names) allowed += (allowed.empty() ? "" : ", ") + name;
     throw InputError("model", "unknown model '" + model + "' (" +
-                                  (near.empty() ? "" : "did you mean '" + near + "'?; ") + "allowed: " + allowed + ")");
+                                  (near.empty() ? "" : "did you mean '" + near + "'?; ") +
+                                  "allowed: " + allowed + ")");
   }
   std::vector<std::string> known;
   for (const auto& info : catalog.parameters(model)) known.push_back(info.name);
@@ -69,9 +72,9 @@ BatchProblemMaker model_problem_maker(const std::string& model, const std::vecto
       const std::string near = nearest_name(name, known);
       std::string all;
       for (const auto& k : known) all += (all.empty() ? "" : ", ") + k;
-      throw InputError("params." + name, "unknown parameter '" + name + "' of model '" + model + "' (" +
-                                             (near.empty() ? "parameters: " + all : "did you mean '" + near + "'?") +
-                                             ")");
+      throw InputError("params." + name,
+                       "unknown parameter '" + name + "' of model '" + model + "' (" +
+                           (near.empty() ? "parameters: " + all : "did you mean '" + near + "'?") + ")");
     }
   return [&catalog, model, names, values](long item, int /*thread*/, ResolveRequest& request) {
     request.model = model;
@@ -84,8 +87,7 @@ BatchProblemMaker model_problem_maker(const std::string& model, const std::vecto
       else
         request.problem = catalog.make_problem(model, request.params);
     } catch (const InputError& e) {
-      if (!request.params.has(e.field()) &&
-          std::find(names.begin(), names.end(), e.field()) == names.end())
+      if (!request.params.has(e.field()) && std::find(names.begin(), names.end(), e.field()) == names.end())
         throw;
       throw InputError("params." + e.field(), message_after_field(e));
     }
@@ -168,7 +170,8 @@ void allocate(ImpactBatchResult& r, long b, int d, int k) {
   r.batch = b;
   r.dof = d;
   r.contacts = k;
-  const auto B = static_cast<std::size_t>(b), D = static_cast<std::size_t>(d), K = static_cast<std::size_t>(k);
+  const auto B = static_cast<std::size_t>(b), D = static_cast<std::size_t>(d),
+             K = static_cast<std::size_t>(k);
   r.status.assign(B, 0);
   r.xi.assign(B, kNaN);
   r.xi_lower_bound.assign(B, kNaN);
@@ -194,7 +197,8 @@ void given_impulses(const Problem& problem, const Vector& impulses, double* out)
 
 template <typename S>
 void store_resolution(const BasicImpactProblem<S>& problem, const BasicImpactResolution<S>& res,
-                      const BasicImpactWorkspace<S>& ws, long item, ImpactBatchResult& r, ItemOutcomes& rows) {
+                      const BasicImpactWorkspace<S>& ws, long item, ImpactBatchResult& r,
+                      ItemOutcomes& rows) {
   const auto b = static_cast<std::size_t>(item), D = static_cast<std::size_t>(r.dof),
              K = static_cast<std::size_t>(r.contacts);
   r.status[b] = static_cast<std::int32_t>(res.status);
@@ -308,11 +312,12 @@ CheckBatchResult check_batch(long batch, int dof, int contacts, const BatchProbl
   check_shape(batch, dof, contacts);
   // The tolerances given are validated once, before any item, as a request's would be.
   const std::optional<double> tolerance =
-      input.tolerance ? std::optional<double>(checked_check_tolerance(*input.tolerance, "tolerance")) : std::nullopt;
-  const std::optional<double> consistency =
-      input.consistency_tolerance
-          ? std::optional<double>(checked_check_tolerance(*input.consistency_tolerance, "consistency_tolerance"))
-          : std::nullopt;
+      input.tolerance ? std::optional<double>(checked_check_tolerance(*input.tolerance, "tolerance"))
+                      : std::nullopt;
+  const std::optional<double> consistency = input.consistency_tolerance
+                                                ? std::optional<double>(checked_check_tolerance(
+                                                      *input.consistency_tolerance, "consistency_tolerance"))
+                                                : std::nullopt;
   CheckBatchResult c;
   ImpactBatchResult& r = c.impact;
   allocate(r, batch, dof, contacts);
@@ -320,55 +325,57 @@ CheckBatchResult check_batch(long batch, int dof, int contacts, const BatchProbl
              K = static_cast<std::size_t>(contacts);
   c.consistent.assign(B, 0);
   c.negative_impulses.assign(B, 0);
-  for (auto* v : {&c.energy_after, &c.relative_energy_error, &c.predicted_energy_after,
-                  &c.relative_energy_error_vs_model, &c.max_feasibility_violation, &c.impulse_residual,
-                  &c.nonnegative_impulse_residual, &c.complementarity_residual, &c.distance_to_nearest_outcome,
-                  &c.distance_to_plastic, &c.tolerance, &c.consistency_tolerance})
+  for (auto* v :
+       {&c.energy_after, &c.relative_energy_error, &c.predicted_energy_after,
+        &c.relative_energy_error_vs_model, &c.max_feasibility_violation, &c.impulse_residual,
+        &c.nonnegative_impulse_residual, &c.complementarity_residual, &c.distance_to_nearest_outcome,
+        &c.distance_to_plastic, &c.tolerance, &c.consistency_tolerance})
     v->assign(B, kNaN);
   c.momentum_after.assign(B * D, kNaN);
   c.nearest_outcome.assign(B, -1);
   c.printed_significant_digits.assign(B, 0);
   c.implied_impulses.assign(B * K, kNaN);
   std::vector<ItemOutcomes> rows(B);
-  for_each_item(batch, threads, make, options, [&](long item, const ResolveRequest& request, const auto& problem,
-                                                   auto& ws) {
-    using S = typename std::decay_t<decltype(problem)>::Sizes;
-    const auto b = static_cast<std::size_t>(item);
-    CheckRequest check_request;
-    check_request.tolerance_given = tolerance.has_value();
-    check_request.consistency_tolerance_given = consistency.has_value();
-    if (tolerance) check_request.tolerance = *tolerance;
-    if (consistency) check_request.consistency_tolerance = *consistency;
-    const Eigen::Map<const Eigen::VectorXd> after(input.after + item * dof, dof);
-    set_check_state(problem, Eigen::VectorXd(after), input.velocity, check_request);
-    set_default_check_tolerances(check_request);
-    const auto res = resolve_impact(problem, request.options, ws);
-    const PostImpactCheck check = check_post_impact_state(
-        problem, typename S::DofVector(check_request.momentum_after), check_request.tolerance,
-        check_request.consistency_tolerance, res, ws);
-    store_resolution(problem, res, ws, item, r, rows[b]);
-    c.consistent[b] = check.consistent_with_propagative_model ? 1 : 0;
-    c.negative_impulses[b] = check.negative_impulses ? 1 : 0;
-    std::copy(check_request.momentum_after.data(), check_request.momentum_after.data() + D,
-              c.momentum_after.data() + b * D);
-    c.energy_after[b] = check.energy_after;
-    c.relative_energy_error[b] = check.relative_energy_error;
-    c.predicted_energy_after[b] = check.predicted_energy_after;
-    c.relative_energy_error_vs_model[b] = check.relative_energy_error_vs_model;
-    c.max_feasibility_violation[b] = check.max_feasibility_violation;
-    c.impulse_residual[b] = check.impulse_residual;
-    c.nonnegative_impulse_residual[b] = check.nonnegative_impulse_residual;
-    c.complementarity_residual[b] = check.complementarity_residual;
-    c.distance_to_nearest_outcome[b] = check.distance_to_nearest_outcome;
-    c.distance_to_plastic[b] = check.distance_to_plastic;
-    c.tolerance[b] = check_request.tolerance;
-    c.consistency_tolerance[b] = check_request.consistency_tolerance;
-    c.nearest_outcome[b] = check.nearest_outcome;
-    c.printed_significant_digits[b] = check_request.precision.digits;
-    const std::size_t n = std::min(check.implied_impulses.size(), K);
-    std::copy(check.implied_impulses.begin(), check.implied_impulses.begin() + static_cast<long>(n),
-              c.implied_impulses.begin() + static_cast<long>(b * K));
-  });
+  for_each_item(
+      batch, threads, make, options,
+      [&](long item, const ResolveRequest& request, const auto& problem, auto& ws) {
+        using S = typename std::decay_t<decltype(problem)>::Sizes;
+        const auto b = static_cast<std::size_t>(item);
+        CheckRequest check_request;
+        check_request.tolerance_given = tolerance.has_value();
+        check_request.consistency_tolerance_given = consistency.has_value();
+        if (tolerance) check_request.tolerance = *tolerance;
+        if (consistency) check_request.consistency_tolerance = *consistency;
+        const Eigen::Map<const Eigen::VectorXd> after(input.after + item * dof, dof);
+        set_check_state(problem, Eigen::VectorXd(after), input.velocity, check_request);
+        set_default_check_tolerances(check_request);
+        const auto res = resolve_impact(problem, request.options, ws);
+        const PostImpactCheck check =
+            check_post_impact_state(problem, typename S::DofVector(check_request.momentum_after),
+                                    check_request.tolerance, check_request.consistency_tolerance, res, ws);
+        store_resolution(problem, res, ws, item, r, rows[b]);
+        c.consistent[b] = check.consistent_with_propagative_model ? 1 : 0;
+        c.negative_impulses[b] = check.negative_impulses ? 1 : 0;
+        std::copy(check_request.momentum_after.data(), check_request.momentum_after.data() + D,
+                  c.momentum_after.data() + b * D);
+        c.energy_after[b] = check.energy_after;
+        c.relative_energy_error[b] = check.relative_energy_error;
+        c.predicted_energy_after[b] = check.predicted_energy_after;
+        c.relative_energy_error_vs_model[b] = check.relative_energy_error_vs_model;
+        c.max_feasibility_violation[b] = check.max_feasibility_violation;
+        c.impulse_residual[b] = check.impulse_residual;
+        c.nonnegative_impulse_residual[b] = check.nonnegative_impulse_residual;
+        c.complementarity_residual[b] = check.complementarity_residual;
+        c.distance_to_nearest_outcome[b] = check.distance_to_nearest_outcome;
+        c.distance_to_plastic[b] = check.distance_to_plastic;
+        c.tolerance[b] = check_request.tolerance;
+        c.consistency_tolerance[b] = check_request.consistency_tolerance;
+        c.nearest_outcome[b] = check.nearest_outcome;
+        c.printed_significant_digits[b] = check_request.precision.digits;
+        const std::size_t n = std::min(check.implied_impulses.size(), K);
+        std::copy(check.implied_impulses.begin(), check.implied_impulses.begin() + static_cast<long>(n),
+                  c.implied_impulses.begin() + static_cast<long>(b * K));
+      });
   gather_outcomes(rows, r);
   return c;
 }

@@ -28,12 +28,13 @@ void make_mechanism_request_problem(const MujocoMechanism& mechanism, MujocoMech
   for (const auto& [name, value] : request.params.entries()) {
     if (std::find(known.begin(), known.end(), name) == known.end()) {
       const std::string near = nearest_name(name, known);
-      throw InputError("params." + name, near.empty() ? "unknown parameter of the mechanism (see `simpact models FILE`)"
-                                                      : "unknown parameter of the mechanism (did you mean '" + near + "'?)");
+      throw InputError("params." + name,
+                       near.empty() ? "unknown parameter of the mechanism (see `simpact models FILE`)"
+                                    : "unknown parameter of the mechanism (did you mean '" + near + "'?)");
     }
-    const bool coordinate = name.rfind("qpos.", 0) == 0 ? request.qpos.has_value()
+    const bool coordinate = name.rfind("qpos.", 0) == 0   ? request.qpos.has_value()
                             : name.rfind("qvel.", 0) == 0 ? request.qvel || request.momentum
-                                                           : name == "restitution" && request.restitution;
+                                                          : name == "restitution" && request.restitution;
     if (coordinate) throw InputError("params." + name, "is also given at the top level");
   }
   MechanismState state;
@@ -57,7 +58,8 @@ void make_mechanism_request_problem(const MujocoMechanism& mechanism, MujocoMech
 
 const ImpactModelCatalog& builtin_model_catalog() {
   static const ImpactModelCatalog catalog{
-      model_names(), [](const std::string& model) { return make_model(model)->parameters(); },
+      model_names(),
+      [](const std::string& model) { return make_model(model)->parameters(); },
       [](const std::string& model, const ParameterSet& params) {
         return make_model(model)->make_problem(params);
       },

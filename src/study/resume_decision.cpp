@@ -60,9 +60,10 @@ OutputIdentity identify_output(const std::string& path, const JournalManifest& m
   }
   const std::string expected = manifest.shard_count > 1 ? shard_text(manifest) : "";
   if (shard != expected) {
-    id.what = fmt::format("is {} of this config, this run is {}",
-                          shard.empty() ? "the whole sweep's result (no --shard)" : "the file of shard " + shard,
-                          shard_description(manifest));
+    id.what =
+        fmt::format("is {} of this config, this run is {}",
+                    shard.empty() ? "the whole sweep's result (no --shard)" : "the file of shard " + shard,
+                    shard_description(manifest));
     return id;
   }
   id.ours = true;
@@ -95,9 +96,10 @@ std::string decide_mode(const std::string& path, const std::string& journal, con
                         const SweepRunOptions& options, OutputLock& lock, int& mode) {
   mode = 0;
   if (manifest.chunk_count() > kMaxJournalChunks)
-    return fmt::format("{} tasks in chunks of {} make {} chunks, more than the journal indexes (2^32 = {}): "
-                       "raise output.chunk_size",
-                       manifest.task_count, manifest.chunk_size, manifest.chunk_count(), kMaxJournalChunks);
+    return fmt::format(
+        "{} tasks in chunks of {} make {} chunks, more than the journal indexes (2^32 = {}): "
+        "raise output.chunk_size",
+        manifest.task_count, manifest.chunk_size, manifest.chunk_count(), kMaxJournalChunks);
   if (std::string bad = check_result_output(path); !bad.empty()) return bad;
   const fs::path parent = fs::absolute(path).parent_path();
   if (!fs::is_directory(parent)) return fmt::format("directory '{}' does not exist", parent.string());

@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <set>
 #include <sstream>

@@ -6,10 +6,10 @@
 #include <algorithm>
 
 #include "simpact/core/input_error.hpp"
-#include "simpact/models/dynamic_models.hpp"
-#include "simpact/models/mechanism_dynamic_model.hpp"
 #include "simpact/integrate/simulation.hpp"
 #include "simpact/io/simulate_json.hpp"
+#include "simpact/models/dynamic_models.hpp"
+#include "simpact/models/mechanism_dynamic_model.hpp"
 
 namespace simpact {
 
@@ -44,8 +44,8 @@ SimulationOptions options_of(const SimulateRequest& r) {
 }
 // A mechanism file's dynamic model; its default initial state is params' qpos.*/qvel.* (the
 // file's qpos0 and rest otherwise); mass/size/pos parameters edit the model.
-std::unique_ptr<DynamicModel> mechanism_dynamic_system(const SimulateMechanism& spec, const ParameterSet& params,
-                                                       DynamicSystem& system) {
+std::unique_ptr<DynamicModel> mechanism_dynamic_system(const SimulateMechanism& spec,
+                                                       const ParameterSet& params, DynamicSystem& system) {
   auto mechanism = std::make_shared<const MujocoMechanism>(
       MechanismSpec{spec.file, spec.contacts, {}, kGapTolerance, "mechanism"});
   for (const auto& [name, value] : params.entries()) {

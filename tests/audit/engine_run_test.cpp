@@ -26,7 +26,8 @@ struct Line {
   MechanismState state;
   MechanismEvaluation evaluation;
   explicit Line(double v, double restitution, const std::string& file = "cradle3.xml")
-      : mechanism(MechanismSpec{example(file), {{"ball_a", "ball_b"}, {"ball_b", "ball_c"}}, {}, kGapTolerance, "model"}),
+      : mechanism(MechanismSpec{
+            example(file), {{"ball_a", "ball_b"}, {"ball_b", "ball_c"}}, {}, kGapTolerance, "model"}),
         workspace(mechanism.make_workspace()) {
     state.qpos = Eigen::VectorXd::Zero(3);
     state.qvel = Eigen::Vector3d(v, 0, 0);
@@ -65,7 +66,8 @@ TEST(EngineRun, OdeAndBulletLineAtRestitutionZeroReachVOverThree) {
       Line line(v, 0.0);
       const EngineRun run = line.run(engine, rate, options);
       ASSERT_EQ(run.status, EngineRunStatus::kSettled) << engine << " " << describe(run);
-      for (int i = 0; i < 3; ++i) EXPECT_NEAR(run.qvel[i], v / 3, 1e-6 * v) << engine << " at " << rate << " Hz";
+      for (int i = 0; i < 3; ++i)
+        EXPECT_NEAR(run.qvel[i], v / 3, 1e-6 * v) << engine << " at " << rate << " Hz";
       EXPECT_LE(run.steps, 4) << engine;
     }
   }
@@ -119,8 +121,9 @@ TEST(EngineRun, EveryEngineConservesMomentumOnTheLine) {
     for (double r : {0.0, 0.7, 1.0})
       for (double rate : {60.0, 600.0, 6000.0}) {
         Line line(v, r);
-        const EngineRun run = line.run(engine, rate, engine == "ode" ? std::map<std::string, double>{{"quick_step", 1}}
-                                                                    : std::map<std::string, double>{});
+        const EngineRun run = line.run(engine, rate,
+                                       engine == "ode" ? std::map<std::string, double>{{"quick_step", 1}}
+                                                       : std::map<std::string, double>{});
         if (run.status != EngineRunStatus::kSettled) continue;
         EXPECT_NEAR(run.qvel.sum(), v, 1e-6 * v) << engine << " R " << r << " " << rate << " Hz";
       }
@@ -130,10 +133,12 @@ TEST(EngineRun, EveryEngineConservesMomentumOnTheLine) {
 TEST(EngineRun, RunsRepeatBitForBit) {
   for (const std::string& engine : available_engine_names()) {
     Line first(2.5, 0.7), second(2.5, 0.7);
-    const EngineRun a = first.run(engine, 600.0, engine == "ode" ? std::map<std::string, double>{{"quick_step", 1}}
-                                                                 : std::map<std::string, double>{});
-    const EngineRun b = second.run(engine, 600.0, engine == "ode" ? std::map<std::string, double>{{"quick_step", 1}}
-                                                                  : std::map<std::string, double>{});
+    const EngineRun a = first.run(
+        engine, 600.0,
+        engine == "ode" ? std::map<std::string, double>{{"quick_step", 1}} : std::map<std::string, double>{});
+    const EngineRun b = second.run(
+        engine, 600.0,
+        engine == "ode" ? std::map<std::string, double>{{"quick_step", 1}} : std::map<std::string, double>{});
     EXPECT_EQ(a.steps, b.steps) << engine;
     for (int i = 0; i < 3; ++i) EXPECT_EQ(std::memcmp(&a.qvel[i], &b.qvel[i], sizeof(double)), 0) << engine;
   }

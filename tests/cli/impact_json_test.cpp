@@ -252,11 +252,13 @@ TEST(ImpactJsonErrors, UnderflowingNumbers) {
   EXPECT_NE(message.find("underflow"), std::string::npos) << message;
   EXPECT_NE(message.find("1e-999"), std::string::npos) << message;
   // A subnormal has lost its precision: refused too.
-  EXPECT_EQ(resolve_error(R"({"mass_matrix": [[1]], "normals": [[1]], "momentum": [-2.5E-310]})"), "momentum[0]");
+  EXPECT_EQ(resolve_error(R"({"mass_matrix": [[1]], "normals": [[1]], "momentum": [-2.5E-310]})"),
+            "momentum[0]");
   EXPECT_EQ(resolve_error(R"({"mass_matrix": [[1, 0], [0, 1]], "normals": [[1, 0]], "momentum": [1, 0],
                               "restitution": 0.00001e-999})"),
             "restitution");
-  EXPECT_EQ(resolve_error(R"({"model": "billiards", "params": {"theta": 2.0944, "r_c": 1e-400}})"), "params.r_c");
+  EXPECT_EQ(resolve_error(R"({"model": "billiards", "params": {"theta": 2.0944, "r_c": 1e-400}})"),
+            "params.r_c");
   EXPECT_EQ(check_error(cradle_with("momentum_after", json::parse("[0, 0, 5e-324]"))), "momentum_after[2]");
   // Zero written with an exponent, and digits inside strings, are what they say.
   const ResolveRequest zero = parse_resolve_request(
@@ -355,7 +357,8 @@ TEST(ImpactJsonErrors, CheckRequests) {
   EXPECT_EQ(check_error(unknown.dump()), "momentum_afterr");
   // Every number of a check request within resolve's magnitudes: 1e200 gave exit 0 with
   // energy_after null, impulses [0, 0] and a tolerance of 1e195.
-  EXPECT_EQ(check_error(cradle_with("momentum_after", json::array({0, 1e200, 0})), &message), "momentum_after[1]");
+  EXPECT_EQ(check_error(cradle_with("momentum_after", json::array({0, 1e200, 0})), &message),
+            "momentum_after[1]");
   EXPECT_NE(message.find("[1e-60, 1e+60]"), std::string::npos) << message;
   EXPECT_EQ(check_error(cradle_with("momentum_after", json::array({1e-70, 0, 1}))), "momentum_after[0]");
   EXPECT_EQ(check_error(cradle_with("velocity_after", json::array({0, 0, -1e61}))), "velocity_after[2]");

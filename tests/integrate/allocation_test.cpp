@@ -14,8 +14,8 @@
 #include <random>
 #include <vector>
 
-#include "simpact/models/dynamic_models.hpp"
 #include "simpact/integrate/simulation.hpp"
+#include "simpact/models/dynamic_models.hpp"
 // After every other header: it defines malloc and friends (C library declarations first).
 #include "../support/malloc_counter.hpp"
 

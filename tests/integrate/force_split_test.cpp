@@ -7,8 +7,8 @@
 #include <cmath>
 
 #include "simpact/integrate/midpoint_integrator.hpp"
-#include "simpact/models/planar_linkage.hpp"
 #include "simpact/integrate/simulation.hpp"
+#include "simpact/models/planar_linkage.hpp"
 
 namespace simpact {
 namespace {

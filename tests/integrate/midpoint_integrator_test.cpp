@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "simpact/models/dynamic_models.hpp"
 #include "simpact/integrate/simulation.hpp"
+#include "simpact/models/dynamic_models.hpp"
 
 namespace simpact {
 namespace {

@@ -7,8 +7,8 @@
 #include <cmath>
 #include <string>
 
-#include "simpact/models/dynamic_models.hpp"
 #include "simpact/models/billiards_model.hpp"
+#include "simpact/models/dynamic_models.hpp"
 
 namespace simpact {
 namespace {

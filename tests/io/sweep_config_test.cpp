@@ -397,8 +397,10 @@ TEST(SweepConfig, EachMistakeHasItsOneLineMessage) {
       {(base + "grid: {speed: {start: 0, stop: 1, num: 1e9}}\n"),
        "grid.speed.num: must be at most 100000000 (points per axis)"},
       // Refused from the declared sizes, before either axis is built (25 s and 3 GB before).
-      {"model: billiards\ngrid: {theta: {start: 1, stop: 3, num: 1e8}, r_c: {start: 0.5, stop: 1, num: 100000000}}\n",
-       "grid: 1e+08 x 1e+08 = 1e+16 grid points is too many (at most 2^40 = 1099511627776: the maps alone would "
+      {"model: billiards\ngrid: {theta: {start: 1, stop: 3, num: 1e8}, r_c: {start: 0.5, stop: 1, num: "
+       "100000000}}\n",
+       "grid: 1e+08 x 1e+08 = 1e+16 grid points is too many (at most 2^40 = 1099511627776: the maps alone "
+       "would "
        "take over 5.82e+05 TiB)"},
       {"model: billiards\ngrid: {theta: [2, 3]}\nmonte_carlo: {samples_per_point: 4000000000000000000}\n",
        "monte_carlo: 2 grid points x 4e+18 samples per point is too many tasks (at most 2^62)"},

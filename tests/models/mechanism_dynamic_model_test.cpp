@@ -11,8 +11,8 @@
 #include <string>
 
 #include "simpact/core/input_error.hpp"
-#include "simpact/models/dynamic_models.hpp"
 #include "simpact/integrate/simulation.hpp"
+#include "simpact/models/dynamic_models.hpp"
 
 namespace simpact {
 namespace {
@@ -84,7 +84,8 @@ TEST(MechanismDynamicModel, RefusesJointsItCannotStep) {
   // A free joint: quaternion coordinates are not steps in R^n.
   const char* path = "/tmp/simpact_free_joint_test.xml";
   FILE* f = std::fopen(path, "w");
-  std::fputs("<mujoco><worldbody><body><freejoint name='root'/><geom size='1'/></body></worldbody></mujoco>", f);
+  std::fputs("<mujoco><worldbody><body><freejoint name='root'/><geom size='1'/></body></worldbody></mujoco>",
+             f);
   std::fclose(f);
   MechanismSpec spec;
   spec.file = path;

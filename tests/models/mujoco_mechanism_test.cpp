@@ -60,7 +60,8 @@ Summary summarize(const ImpactProblem& problem) {
   std::vector<std::pair<std::vector<double>, double>> items;
   for (int j = 0; j < res.outcome_count; ++j) {
     const auto& o = ws.outcomes.items[j];
-    items.emplace_back(std::vector<double>(o.momentum.data(), o.momentum.data() + o.momentum.size()), o.energy);
+    items.emplace_back(std::vector<double>(o.momentum.data(), o.momentum.data() + o.momentum.size()),
+                       o.energy);
   }
   std::sort(items.begin(), items.end());
   for (auto& [p, e] : items) {
@@ -107,11 +108,10 @@ TEST(MujocoMechanism, CradleMatchesBuiltinEqualAndUnequalMasses) {
       contacts.emplace_back(std::string("ball_") + names[i], std::string("ball_") + names[i + 1]);
     const MujocoMechanism mechanism(spec_of(n == 3 ? "cradle3.xml" : "cradle5.xml", contacts));
     ASSERT_EQ(mechanism.nv(), n);
-    const std::vector<std::vector<double>> mass_sets = {std::vector<double>(n, 1.0),
-                                                        n == 3 ? std::vector<double>{1, 3, 1}
-                                                               : std::vector<double>{1, 3, 1, 3, 1},
-                                                        n == 3 ? std::vector<double>{2, 1, 0.5}
-                                                               : std::vector<double>{2, 1, 0.5, 4, 1}};
+    const std::vector<std::vector<double>> mass_sets = {
+        std::vector<double>(n, 1.0),
+        n == 3 ? std::vector<double>{1, 3, 1} : std::vector<double>{1, 3, 1, 3, 1},
+        n == 3 ? std::vector<double>{2, 1, 0.5} : std::vector<double>{2, 1, 0.5, 4, 1}};
     for (const auto& masses : mass_sets)
       for (double r : {1.0, 0.7, 0.0}) {
         ParameterSet builtin, file;
@@ -127,8 +127,9 @@ TEST(MujocoMechanism, CradleMatchesBuiltinEqualAndUnequalMasses) {
         const ImpactProblem a = CradleModel().make_problem(builtin);
         const ImpactProblem b = mechanism_problem(mechanism, file);
         ASSERT_EQ(b.contacts(), n - 1);
-        expect_same(summarize(a), summarize(b), 1e-9,
-                    "n=" + std::to_string(n) + " m2=" + std::to_string(masses[1]) + " R=" + std::to_string(r));
+        expect_same(
+            summarize(a), summarize(b), 1e-9,
+            "n=" + std::to_string(n) + " m2=" + std::to_string(masses[1]) + " R=" + std::to_string(r));
       }
   }
 }
@@ -177,7 +178,8 @@ TEST(MujocoMechanism, ParametersNamedByWhatTheySet) {
 
 TEST(MujocoMechanism, PlacementClosesContacts) {
   // Ball c starts 0.3 m away; placing x_c closes contact b–c exactly.
-  const MujocoMechanism mechanism(spec_of("cradle3.xml", {{"ball_a", "ball_b"}, {"ball_b", "ball_c"}}, {"qpos.x_c"}));
+  const MujocoMechanism mechanism(
+      spec_of("cradle3.xml", {{"ball_a", "ball_b"}, {"ball_b", "ball_c"}}, {"qpos.x_c"}));
   auto ws = mechanism.make_workspace();
   ParameterSet params;
   params.set("qpos.x_c", 0.3);

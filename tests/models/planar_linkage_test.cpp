@@ -7,8 +7,8 @@
 #include <cmath>
 #include <functional>
 
-#include "simpact/models/dynamic_models.hpp"
 #include "simpact/integrate/midpoint_integrator.hpp"
+#include "simpact/models/dynamic_models.hpp"
 
 namespace simpact {
 namespace {

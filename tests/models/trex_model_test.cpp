@@ -5,9 +5,9 @@
 
 #include "simpact/core/input_error.hpp"
 #include "simpact/core/parameter_set.hpp"
-#include "simpact/models/dynamic_models.hpp"
 #include "simpact/integrate/simulation.hpp"
 #include "simpact/integrate/trex_gait.hpp"
+#include "simpact/models/dynamic_models.hpp"
 
 namespace simpact {
 namespace {

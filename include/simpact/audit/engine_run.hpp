@@ -14,8 +14,8 @@
 namespace simpact {
 
 struct AuditLimits {
-  double time_limit = 2.0;         // simulated time [s]
-  double rest_tolerance = 1e-9;    // relative to max|q̇⁻|: a per-step change counted as none
+  double time_limit = 2.0;       // simulated time [s]
+  double rest_tolerance = 1e-9;  // relative to max|q̇⁻|: a per-step change counted as none
   int quiet_steps = 2;
 };
 
@@ -24,15 +24,16 @@ inline constexpr const char* kEngineRunStatusLegend = "engine run: 0 settled, 1 
 
 struct EngineRun {
   EngineRunStatus status = EngineRunStatus::kSettled;
-  std::string message;      // why it failed
-  std::int64_t steps = 0;   // steps taken
-  Eigen::VectorXd qvel;     // post-impact q̇ (nv); NaN unless settled
+  std::string message;     // why it failed
+  std::int64_t steps = 0;  // steps taken
+  Eigen::VectorXd qvel;    // post-impact q̇ (nv); NaN unless settled
 };
 
 // `normals`: the impact's contact normals u_i (rows, qvel coordinates) at the impact state,
 // used for the "approaching" test. `state` is placed (its contacts closed).
-EngineRun run_engine(const PhysicsEngine& engine, const MujocoMechanism& mechanism, const MechanismState& state,
-                     MujocoMechanism::Workspace& workspace, const EngineSettings& settings,
-                     const Eigen::MatrixXd& normals, const AuditLimits& limits);
+EngineRun run_engine(const PhysicsEngine& engine, const MujocoMechanism& mechanism,
+                     const MechanismState& state, MujocoMechanism::Workspace& workspace,
+                     const EngineSettings& settings, const Eigen::MatrixXd& normals,
+                     const AuditLimits& limits);
 
 }  // namespace simpact

@@ -23,7 +23,7 @@ struct EngineOption {
 
 // How one engine run is set up: the step rate and engine options (names from options()).
 struct EngineSettings {
-  double rate_hz = 600.0;               // steps per second [Hz]
+  double rate_hz = 600.0;                 // steps per second [Hz]
   std::map<std::string, double> options;  // unset options take their defaults
   double option(const std::string& name, const std::vector<EngineOption>& known) const;
 };
@@ -55,7 +55,8 @@ class PhysicsEngine {
   virtual ~PhysicsEngine() = default;
   virtual const char* name() const = 0;
   virtual const std::vector<EngineOption>& options() const = 0;
-  virtual RestitutionMapping restitution_mapping(double restitution, const EngineSettings& settings) const = 0;
+  virtual RestitutionMapping restitution_mapping(double restitution,
+                                                 const EngineSettings& settings) const = 0;
   // The world at `state` (placed: every contact of the impact closed), stepping at settings.rate_hz.
   // Throws InputError naming the element of the mechanism the adapter cannot express.
   virtual std::unique_ptr<EngineScene> build(const MujocoMechanism& mechanism, const MechanismState& state,
@@ -65,6 +66,7 @@ class PhysicsEngine {
 
 // Checks settings against the engine: rate finite and > 0, every option known and finite.
 // Throws InputError naming `field` (e.g. "audit.engines[1].options.erpp").
-void check_engine_settings(const PhysicsEngine& engine, const EngineSettings& settings, const std::string& field);
+void check_engine_settings(const PhysicsEngine& engine, const EngineSettings& settings,
+                           const std::string& field);
 
 }  // namespace simpact

@@ -17,20 +17,20 @@ struct PrimitiveGeom {
   enum class Type { kSphere, kPlane };
   std::string name;
   Type type = Type::kSphere;
-  double radius = 0.0;            // sphere [m]
+  double radius = 0.0;              // sphere [m]
   Eigen::Vector3d normal{0, 0, 1};  // plane: unit normal, world frame
-  double offset = 0.0;            // plane: normal·x = offset [m]
+  double offset = 0.0;              // plane: normal·x = offset [m]
 };
 
 struct PrimitiveBody {
   std::string name;
-  double mass = 0.0;                        // [kg]; 0: static (the world and bodies without joints)
-  Eigen::Vector3d inertia{0, 0, 0};         // principal moments [kg·m²] (about the centre of mass)
-  Eigen::Vector3d position{0, 0, 0};        // centre of mass, world [m]
+  double mass = 0.0;                  // [kg]; 0: static (the world and bodies without joints)
+  Eigen::Vector3d inertia{0, 0, 0};   // principal moments [kg·m²] (about the centre of mass)
+  Eigen::Vector3d position{0, 0, 0};  // centre of mass, world [m]
   Eigen::Matrix3d rotation = Eigen::Matrix3d::Identity();  // body frame in the world
-  Eigen::Vector3d velocity{0, 0, 0};        // of the centre of mass, world [m/s]
-  Eigen::Vector3d angular_velocity{0, 0, 0};  // world [rad/s] (free bodies only)
-  bool free = false;                        // a free joint: qvel[dof..dof+6) = (v world, ω body)
+  Eigen::Vector3d velocity{0, 0, 0};                       // of the centre of mass, world [m/s]
+  Eigen::Vector3d angular_velocity{0, 0, 0};               // world [rad/s] (free bodies only)
+  bool free = false;  // a free joint: qvel[dof..dof+6) = (v world, ω body)
   int free_dof = -1;
   std::vector<Eigen::Vector3d> slide_axes;  // unit world coordinate axes
   std::vector<int> slide_dofs;              // qvel index of each slide joint
@@ -53,7 +53,7 @@ PrimitiveScene primitive_scene(const MujocoMechanism& mechanism, const Mechanism
 
 // qvel (mechanism coordinates) from the bodies' world velocities.
 void scene_qvel(const PrimitiveScene& scene, const std::vector<Eigen::Vector3d>& velocity,
-                const std::vector<Eigen::Vector3d>& angular_velocity, const std::vector<Eigen::Matrix3d>& rotation,
-                Eigen::VectorXd& qvel);
+                const std::vector<Eigen::Vector3d>& angular_velocity,
+                const std::vector<Eigen::Matrix3d>& rotation, Eigen::VectorXd& qvel);
 
 }  // namespace simpact

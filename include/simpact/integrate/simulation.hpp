@@ -23,8 +23,8 @@
 
 #include "simpact/core/impact_resolution.hpp"
 #include "simpact/core/ordering_policy.hpp"
-#include "simpact/models/dynamic_model.hpp"
 #include "simpact/integrate/midpoint_integrator.hpp"
+#include "simpact/models/dynamic_model.hpp"
 
 namespace simpact {
 

@@ -38,7 +38,7 @@ struct DesignMechanism {
 };
 
 struct DesignRequest {
-  std::string model;                        // "trex", or the mechanism's file
+  std::string model;                         // "trex", or the mechanism's file
   std::optional<DesignMechanism> mechanism;  // set: a mechanism file instead of a model
   NamedValues params;                        // a mechanism's start values
   std::optional<int> dihedral_m;

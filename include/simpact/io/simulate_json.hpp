@@ -43,7 +43,7 @@ struct SimulateMechanism {
 };
 
 struct SimulateRequest {
-  std::string model;                          // a built-in model, or the mechanism's file
+  std::string model;                           // a built-in model, or the mechanism's file
   std::optional<SimulateMechanism> mechanism;  // set: a mechanism file instead of a model
   ParameterSet params;
   std::vector<double> q0, p0, v0;  // empty: not given

@@ -32,7 +32,8 @@ struct DynamicCatalog {
 // Loads a mechanism file (`model: {file: ...}`) and gives its parameters; throws InputError
 // naming the field for a missing or invalid file, unknown geoms or coordinates. Supplied by the
 // caller like ModelCatalog. Empty: mechanism files are refused.
-using MechanismCatalog = std::function<void(const MechanismFileSpec& spec, std::vector<ParameterInfo>& parameters)>;
+using MechanismCatalog =
+    std::function<void(const MechanismFileSpec& spec, std::vector<ParameterInfo>& parameters)>;
 
 // Every problem found in a config, one line each ("key.path: message"); what() joins them
 // with newlines.

@@ -46,9 +46,9 @@ struct DesignSolverOptions {
   // The cosine to reach: 0 (g-orthogonal normals, Theorem 2) or −cos(π/m) (the dihedral angle
   // π/m of Theorem 3: also a unique outcome).
   double target_cosine = 0.0;
-  double gap_tolerance = 1e-13;     // |φ| at convergence [m]
-  double length_scale = 0.01;       // ℓ [m]
-  double fd_step = 1e-6;            // central-difference step, relative to each variable's scale
+  double gap_tolerance = 1e-13;  // |φ| at convergence [m]
+  double length_scale = 0.01;    // ℓ [m]
+  double fd_step = 1e-6;         // central-difference step, relative to each variable's scale
   int max_iterations = 100;
   int max_halvings = 40;
 };

@@ -137,7 +137,8 @@ class MujocoMechanism {
                    Eigen::VectorXd* gradient) const;
   // The largest world coordinate the contacts' gaps are formed from at qpos (|geom position| +
   // bounding radius) [m]: the length their rounding scales with.
-  double gap_length_scale(const MechanismState& state, const Eigen::VectorXd& qpos, Workspace& workspace) const;
+  double gap_length_scale(const MechanismState& state, const Eigen::VectorXd& qpos,
+                          Workspace& workspace) const;
   // MuJoCo's joint damping per dof [N·s/m or N·m·s/rad]: the force −D·q̇.
   Eigen::VectorXd damping() const;
   // The name of coordinate i (the joint's, with [i] for a multi-dof joint).

@@ -106,10 +106,11 @@ struct CheckBatchResult {
   ImpactBatchResult impact;
   std::vector<std::uint8_t> consistent, negative_impulses;
   std::vector<double> momentum_after, energy_after, relative_energy_error, predicted_energy_after,
-      relative_energy_error_vs_model, max_feasibility_violation, impulse_residual, nonnegative_impulse_residual,
-      complementarity_residual, distance_to_nearest_outcome, distance_to_plastic, tolerance, consistency_tolerance;
+      relative_energy_error_vs_model, max_feasibility_violation, impulse_residual,
+      nonnegative_impulse_residual, complementarity_residual, distance_to_nearest_outcome,
+      distance_to_plastic, tolerance, consistency_tolerance;
   std::vector<std::int32_t> nearest_outcome, printed_significant_digits;  // nearest −1: none
-  std::vector<double> implied_impulses;  // B × k
+  std::vector<double> implied_impulses;                                   // B × k
 };
 
 CheckBatchResult check_batch(long batch, int dof, int contacts, const BatchProblemMaker& make,

@@ -67,16 +67,16 @@ struct AuditSpec {
 };
 
 struct SweepConfig {
-  std::string model;                          // with simulate: the dynamic model's name; with a
-                                              // mechanism file: its path as given
+  std::string model;                           // with simulate: the dynamic model's name; with a
+                                               // mechanism file: its path as given
   std::optional<MechanismFileSpec> mechanism;  // set: model names a mechanism file
-  ParameterSet fixed;                         // params: values used by every task
-  std::vector<GridAxis> fixed_described;      // the same, with units/long_name (one value each)
-  std::vector<GridAxis> grid;                 // slowest-varying first (C order)
-  std::optional<MonteCarloSpec> monte_carlo;  // absent: one replica per grid point, no draws
-  std::optional<DesignSpec> design;           // design: its rows are the replicas of every grid point
-  SensitivitySpec sensitivity;                // sensitivity: what `simpact analyze` computes
-  std::vector<OrderingPolicy> orderings;      // default kDefaultSweepOrderings
+  ParameterSet fixed;                          // params: values used by every task
+  std::vector<GridAxis> fixed_described;       // the same, with units/long_name (one value each)
+  std::vector<GridAxis> grid;                  // slowest-varying first (C order)
+  std::optional<MonteCarloSpec> monte_carlo;   // absent: one replica per grid point, no draws
+  std::optional<DesignSpec> design;            // design: its rows are the replicas of every grid point
+  SensitivitySpec sensitivity;                 // sensitivity: what `simpact analyze` computes
+  std::vector<OrderingPolicy> orderings;       // default kDefaultSweepOrderings
   Minimality minimality = Minimality::kPropagation;
   std::uint64_t seed = 0;  // seeds the `random` ordering; default monte_carlo.seed, else 0
   TaskErrorMode on_task_error = TaskErrorMode::kAbort;
