@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "simpact/io/io_error.hpp"
 #include "simpact/study/sweep_runner.hpp"
 
 namespace simpact::detail {
@@ -30,6 +31,17 @@ inline void broadcast_string(MPI_Comm comm, std::string& text) {
   MPI_Bcast(&length, 1, MPI_INT, 0, comm);
   text.resize(static_cast<std::size_t>(length));
   MPI_Bcast(text.data(), length, MPI_CHAR, 0, comm);
+}
+
+// Runs a collective file write: its CollectiveIoError, thrown on every rank alike, becomes an
+// AgreedError (one line from rank 0, every rank exits together).
+template <class Fn>
+auto agreed_io(Fn&& fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (const CollectiveIoError& e) {
+    throw AgreedError(e.what(), false);
+  }
 }
 
 }  // namespace simpact::detail

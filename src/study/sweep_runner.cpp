@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <filesystem>
 
+#include <unistd.h>
+
 #include "chunk_reduction.hpp"
 #include "compute_chunk.hpp"
 #include "mpi_context.hpp"
@@ -17,6 +19,7 @@
 #include "resume_decision.hpp"
 #include "run_provenance.hpp"
 #include "shard_file.hpp"
+#include "simpact/core/input_error.hpp"
 #include "simpact/io/chunk_journal.hpp"
 #include "simpact/io/io_error.hpp"
 #include "simpact/io/safe_file.hpp"
@@ -244,17 +247,31 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
   }
   agree_or_throw(mpi, error, false);
   broadcast_string(comm, staging);
-  if (options.shard_count > 1)
-    hdf5_seconds += write_shard_file(comm, staging, config, kernel, manifest, index, provenance,
-                                     options.shard_index, options.shard_count);
-  else if (journal_rows)
-    hdf5_seconds +=
-        write_sweep_file(comm, staging, config, kernel, manifest, &index,
-                         RowStatisticsSource(index, manifest, kernel), provenance, &summary.status_counts);
-  else
-    hdf5_seconds += write_sweep_file(comm, staging, config, kernel, manifest, nullptr, index, provenance,
-                                     &summary.status_counts);
-  MPI_Barrier(comm);
+  detail::agreed_io([&] {
+    if (options.shard_count > 1)
+      hdf5_seconds += write_shard_file(comm, staging, config, kernel, manifest, index, provenance,
+                                       options.shard_index, options.shard_count);
+    else if (journal_rows)
+      hdf5_seconds += write_sweep_file(comm, staging, config, kernel, manifest, &index,
+                                       RowStatisticsSource(index, manifest, kernel), provenance,
+                                       &summary.status_counts);
+    else
+      hdf5_seconds += write_sweep_file(comm, staging, config, kernel, manifest, nullptr, index, provenance,
+                                       &summary.status_counts);
+  });
+  bool input_error = false;
+  if (mpi.rank == 0 && options.before_publish) {
+    try {
+      options.before_publish(staging);
+    } catch (const InputError& e) {
+      error = e.what();
+      input_error = true;
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    if (!error.empty()) ::unlink(staging.c_str());  // the journal still holds everything
+  }
+  agree_or_throw(mpi, error, input_error);
   if (mpi.rank == 0) {
     try {
       replace_output(staging, path);

@@ -9,6 +9,7 @@
 
 #include <csignal>
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -51,6 +52,11 @@ struct SweepRunOptions {
   // Set (to the signal number) by a SIGINT/SIGTERM handler: ranks stop claiming chunks, agree,
   // and return with `interrupted_by` set; the journal keeps the finished work for --resume.
   const volatile std::sig_atomic_t* stop_signal = nullptr;
+  // Rank 0 only, on the finished file while it is still staged (e.g. the at-end sensitivity
+  // analysis adds /sensitivity): a throw fails the run with the output and journal untouched.
+  // InputError is reported as an input error. Called before the output is published and the
+  // journal removed, so nothing computed is lost and a --resume does it again.
+  std::function<void(const std::string& staged_file)> before_publish;
 };
 
 struct SweepRunSummary {
