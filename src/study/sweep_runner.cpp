@@ -171,15 +171,17 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
         }
       } catch (const std::exception& e) {
         // A failing task or a failing journal write (disk full) on one rank: every finished
-        // chunk is already journaled, so end all ranks now rather than leave them waiting.
-        std::fprintf(stderr, "simpact: error: rank %d: %s\n", mpi.rank, e.what());
-        std::fflush(stderr);
-        MPI_Abort(comm, 3);
+        // chunk is already journaled. The others stop after their chunk in hand, and all agree
+        // below: one error line, every rank exits, nothing journaled is lost.
+        error = fmt::format("rank {}: {}", mpi.rank, e.what());
+        scheduler.stop_all();
+        break;
       }
       computed += chunk.count;
       if (mpi.rank == 0) progress.update(std::max<std::int64_t>(0, already) + claimed * manifest.chunk_size);
     }
     if (stopping()) stop = static_cast<int>(*options.stop_signal);
+    agree_or_throw(mpi, error, false);
   }
   MPI_Allreduce(&computed, &summary.tasks_computed, 1, MPI_INT64_T, MPI_SUM, comm);
   MPI_Allreduce(MPI_IN_PLACE, &stop, 1, MPI_INT, MPI_MAX, comm);
