@@ -74,7 +74,8 @@ void write_group(const std::string& path, hid_t root, const std::vector<Sensitiv
 }
 
 void write_in_place(const std::string& path, const std::vector<SensitivityAxis>& axes,
-                    const std::vector<std::string>& parameters, const std::vector<SensitivityOutput>& outputs) {
+                    const std::vector<std::string>& parameters,
+                    const std::vector<SensitivityOutput>& outputs) {
   h5::File file = h5::File::open(path, true);
   write_group(path, file.id(), axes, parameters, outputs);
   file.close();
@@ -99,7 +100,8 @@ void copy_synced(const std::string& from, const std::string& to) {
       done += w > 0 ? w : 0;
     }
   }
-  if (error.empty() && ::fsync(out) != 0) error = fmt::format("cannot sync '{}': {}", to, std::strerror(errno));
+  if (error.empty() && ::fsync(out) != 0)
+    error = fmt::format("cannot sync '{}': {}", to, std::strerror(errno));
   if (in >= 0) ::close(in);
   if (::close(out) != 0 && error.empty())
     error = fmt::format("cannot write '{}': {}", to, std::strerror(errno));
@@ -109,8 +111,8 @@ void copy_synced(const std::string& from, const std::string& to) {
 }  // namespace
 
 void write_sensitivity(const std::string& path, const std::vector<SensitivityAxis>& axes,
-                       const std::vector<std::string>& parameters, const std::vector<SensitivityOutput>& outputs,
-                       bool in_place) {
+                       const std::vector<std::string>& parameters,
+                       const std::vector<SensitivityOutput>& outputs, bool in_place) {
   h5::silence_error_printing();
   if (in_place) {
     write_in_place(path, axes, parameters, outputs);
@@ -120,8 +122,8 @@ void write_sensitivity(const std::string& path, const std::vector<SensitivityAxi
   // midway leaves the result as it was, never a file with a corrupt /sensitivity.
   const std::filesystem::path target(path);
   const std::string staged =
-      (target.parent_path() / fmt::format(".{}.sensitivity-{}.tmp", target.filename().string(),
-                                          static_cast<long>(::getpid())))
+      (target.parent_path() /
+       fmt::format(".{}.sensitivity-{}.tmp", target.filename().string(), static_cast<long>(::getpid())))
           .string();
   try {
     copy_synced(path, staged);

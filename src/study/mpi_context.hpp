@@ -4,7 +4,9 @@
 
 #include <mpi.h>
 
+#include <cstdio>
 #include <string>
+#include <utility>
 
 #include "simpact/io/io_error.hpp"
 #include "simpact/study/sweep_runner.hpp"
@@ -41,6 +43,18 @@ auto agreed_io(Fn&& fn) -> decltype(fn()) {
     return fn();
   } catch (const CollectiveIoError& e) {
     throw AgreedError(e.what(), false);
+  }
+}
+
+// agreed_io writing the staging file `staging`, which rank 0 removes when the write failed (the
+// journal, or the shards, still hold everything).
+template <class Fn>
+auto agreed_io_staged(const Mpi& mpi, const std::string& staging, Fn&& fn) -> decltype(fn()) {
+  try {
+    return agreed_io(std::forward<Fn>(fn));
+  } catch (const AgreedError&) {
+    if (mpi.rank == 0) std::remove(staging.c_str());
+    throw;
   }
 }
 

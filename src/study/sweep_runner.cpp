@@ -3,13 +3,12 @@
 #include <fmt/format.h>
 #include <omp.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-
-#include <unistd.h>
 
 #include "chunk_reduction.hpp"
 #include "compute_chunk.hpp"
@@ -249,14 +248,14 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
   }
   agree_or_throw(mpi, error, false);
   broadcast_string(comm, staging);
-  detail::agreed_io([&] {
+  detail::agreed_io_staged(mpi, staging, [&] {
     if (options.shard_count > 1)
       hdf5_seconds += write_shard_file(comm, staging, config, kernel, manifest, index, provenance,
                                        options.shard_index, options.shard_count);
     else if (journal_rows)
-      hdf5_seconds += write_sweep_file(comm, staging, config, kernel, manifest, &index,
-                                       RowStatisticsSource(index, manifest, kernel), provenance,
-                                       &summary.status_counts);
+      hdf5_seconds +=
+          write_sweep_file(comm, staging, config, kernel, manifest, &index,
+                           RowStatisticsSource(index, manifest, kernel), provenance, &summary.status_counts);
     else
       hdf5_seconds += write_sweep_file(comm, staging, config, kernel, manifest, nullptr, index, provenance,
                                        &summary.status_counts);

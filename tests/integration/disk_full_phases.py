@@ -192,6 +192,23 @@ def main():
         if not any("analysis of" in line for _, _, line in analysis):
             fail(f"at-end analysis, {ranks} rank(s): no slack made the analysis fail: {analysis}")
 
+    # ---- one rank alone cannot write the final file (EFBIG under ulimit -f, as a quota would) --------
+    work = f"{d}/efbig"
+    os.makedirs(work)
+    out = f"{work}/out.h5"
+    limit_kib = 4400  # above any rank's journal file (< 4 MB), below the 2-rank final file (5 MB)
+    cmd = ["mpirun", "-n", "2", "sh", "-c", f"trap '' XFSZ; [ $OMPI_COMM_WORLD_RANK = 1 ] && ulimit -f {limit_kib}; "
+           f"exec {SIMPACT} run {config} -o {out} -q"]
+    rc, _, err, seconds, _ = run_filling(cmd, work, lambda: False, 0)
+    line = one_line(rc, err, "final write, rank 1 over ulimit -f")
+    if not journal_records(f"{out}.journal"):
+        fail("EFBIG on one rank: the journal is gone")
+    p = subprocess.run(run_cmd(2, config, out, ("--resume",)), env=sc.env(1), capture_output=True, text=True,
+                       timeout=LIMIT * 3)
+    if p.returncode != 0 or contents(out) != contents(ref):
+        fail(f"EFBIG on one rank: --resume without the limit: rc {p.returncode} {p.stderr}")
+    print(f"ok: final write, rank 1 over ulimit -f: failed in {seconds:.1f} s, resumed: {line}")
+
     # ---- simpact analyze on a full disk: the complete file is left exactly as it was ----------------
     mnt = f"{d}/analyze"
     for slack in (0, size_ref // 2, size_ref + 4096):
@@ -202,22 +219,30 @@ def main():
             before = digest(target)
             shrink(mnt, slack)
             t0 = time.time()
-            p = subprocess.run([SIMPACT, "analyze", target, "--bootstrap", "3000", "-q"], capture_output=True,
-                               text=True, timeout=LIMIT)
-            line = one_line(p.returncode, p.stderr, f"analyze, slack {slack}")
-            if digest(target) != before:
-                fail(f"analyze on a full disk changed {target}")
+            analyze = [SIMPACT, "analyze", target, "--bootstrap", "500", "-q"]
+            p = subprocess.run(analyze, capture_output=True, text=True, timeout=LIMIT)
             if [f for f in os.listdir(mnt) if f != "out.h5"]:
                 fail(f"analyze left {os.listdir(mnt)}")
-            resize(mnt, 200 << 20)
-            p = subprocess.run([SIMPACT, "analyze", target, "--bootstrap", "3000", "-q"], capture_output=True,
-                               text=True, timeout=LIMIT)
+            line = None
             if p.returncode != 0:
-                fail(f"analyze after freeing space: {p.stderr}")
+                line = one_line(p.returncode, p.stderr, f"analyze, slack {slack}")
+                if digest(target) != before:
+                    fail(f"analyze on a full disk changed {target}")
+                resize(mnt, 200 << 20)
+                p = subprocess.run(analyze, capture_output=True, text=True, timeout=LIMIT)
+                if p.returncode != 0:
+                    fail(f"analyze after freeing space: {p.stderr}")
             if {k: v for k, v in contents(target).items() if not k.startswith("sensitivity")} != \
                     {k: v for k, v in contents(ref).items() if not k.startswith("sensitivity")}:
                 fail("analyze changed more than /sensitivity")
-            print(f"ok: analyze, slack {slack} B: failed in {time.time() - t0:.1f} s, file unchanged: {line}")
+            with h5py.File(target, "r") as f:
+                if f["sensitivity/y"].attrs["bootstrap"] != 500 or "ST" not in f["sensitivity/y"]:
+                    fail("analyze did not write the new /sensitivity")
+            if line:
+                print(f"ok: analyze, slack {slack} B: failed in {time.time() - t0:.1f} s, file unchanged, "
+                      f"then rewritten: {line}")
+            else:
+                print(f"ok: analyze, slack {slack} B: room enough, /sensitivity rewritten")
         finally:
             subprocess.run(["umount", "-l", mnt], capture_output=True)
 
