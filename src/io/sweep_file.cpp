@@ -320,12 +320,17 @@ void SweepFile::flush() {
 void SweepFile::close() {
   if (!impl_) return;
   std::string error;
+  bool agreed = false;  // thrown on every rank alike: the caller may end without agreeing again
   try {
     impl_->close_file();
+  } catch (const CollectiveIoError& e) {
+    error = e.what();
+    agreed = true;
   } catch (const std::exception& e) {
     error = e.what();
   }
   if (impl_->comm != MPI_COMM_NULL) MPI_Comm_free(&impl_->comm);
+  if (agreed) throw CollectiveIoError(error);
   if (!error.empty()) throw IoError(error);
 }
 
