@@ -173,7 +173,7 @@ int run(const RunArgs& args) {
     return run_agreed(args, mpi);
   } catch (const AgreedError& e) {  // every rank has it: rank 0 prints the one line
     if (mpi.rank() == 0) std::fprintf(stderr, "simpact: error: %s\n", e.what());
-    return e.input_error() ? 2 : 1;
+    return e.input_error() ? kExitInput : e.incomplete() ? kExitIncomplete : kExitFailure;
   } catch (const std::exception& e) {
     // Thrown on this rank alone: the others may be waiting in a collective. End them all.
     if (mpi.size() > 1) {

@@ -180,7 +180,11 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
       if (mpi.rank == 0) progress.update(std::max<std::int64_t>(0, already) + claimed * manifest.chunk_size);
     }
     if (stopping()) stop = static_cast<int>(*options.stop_signal);
-    agree_or_throw(mpi, error, false);
+    try {
+      agree_or_throw(mpi, error, false);
+    } catch (const AgreedError& e) {
+      throw AgreedError(e.what(), false, true);
+    }
   }
   MPI_Allreduce(&computed, &summary.tasks_computed, 1, MPI_INT64_T, MPI_SUM, comm);
   MPI_Allreduce(MPI_IN_PLACE, &stop, 1, MPI_INT, MPI_MAX, comm);

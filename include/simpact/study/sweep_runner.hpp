@@ -26,13 +26,17 @@ namespace simpact {
 // else escaping a collective function on one rank only must end the job (MPI_Abort).
 class AgreedError : public std::runtime_error {
  public:
-  AgreedError(const std::string& message, bool input_error)
-      : std::runtime_error(message), input_error_(input_error) {}
+  AgreedError(const std::string& message, bool input_error, bool incomplete = false)
+      : std::runtime_error(message), input_error_(input_error), incomplete_(incomplete) {}
   // True for refusals caused by the user's input (the output path, --resume of a foreign file).
   bool input_error() const { return input_error_; }
+  // True when the sweep stopped with its work in the journal (a failing task, a failing journal
+  // write): the output is incomplete and --resume continues it.
+  bool incomplete() const { return incomplete_; }
 
  private:
   bool input_error_;
+  bool incomplete_;
 };
 
 // Collective: every rank brings its own error ("" = none); when any rank has one, every rank
