@@ -72,8 +72,13 @@ struct SweepFile::Impl {
       error = e.what();
       if (error.empty()) error = "unknown error in " + path;
     }
+    agree_and_remember(error);
+  }
+
+  // agree(), remembering a failure: the file is then closed as a failed one.
+  void agree_and_remember(const std::string& local_error) {
     try {
-      agree(error);
+      agree(local_error);
     } catch (const CollectiveIoError& e) {
       if (failure.empty()) failure = e.what();
       throw;
@@ -136,7 +141,7 @@ struct SweepFile::Impl {
     } catch (const std::exception& e) {
       error = e.what();
     }
-    agree(error);
+    agree_and_remember(error);  // the ranks that opened it must not flush it alone
   }
 
   // Collective: closes every dataset, then the file. A healthy file is flushed first, where a
