@@ -168,7 +168,12 @@ TaskStatus ImpactTaskKernel::compute(std::int64_t task, const ParameterSet& para
 }
 
 void ImpactTaskKernel::check_parameters(const ParameterSet& params) const {
-  (void)model_->make_problem(params);
+  // The same size dispatch as the task (compute): large systems (a cradle of more than 9 balls)
+  // have no fixed-size problem but are admissible.
+  if (model_->needs_dynamic_sizes(params))
+    (void)model_->make_dynamic_problem(params);
+  else
+    (void)model_->make_problem(params);
 }
 
 template <typename S>

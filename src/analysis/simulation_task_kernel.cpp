@@ -144,6 +144,9 @@ SimulationTaskKernel::SimulationTaskKernel(SimulationStudyOptions options) : opt
     t.push_back(
         scalar({"zeno_impacts_" + o, "outcomes", "1", "impacts resolved plastic as Zeno chatter" + what},
                [s](const SimulationTaskValues& v) { return v.zeno[s]; }));
+    t.push_back(scalar({"zeno_energy_" + o, "outcomes", "J",
+                        "energy change of the impacts resolved plastic as Zeno chatter (<= 0)" + what},
+                       [s](const SimulationTaskValues& v) { return v.zeno_energy[s]; }));
     t.push_back(scalar({"newton_mean_" + o, "outcomes", "1", "mean Newton iterations per step" + what},
                        [s](const SimulationTaskValues& v) { return v.newton_mean[s]; }));
     t.push_back(scalar({"newton_max_" + o, "outcomes", "1", "most Newton iterations in one step" + what},
@@ -191,7 +194,7 @@ std::unique_ptr<TaskScratch> SimulationTaskKernel::make_scratch() const {
   const std::size_t n = options_.orderings.size();
   v.ok.resize(n);
   for (auto* column : {&v.energy_final, &v.max_drift, &v.energy_residual, &v.impacts, &v.plastic, &v.zeno,
-                       &v.newton_mean, &v.newton_max})
+                       &v.zeno_energy, &v.newton_mean, &v.newton_max})
     column->resize(n);
   v.q_final.resize(n);
   v.p_final.resize(n);
@@ -264,7 +267,7 @@ TaskStatus SimulationTaskKernel::compute(std::int64_t task, const ParameterSet& 
     sim.policy = options_.orderings[s];
     v.ok[s] = 0;
     v.energy_final[s] = v.max_drift[s] = v.energy_residual[s] = v.impacts[s] = v.plastic[s] = v.zeno[s] =
-        v.newton_mean[s] = v.newton_max[s] = kNaN;
+        v.zeno_energy[s] = v.newton_mean[s] = v.newton_max[s] = kNaN;
     std::fill(v.q_records[s].begin(), v.q_records[s].end(), kNaN);
     std::fill(v.p_records[s].begin(), v.p_records[s].end(), kNaN);
     SimulationResult result;
@@ -289,13 +292,15 @@ TaskStatus SimulationTaskKernel::compute(std::int64_t task, const ParameterSet& 
                                ? result.energy.residual() / std::abs(result.energy.initial)
                                : (result.energy.residual() == 0.0 ? 0.0 : kNaN);
     v.impacts[s] = static_cast<double>(result.impacts.size());
-    double plastic = 0.0, zeno = 0.0;
+    double plastic = 0.0, zeno = 0.0, zeno_energy = 0.0;
     for (const ImpactRecord& i : result.impacts) {
       plastic += i.plastic ? 1.0 : 0.0;
       zeno += i.zeno ? 1.0 : 0.0;
+      if (i.zeno) zeno_energy += i.energy_after - i.energy_before;
     }
     v.plastic[s] = plastic;
     v.zeno[s] = zeno;
+    v.zeno_energy[s] = zeno_energy;
     v.newton_mean[s] = result.newton_mean;
     v.newton_max[s] = result.newton_max;
     for (std::size_t r = 0; r < result.records.size() && r < v.times.size(); ++r) {

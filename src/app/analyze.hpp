@@ -18,6 +18,9 @@ struct AnalyzeOverrides {
   std::optional<std::int64_t> bootstrap;
   std::optional<std::uint64_t> seed;
   std::optional<double> confidence;
+  // Write /sensitivity into the file itself (run's staged file, discarded on failure) rather
+  // than through a copy that replaces it when complete.
+  bool in_place = false;
 };
 
 // "" when every name in config.sensitivity.outputs is a scalar result of `kernel`, else one

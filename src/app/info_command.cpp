@@ -116,6 +116,11 @@ int info(const std::string& path, bool json) {
   const std::int64_t chunks_done = progress.present && !complete ? progress.chunks_done : file_chunks_done;
   const std::int64_t tasks_done = progress.present && !complete ? progress.tasks_done : complete ? tasks : 0;
   const std::string replicas = fmt::format("{}", file->integer_attribute("replicas"));
+  // Attributes of one kind of sweep only (impact sweeps: orderings, minimality; time-stepped
+  // ones have neither): null in JSON, left out of the text.
+  auto optional_string = [&](const char* name) {
+    return file->has_attribute(name) ? Json(file->string_attribute(name)) : Json(nullptr);
+  };
 
   Json j;
   j["file"] = path;
@@ -123,8 +128,8 @@ int info(const std::string& path, bool json) {
   j["shard"] = shard ? Json(file->string_attribute("shard")) : Json(nullptr);
   j["schema_version"] = file->integer_attribute("schema_version");
   j["model"] = file->string_attribute("model");
-  j["orderings"] = file->string_attribute("orderings");
-  j["minimality"] = file->string_attribute("minimality");
+  j["orderings"] = optional_string("orderings");
+  j["minimality"] = optional_string("minimality");
   j["tasks"] = tasks;
   j["replicas"] = file->integer_attribute("replicas");
   j["chunks"] = chunks;
@@ -203,9 +208,12 @@ int info(const std::string& path, bool json) {
   else
     fmt::print("status: INCOMPLETE (interrupted or still running){}\n",
                progress.present ? " — resume with the same `simpact run CONFIG -o FILE --resume`" : "");
-  fmt::print("schema_version: {}   model: {}   orderings: {}   minimality: {}\n",
-             file->integer_attribute("schema_version"), file->string_attribute("model"),
-             file->string_attribute("orderings"), file->string_attribute("minimality"));
+  std::string kind_line =
+      fmt::format("schema_version: {}   model: {}", file->integer_attribute("schema_version"),
+                  file->string_attribute("model"));
+  for (const char* name : {"orderings", "minimality"})
+    if (file->has_attribute(name)) kind_line += fmt::format("   {}: {}", name, file->string_attribute(name));
+  fmt::print("{}\n", kind_line);
   fmt::print("tasks: {} ({} replicas per grid point)   done: {} ({:.1f}%), chunks {}/{}{}\n", tasks, replicas,
              tasks_done, j["progress_percent"].get<double>(), chunks_done, chunks,
              progress.present && !complete ? " (from the journal)" : "");

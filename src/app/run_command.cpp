@@ -16,6 +16,7 @@
 #include "simpact/analysis/impact_task_kernel.hpp"
 #include "simpact/core/input_error.hpp"
 #include "simpact/io/chunk_journal.hpp"
+#include "simpact/io/io_error.hpp"
 #include "simpact/io/sweep_config_yaml.hpp"
 #include "simpact/models/model_catalog.hpp"
 #include "simpact/study/sweep_runner.hpp"
@@ -170,7 +171,7 @@ int run(const RunArgs& args) {
     return run_agreed(args, mpi);
   } catch (const AgreedError& e) {  // every rank has it: rank 0 prints the one line
     if (mpi.rank() == 0) std::fprintf(stderr, "simpact: error: %s\n", e.what());
-    return e.input_error() ? 2 : 1;
+    return e.input_error() ? kExitInput : e.incomplete() ? kExitIncomplete : kExitFailure;
   } catch (const std::exception& e) {
     // Thrown on this rank alone: the others may be waiting in a collective. End them all.
     if (mpi.size() > 1) {
@@ -269,6 +270,21 @@ int run_agreed(const RunArgs& args, MpiSession& mpi) {
   options.stop_signal = &g_stop_signal;
   options.shard_index = shard_index;
   options.shard_count = shard_count;
+  // sensitivity.at_end: rank 0 analyses the staged file before it is published and the journal
+  // removed, so a failed analysis loses nothing and leaves no half-written /sensitivity.
+  if (config.sensitivity.enabled && config.sensitivity.at_end && options.shard_count == 1) {
+    options.before_publish = [&config, &output](const std::string& staged) {
+      AnalyzeOverrides in_place;
+      in_place.in_place = true;
+      try {
+        for (const auto& line : analyze_result(staged, config, in_place).lines) spdlog::info("{}", line);
+      } catch (const InputError&) {
+        throw;
+      } catch (const std::exception& e) {
+        throw IoError(fmt::format("analysis of {}: {}", output, e.what()));
+      }
+    };
+  }
   const SweepRunSummary s = run_sweep(MPI_COMM_WORLD, config, kernel, options);
   if (root)
     for (const auto& w : s.warnings) spdlog::warn("{}", w);
@@ -287,28 +303,6 @@ int run_agreed(const RunArgs& args, MpiSession& mpi) {
       std::fflush(stderr);
     }
     return 128 + s.interrupted_by;
-  }
-  // sensitivity.at_end: rank 0 analyses the finished file; every rank agrees on the outcome.
-  if (config.sensitivity.enabled && config.sensitivity.at_end && options.shard_count == 1 &&
-      s.output_complete) {
-    std::string error;
-    bool input = false;
-    if (root) {
-      try {
-        for (const auto& line : analyze_result(output, config, {}).lines) spdlog::info("{}", line);
-      } catch (const InputError& e) {
-        error = e.what();
-        input = true;
-      } catch (const std::exception& e) {
-        error = fmt::format("analysis of {}: {}", output, e.what());
-      }
-    }
-    int flags[2] = {error.empty() ? 0 : 1, input ? 1 : 0};
-    MPI_Bcast(flags, 2, MPI_INT, 0, MPI_COMM_WORLD);
-    if (flags[0] != 0) {
-      if (root) std::fprintf(stderr, "simpact: error: %s\n", error.c_str());
-      return flags[1] != 0 ? kExitInput : kExitFailure;
-    }
   }
   if (root) {
     if (s.already_complete) {

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "simpact/core/elastic_obstruction.hpp"
 #include "simpact/core/minimality.hpp"
 #include "simpact/core/restitution.hpp"
 
@@ -112,7 +113,7 @@ BasicPrecomputedImpact<S> precompute_impact(const BasicImpactProblem<S>& problem
   }
   // resolve_impact asks only for an infeasible p⁻ that is not resolved by p_p alone (R = 0).
   if (!pre.initially_feasible && restitution != 0.0)
-    pre.positively_spanning = normals_positively_span(problem);
+    pre.positively_spanning = elastic_outcome_obstructed(problem);
   return pre;
 }
 

@@ -36,6 +36,8 @@ Simulator::Simulator(const DynamicModel& model, SimulationOptions options)
   if (options_.policy == OrderingPolicy::kAll)
     throw std::invalid_argument("Simulator: time stepping needs a single ordering policy, not 'all'");
   std::fill(last_impact_, last_impact_ + kMaxContacts, kNever);
+  std::fill(last_approach_, last_approach_ + kMaxContacts, 0.0);
+  std::fill(last_hit_, last_hit_ + kMaxContacts, false);
 }
 
 void Simulator::reset(const DofVector& q0, const DofVector& p0, double t0) {
@@ -46,6 +48,8 @@ void Simulator::reset(const DofVector& q0, const DofVector& p0, double t0) {
   step_ = 0;
   resting_ = ActiveContacts{};
   std::fill(last_impact_, last_impact_ + kMaxContacts, kNever);
+  std::fill(last_approach_, last_approach_ + kMaxContacts, 0.0);
+  std::fill(last_hit_, last_hit_ + kMaxContacts, false);
   impacts_.clear();
   const Eigen::LLT<DofMatrix> factor(model_->mass_matrix(q0));
   v_guess_ = factor.solve(p0);
@@ -283,8 +287,6 @@ void Simulator::resolve(const DofVector& qs, const DofVector& ps, double ts, con
     for (int c = 0; c < hitting_count; ++c) hit = hit || hitting[c] == i;
     if (hit || phi_star[i] <= options_.gap_tolerance) closed[closed_count++] = i;
   }
-  bool zeno = false;
-  for (int c = 0; c < hitting_count; ++c) zeno = zeno || ts - last_impact_[hitting[c]] < options_.dt;
   NormalMatrix all;
   model_->gap_jacobian(qs, all);
   const DofMatrix mass = model_->mass_matrix(qs);
@@ -308,6 +310,13 @@ void Simulator::resolve(const DofVector& qs, const DofVector& ps, double ts, con
       contact_work_ += model_->energy(qs, p_in) - model_->energy(qs, ps);
     }
   }
+  // Approach speeds −(J v) of the contacts, v = M⁻¹p, as the impact finds them.
+  double approach[kMaxContacts] = {};
+  {
+    const DofVector v = mass.ldlt().solve(p_in);
+    for (int i = 0; i < contacts; ++i) approach[i] = -all.row(i).dot(v);
+  }
+  const bool zeno = zeno_chatter(ts, hitting, hitting_count, approach);
   ImpactProblem::RowMajorMatrix normals(closed_count, n);
   for (int c = 0; c < closed_count; ++c) normals.row(c) = all.row(closed[c]);
   const double restitution = zeno ? 0.0 : options_.restitution;
@@ -362,15 +371,35 @@ void Simulator::resolve(const DofVector& qs, const DofVector& ps, double ts, con
   any_impact = true;
   // Contacts that took an impulse have had an impact now; after a plastic impact they rest.
   const double scale = problem.momentum_norm();
+  std::fill(last_hit_, last_hit_ + kMaxContacts, false);
   for (int c = 0; c < closed_count; ++c) {
     if (impulses[c] <= 1e-12 * scale / std::max(problem.normal_norms()[c], 1e-300)) continue;
     last_impact_[closed[c]] = ts;
+    last_approach_[closed[c]] = approach[closed[c]];
+    last_hit_[closed[c]] = true;
     if (restitution == 0.0 || impacts_.back().plastic) {
       bool rests = false;
       for (int r = 0; r < resting_.count; ++r) rests = rests || resting_.index[r] == closed[c];
       if (!rests && resting_.count < kMaxContacts) resting_.index[resting_.count++] = closed[c];
     }
   }
+}
+
+bool Simulator::zeno_chatter(double ts, const int* hitting, int hitting_count, const double* approach) const {
+  // Real chatter is one contact bouncing with geometrically decaying approach speed (e^k v₀)
+  // until its flights are shorter than Δt. An elastic re-collision after another contact's
+  // impact (billiards: a, then b, then a again) is none: it keeps its restitution.
+  bool hit[kMaxContacts] = {};
+  for (int c = 0; c < hitting_count; ++c) hit[hitting[c]] = true;
+  for (int i = 0; i < model_->contacts(); ++i)
+    if (last_hit_[i] && !hit[i]) return false;  // another contact's impact came in between
+  constexpr double kDecay = 1.0 - 1e-6;         // below rounding of an elastic bounce's speed
+  for (int c = 0; c < hitting_count; ++c) {
+    const int i = hitting[c];
+    if (last_hit_[i] && ts - last_impact_[i] < options_.dt && approach[i] < kDecay * last_approach_[i])
+      return true;
+  }
+  return false;
 }
 
 double EnergyBookkeeping::residual() const {

@@ -33,12 +33,6 @@ std::string in_quotes(const std::string& s) {
   return "'" + printable(s) + "'";
 }
 
-std::string join(const Names& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
 bool contains(const Names& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }

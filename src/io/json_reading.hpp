@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "name_list.hpp"
 #include "simpact/core/input_error.hpp"
 #include "simpact/io/impact_json.hpp"
 
@@ -47,8 +48,6 @@ class ErrorList {
 std::string printable(const std::string& s, std::size_t max_shown = 60);
 
 std::string in_quotes(const std::string& s);
-
-std::string join(const Names& names);
 
 bool contains(const Names& names, const std::string& name);
 

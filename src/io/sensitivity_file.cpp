@@ -1,17 +1,25 @@
 #include "simpact/io/sensitivity_file.hpp"
 
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <optional>
 
-#include "hdf5_attributes.hpp"
+#include "hdf5_attributes.hpp"  // private to io/ (not installed)
+#include "simpact/io/safe_file.hpp"
 
 namespace simpact {
 
-void write_sensitivity(const std::string& path, const std::vector<SensitivityAxis>& axes,
-                       const std::vector<std::string>& parameters,
-                       const std::vector<SensitivityOutput>& outputs) {
-  h5::silence_error_printing();
-  h5::File file = h5::File::open(path, true);
-  const hid_t root = file.id();
+namespace {
+
+// Writes /sensitivity into an open file; every handle it opens is closed on return, so the
+// file's close afterwards writes (and reports) everything.
+void write_group(const std::string& path, hid_t root, const std::vector<SensitivityAxis>& axes,
+                 const std::vector<std::string>& parameters, const std::vector<SensitivityOutput>& outputs) {
   if (h5::link_exists(root, "sensitivity"))
     h5::check_status(H5Ldelete(root, "sensitivity", H5P_DEFAULT),
                      [&] { return "cannot replace /sensitivity in " + path; });
@@ -63,8 +71,77 @@ void write_sensitivity(const std::string& path, const std::vector<SensitivityAxi
       if (index.pairwise) d.attach_scale(*parameter_2, static_cast<unsigned>(scales.size() + 1));
     }
   }
-  group.reset();
+}
+
+void write_in_place(const std::string& path, const std::vector<SensitivityAxis>& axes,
+                    const std::vector<std::string>& parameters,
+                    const std::vector<SensitivityOutput>& outputs) {
+  h5::File file = h5::File::open(path, true);
+  write_group(path, file.id(), axes, parameters, outputs);
   file.close();
+}
+
+// Copies `from` into the new file `to` (created exclusively) and fsyncs it.
+void copy_synced(const std::string& from, const std::string& to) {
+  const int out = create_exclusive(to);
+  const int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
+  std::string error;
+  if (in < 0) error = fmt::format("cannot read '{}': {}", from, std::strerror(errno));
+  std::vector<char> buffer(1 << 20);
+  while (error.empty()) {
+    const ssize_t n = ::read(in, buffer.data(), buffer.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) error = fmt::format("cannot read '{}': {}", from, std::strerror(errno));
+    if (n <= 0) break;
+    for (ssize_t done = 0; error.empty() && done < n;) {
+      const ssize_t w = ::write(out, buffer.data() + done, static_cast<std::size_t>(n - done));
+      if (w < 0 && errno == EINTR) continue;
+      if (w < 0) error = fmt::format("cannot write '{}': {}", to, std::strerror(errno));
+      done += w > 0 ? w : 0;
+    }
+  }
+  if (error.empty() && ::fsync(out) != 0)
+    error = fmt::format("cannot sync '{}': {}", to, std::strerror(errno));
+  if (in >= 0) ::close(in);
+  if (::close(out) != 0 && error.empty())
+    error = fmt::format("cannot write '{}': {}", to, std::strerror(errno));
+  if (!error.empty()) throw IoError(error);
+}
+
+}  // namespace
+
+void write_sensitivity(const std::string& path, const std::vector<SensitivityAxis>& axes,
+                       const std::vector<std::string>& parameters,
+                       const std::vector<SensitivityOutput>& outputs, bool in_place) {
+  h5::silence_error_printing();
+  if (in_place) {
+    write_in_place(path, axes, parameters, outputs);
+    return;
+  }
+  // A copy takes /sensitivity and replaces the file only when complete: a full disk or a kill
+  // midway leaves the result as it was, never a file with a corrupt /sensitivity.
+  const std::filesystem::path target(path);
+  const std::string staged =
+      (target.parent_path() /
+       fmt::format(".{}.sensitivity-{}.tmp", target.filename().string(), static_cast<long>(::getpid())))
+          .string();
+  try {
+    copy_synced(path, staged);
+    write_in_place(staged, axes, parameters, outputs);
+    const int fd = ::open(staged.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || ::fsync(fd) != 0) {
+      const int err = errno;
+      if (fd >= 0) ::close(fd);
+      throw IoError(fmt::format("cannot sync '{}': {}", staged, std::strerror(err)));
+    }
+    ::close(fd);
+    if (::rename(staged.c_str(), path.c_str()) != 0)
+      throw IoError(fmt::format("cannot replace '{}': {}", path, std::strerror(errno)));
+  } catch (...) {
+    ::unlink(staged.c_str());
+    throw;
+  }
+  sync_parent_directory(path);
 }
 
 }  // namespace simpact

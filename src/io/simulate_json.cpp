@@ -279,6 +279,15 @@ std::string simulation_to_json(const SimulateRequest& request, const SimulateRep
   }
   out["records"] = records;
   out["impacts"] = impacts;
+  // The impacts made plastic as Zeno chatter, and the energy they took (energy_change <= 0).
+  int zeno_count = 0;
+  double zeno_energy = 0.0;
+  for (const auto& i : report.impacts) {
+    if (!i.zeno) continue;
+    ++zeno_count;
+    zeno_energy += i.energy_after - i.energy_before;
+  }
+  out["zeno"] = {{"impacts", zeno_count}, {"energy_change", num(zeno_energy)}};
   out["max_energy_drift"] = num(report.max_energy_drift);
   OrderedJson work = OrderedJson::object();
   for (std::size_t i = 0; i < report.work.size(); ++i) work[report.work_sources[i]] = num(report.work[i]);

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "name_list.hpp"
 #include "simpact/io/sweep_config_yaml.hpp"
 
 namespace simpact::detail {
@@ -58,15 +59,6 @@ inline const std::vector<Names> kDistributionKeys = {
     {"low", "high"}, {"mean", "std"}, {"mu", "sigma"}, {"mean", "std", "low", "high"}, {"values", "weights"}};
 inline const Names kRandomKeys = {"dist", "units", "long_name", "low",    "high",   "mean",
                                   "std",  "mu",    "sigma",     "values", "weights"};
-
-inline std::string join(const Names& names) {
-  std::string out;
-  for (const auto& name : names) {
-    if (!out.empty()) out += ", ";
-    out += name;
-  }
-  return out;
-}
 
 template <std::size_t N>
 inline Names to_names(const std::array<std::string_view, N>& names) {

@@ -6,7 +6,8 @@
 #include <limits>
 #include <set>
 
-#include "hdf5_attributes.hpp"  // private to io/ (not installed)
+#include "failure_deadline.hpp"  // private to io/ (not installed)
+#include "hdf5_attributes.hpp"
 #include "sweep_file_parts.hpp"
 
 namespace simpact {
@@ -26,6 +27,9 @@ struct SweepFile::Impl {
   std::vector<std::int64_t> sample_length;  // values per task (2-D arrays: > 1)
   h5::Dataset done;
   std::int64_t point_count = 0, task_count = 0, chunk_count = 0;
+  // The first agreed failure of a collective step: the file may hold a half-written state that
+  // HDF5 cannot close in step on every rank, so its close runs under a FailureDeadline.
+  std::string failure;
 
   Impl(std::string file_path, MPI_Comm user_comm) : path(std::move(file_path)) {
     MPI_Comm_dup(user_comm, &comm);
@@ -36,26 +40,54 @@ struct SweepFile::Impl {
   bool parallel() const { return size > 1; }
 
   // Collective: every rank learns whether any rank failed and throws the lowest failing
-  // rank's message, so no rank is left waiting in a collective call.
-  void agree(const std::string& local_error) const {
+  // rank's message (a CollectiveIoError), so no rank is left waiting in a collective call. A rank
+  // that failed waits under a FailureDeadline: its peers may be stuck inside the failed HDF5 call.
+  void agree(const std::string& local_error) {
     if (!parallel()) {
-      if (!local_error.empty()) throw IoError(local_error);
+      if (!local_error.empty()) throw CollectiveIoError(local_error);
       return;
     }
-    int failed = local_error.empty() ? size : rank;
-    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MIN, comm);
-    if (failed == size) return;
     std::string message = local_error;
-    int length = static_cast<int>(message.size());
-    MPI_Bcast(&length, 1, MPI_INT, failed, comm);
-    message.resize(static_cast<std::size_t>(length));
-    MPI_Bcast(message.data(), length, MPI_CHAR, failed, comm);
-    throw IoError(message);
+    {
+      std::unique_ptr<h5::FailureDeadline> deadline;
+      if (!local_error.empty()) deadline = std::make_unique<h5::FailureDeadline>(local_error, true);
+      int failed = local_error.empty() ? size : rank;
+      MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MIN, comm);
+      if (failed == size) return;
+      int length = static_cast<int>(message.size());
+      MPI_Bcast(&length, 1, MPI_INT, failed, comm);
+      message.resize(static_cast<std::size_t>(length));
+      MPI_Bcast(message.data(), length, MPI_CHAR, failed, comm);
+    }
+    throw CollectiveIoError(message);
+  }
+
+  // Runs fn (a collective HDF5 step) and agrees on its outcome; a failure is remembered.
+  template <class Fn>
+  void collective(Fn&& fn) {
+    std::string error;
+    try {
+      fn();
+    } catch (const std::exception& e) {
+      error = e.what();
+      if (error.empty()) error = "unknown error in " + path;
+    }
+    agree_and_remember(error);
+  }
+
+  // agree(), remembering a failure: the file is then closed as a failed one.
+  void agree_and_remember(const std::string& local_error) {
+    try {
+      agree(local_error);
+    } catch (const CollectiveIoError& e) {
+      if (failure.empty()) failure = e.what();
+      throw;
+    }
   }
 
   // Runs fn on rank 0 only and agrees on the outcome.
   template <class Fn>
-  void on_rank0(Fn&& fn) const {
+  void on_rank0(Fn&& fn) {
     std::string error;
     if (rank == 0) {
       try {
@@ -109,16 +141,27 @@ struct SweepFile::Impl {
     } catch (const std::exception& e) {
       error = e.what();
     }
-    agree(error);
+    agree_and_remember(error);  // the ranks that opened it must not flush it alone
   }
 
-  // Collective: closes every dataset, then the file (the close writes the metadata).
+  // Collective: closes every dataset, then the file. A healthy file is flushed first, where a
+  // failure is still agreed: the close itself then has (almost) nothing left to write. A file
+  // that already failed is closed under a FailureDeadline (HDF5 may leave ranks in different
+  // internal collectives of H5Fclose); rank 0 prints the agreed failure if it passes.
   void close_file() {
+    if (!file.valid()) return;
+    if (failure.empty()) collective([&] { file.flush(); });
     maps.clear();
     samples.clear();
     done.reset();
     transfer.reset();
-    file.close();
+    if (!failure.empty()) {
+      const std::unique_ptr<h5::FailureDeadline> deadline =
+          parallel() ? std::make_unique<h5::FailureDeadline>(failure, rank == 0) : nullptr;
+      file.reset();
+      return;
+    }
+    collective([&] { file.close(); });
   }
 
   // Runs fn(file) with the file open through the serial driver on rank 0 only: parallel HDF5
@@ -160,13 +203,15 @@ struct SweepFile::Impl {
       error = path + ": " + what + ": null data";
     }
     agree(error);
-    h5::Dataspace file_space = dataset->space();
-    file_space.select_linear_range(static_cast<hsize_t>(first), static_cast<hsize_t>(count));
-    h5::Dataspace mem_space = h5::Dataspace::simple({std::max<hsize_t>(1, count)});
-    if (count == 0) mem_space.select_none();  // still takes part in the collective write
-    static const double kDummy = 0;
-    dataset->write(mem_type, values != nullptr ? values : &kDummy, mem_space.id(), file_space.id(),
-                   transfer.id());
+    collective([&] {  // a full disk may fail the write on one rank only
+      h5::Dataspace file_space = dataset->space();
+      file_space.select_linear_range(static_cast<hsize_t>(first), static_cast<hsize_t>(count));
+      h5::Dataspace mem_space = h5::Dataspace::simple({std::max<hsize_t>(1, count)});
+      if (count == 0) mem_space.select_none();  // still takes part in the collective write
+      static const double kDummy = 0;
+      dataset->write(mem_type, values != nullptr ? values : &kDummy, mem_space.id(), file_space.id(),
+                     transfer.id());
+    });
   }
 };
 
@@ -268,23 +313,29 @@ void SweepFile::write_provenance(const std::vector<ProvenanceRow>& rows) {
 
 void SweepFile::set_complete(bool complete) {
   impl_->require_open();
-  h5::write_scalar_attribute<std::uint8_t>(impl_->file.id(), "complete", complete ? 1 : 0);
+  impl_->collective(
+      [&] { h5::write_scalar_attribute<std::uint8_t>(impl_->file.id(), "complete", complete ? 1 : 0); });
 }
 
 void SweepFile::flush() {
   impl_->require_open();
-  impl_->file.flush();
+  impl_->collective([&] { impl_->file.flush(); });
 }
 
 void SweepFile::close() {
   if (!impl_) return;
   std::string error;
+  bool agreed = false;  // thrown on every rank alike: the caller may end without agreeing again
   try {
     impl_->close_file();
+  } catch (const CollectiveIoError& e) {
+    error = e.what();
+    agreed = true;
   } catch (const std::exception& e) {
     error = e.what();
   }
   if (impl_->comm != MPI_COMM_NULL) MPI_Comm_free(&impl_->comm);
+  if (agreed) throw CollectiveIoError(error);
   if (!error.empty()) throw IoError(error);
 }
 

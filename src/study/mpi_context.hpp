@@ -4,8 +4,11 @@
 
 #include <mpi.h>
 
+#include <cstdio>
 #include <string>
+#include <utility>
 
+#include "simpact/io/io_error.hpp"
 #include "simpact/study/sweep_runner.hpp"
 
 namespace simpact::detail {
@@ -30,6 +33,29 @@ inline void broadcast_string(MPI_Comm comm, std::string& text) {
   MPI_Bcast(&length, 1, MPI_INT, 0, comm);
   text.resize(static_cast<std::size_t>(length));
   MPI_Bcast(text.data(), length, MPI_CHAR, 0, comm);
+}
+
+// Runs a collective file write: its CollectiveIoError, thrown on every rank alike, becomes an
+// AgreedError (one line from rank 0, every rank exits together).
+template <class Fn>
+auto agreed_io(Fn&& fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (const CollectiveIoError& e) {
+    throw AgreedError(e.what(), false);
+  }
+}
+
+// agreed_io writing the staging file `staging`, which rank 0 removes when the write failed (the
+// journal, or the shards, still hold everything).
+template <class Fn>
+auto agreed_io_staged(const Mpi& mpi, const std::string& staging, Fn&& fn) -> decltype(fn()) {
+  try {
+    return agreed_io(std::forward<Fn>(fn));
+  } catch (const AgreedError&) {
+    if (mpi.rank == 0) std::remove(staging.c_str());
+    throw;
+  }
 }
 
 }  // namespace simpact::detail

@@ -114,9 +114,9 @@ double merge_shards(MPI_Comm comm, const SweepConfig& config, const TaskKernel& 
   provenance.push_back(row);
   const ShardSource source(std::move(shards), manifest, kernel);
   const detail::RowStatisticsSource statistics(source, manifest, kernel);
-  const double seconds =
-      write_sweep_file(comm, staging, config, kernel, manifest, &source, statistics, provenance);
-  MPI_Barrier(comm);
+  const double seconds = detail::agreed_io_staged(mpi, staging, [&] {
+    return write_sweep_file(comm, staging, config, kernel, manifest, &source, statistics, provenance);
+  });
   if (mpi.rank == 0) {
     try {
       replace_output(staging, output_path);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <omp.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -17,6 +18,7 @@
 #include "resume_decision.hpp"
 #include "run_provenance.hpp"
 #include "shard_file.hpp"
+#include "simpact/core/input_error.hpp"
 #include "simpact/io/chunk_journal.hpp"
 #include "simpact/io/io_error.hpp"
 #include "simpact/io/safe_file.hpp"
@@ -174,15 +176,21 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
         }
       } catch (const std::exception& e) {
         // A failing task or a failing journal write (disk full) on one rank: every finished
-        // chunk is already journaled, so end all ranks now rather than leave them waiting.
-        std::fprintf(stderr, "simpact: error: rank %d: %s\n", mpi.rank, e.what());
-        std::fflush(stderr);
-        MPI_Abort(comm, 3);
+        // chunk is already journaled. The others stop after their chunk in hand, and all agree
+        // below: one error line, every rank exits, nothing journaled is lost.
+        error = fmt::format("rank {}: {}", mpi.rank, e.what());
+        scheduler.stop_all();
+        break;
       }
       computed += chunk.count;
       if (mpi.rank == 0) progress.update(std::max<std::int64_t>(0, already) + claimed * manifest.chunk_size);
     }
     if (stopping()) stop = static_cast<int>(*options.stop_signal);
+    try {
+      agree_or_throw(mpi, error, false);
+    } catch (const AgreedError& e) {
+      throw AgreedError(e.what(), false, true);
+    }
   }
   MPI_Allreduce(&computed, &summary.tasks_computed, 1, MPI_INT64_T, MPI_SUM, comm);
   MPI_Allreduce(MPI_IN_PLACE, &stop, 1, MPI_INT, MPI_MAX, comm);
@@ -250,17 +258,31 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
   }
   agree_or_throw(mpi, error, false);
   broadcast_string(comm, staging);
-  if (options.shard_count > 1)
-    hdf5_seconds += write_shard_file(comm, staging, config, kernel, manifest, index, provenance,
-                                     options.shard_index, options.shard_count);
-  else if (journal_rows)
-    hdf5_seconds +=
-        write_sweep_file(comm, staging, config, kernel, manifest, &index,
-                         RowStatisticsSource(index, manifest, kernel), provenance, &summary.status_counts);
-  else
-    hdf5_seconds += write_sweep_file(comm, staging, config, kernel, manifest, nullptr, index, provenance,
-                                     &summary.status_counts);
-  MPI_Barrier(comm);
+  detail::agreed_io_staged(mpi, staging, [&] {
+    if (options.shard_count > 1)
+      hdf5_seconds += write_shard_file(comm, staging, config, kernel, manifest, index, provenance,
+                                       options.shard_index, options.shard_count);
+    else if (journal_rows)
+      hdf5_seconds +=
+          write_sweep_file(comm, staging, config, kernel, manifest, &index,
+                           RowStatisticsSource(index, manifest, kernel), provenance, &summary.status_counts);
+    else
+      hdf5_seconds += write_sweep_file(comm, staging, config, kernel, manifest, nullptr, index, provenance,
+                                       &summary.status_counts);
+  });
+  bool input_error = false;
+  if (mpi.rank == 0 && options.before_publish) {
+    try {
+      options.before_publish(staging);
+    } catch (const InputError& e) {
+      error = e.what();
+      input_error = true;
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    if (!error.empty()) ::unlink(staging.c_str());  // the journal still holds everything
+  }
+  agree_or_throw(mpi, error, input_error);
   if (mpi.rank == 0) {
     try {
       replace_output(staging, path);

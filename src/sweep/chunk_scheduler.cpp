@@ -28,4 +28,12 @@ std::int64_t ChunkScheduler::next() {
   return claimed < total_ ? claimed : -1;
 }
 
+void ChunkScheduler::stop_all() {
+  const std::int64_t all = total_;
+  std::int64_t ignored = 0;
+  MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, window_);
+  MPI_Fetch_and_op(&all, &ignored, MPI_INT64_T, 0, 0, MPI_SUM, window_);
+  MPI_Win_unlock(0, window_);
+}
+
 }  // namespace simpact

@@ -69,6 +69,7 @@ struct SimulationTaskValues {
   std::vector<char> ok;  // the ordering's simulation finished
   std::vector<double> energy_final, max_drift, energy_residual, impacts, plastic, zeno, newton_mean,
       newton_max;
+  std::vector<double> zeno_energy;  // energy change of the Zeno impacts [J] (≤ 0: what they took)
   std::vector<DofVector> q_final, p_final;
   std::vector<double> times;                              // of the recorded states [s]
   std::vector<std::vector<double>> q_records, p_records;  // [ordering][record·dof + i]

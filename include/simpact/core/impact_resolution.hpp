@@ -27,8 +27,9 @@ struct BasicPrecomputedImpact {
   bool initially_feasible = false;  // every closed contact has <p⁻,u_i>_g ≥ −tol_i
   bool plastic_computed = false;    // `plastic` holds p_p
   BasicPlasticOutcome<S> plastic;
-  // The closed normals positively span their span (normals_positively_span); evaluated only
-  // where resolve_impact consults it (p⁻ infeasible and R > 0), false elsewhere.
+  // No elastic outcome can exist: a subset of the closed normals positively spans a subspace that
+  // p⁻ moves in (elastic_outcome_obstructed); evaluated only where resolve_impact consults it
+  // (p⁻ infeasible and R > 0), false elsewhere.
   bool positively_spanning = false;
 };
 using PrecomputedImpact = BasicPrecomputedImpact<FixedSizes>;

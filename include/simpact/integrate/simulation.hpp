@@ -144,6 +144,13 @@ class Simulator {
   long step_ = 0;
   ActiveContacts resting_;
   double last_impact_[kMaxContacts];
+  // Zeno chatter (see zeno_chatter): each contact's approach speed at its last impact, and the
+  // contacts that took an impulse in the most recent impact.
+  double last_approach_[kMaxContacts];
+  bool last_hit_[kMaxContacts];
+  // True if a hitting contact chatters: hit again less than Δt after its last impact, with a
+  // lower approach speed than then (geometric decay), and no other contact hit in between.
+  bool zeno_chatter(double ts, const int* hitting, int hitting_count, const double* approach) const;
   std::vector<ImpactRecord> impacts_;
   int last_iterations_ = 0;
   int iterations_ = 0;

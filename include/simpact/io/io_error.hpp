@@ -12,4 +12,11 @@ class IoError : public std::runtime_error {
   explicit IoError(const std::string& message) : std::runtime_error(message) {}
 };
 
+// An IoError of a collective call that every rank of its communicator threw alike (agreed
+// before it was thrown): no rank is left in a collective, and the callers may end together.
+class CollectiveIoError : public IoError {
+ public:
+  using IoError::IoError;
+};
+
 }  // namespace simpact

@@ -36,9 +36,11 @@ struct SensitivityOutput {
   std::vector<SensitivityIndexData> indices;
 };
 
-// Throws IoError.
+// Writes (replaces) /sensitivity of the result `path`. Throws IoError. By default through a
+// copy renamed over `path` when complete (a failure leaves `path` as it was; needs room for a
+// second copy); `in_place` writes into `path` itself (a staged file that a failure discards).
 void write_sensitivity(const std::string& path, const std::vector<SensitivityAxis>& axes,
                        const std::vector<std::string>& parameters,
-                       const std::vector<SensitivityOutput>& outputs);
+                       const std::vector<SensitivityOutput>& outputs, bool in_place = false);
 
 }  // namespace simpact

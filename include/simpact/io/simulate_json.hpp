@@ -12,6 +12,8 @@
 //         "impacts": [{"t", "contacts", "sequence", "energy_before", "energy_after", "plastic",
 //                      "step", "zeno", "restitution", "policy", "status", "momentum_before",
 //                      "momentum_after"}, ...],
+//         "zeno": {"impacts", "energy_change"} (the impacts made plastic as Zeno chatter, and
+//         the energy they took: energy_change <= 0),
 //         "max_energy_drift", "energy": {"initial", "final", "work": {source: J, ...}, "residual",
 //         "relative_residual"}, "newton": {"mean", "max"}, "status", "model", "dof", "dt",
 //         "steps", "coordinates"}

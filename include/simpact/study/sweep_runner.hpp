@@ -9,6 +9,7 @@
 
 #include <csignal>
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -25,13 +26,17 @@ namespace simpact {
 // else escaping a collective function on one rank only must end the job (MPI_Abort).
 class AgreedError : public std::runtime_error {
  public:
-  AgreedError(const std::string& message, bool input_error)
-      : std::runtime_error(message), input_error_(input_error) {}
+  AgreedError(const std::string& message, bool input_error, bool incomplete = false)
+      : std::runtime_error(message), input_error_(input_error), incomplete_(incomplete) {}
   // True for refusals caused by the user's input (the output path, --resume of a foreign file).
   bool input_error() const { return input_error_; }
+  // True when the sweep stopped with its work in the journal (a failing task, a failing journal
+  // write): the output is incomplete and --resume continues it.
+  bool incomplete() const { return incomplete_; }
 
  private:
   bool input_error_;
+  bool incomplete_;
 };
 
 // Collective: every rank brings its own error ("" = none); when any rank has one, every rank
@@ -51,6 +56,11 @@ struct SweepRunOptions {
   // Set (to the signal number) by a SIGINT/SIGTERM handler: ranks stop claiming chunks, agree,
   // and return with `interrupted_by` set; the journal keeps the finished work for --resume.
   const volatile std::sig_atomic_t* stop_signal = nullptr;
+  // Rank 0 only, on the finished file while it is still staged (e.g. the at-end sensitivity
+  // analysis adds /sensitivity): a throw fails the run with the output and journal untouched.
+  // InputError is reported as an input error. Called before the output is published and the
+  // journal removed, so nothing computed is lost and a --resume does it again.
+  std::function<void(const std::string& staged_file)> before_publish;
 };
 
 struct SweepRunSummary {

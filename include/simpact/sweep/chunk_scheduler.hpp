@@ -17,6 +17,9 @@ class ChunkScheduler {
   ChunkScheduler& operator=(const ChunkScheduler&) = delete;
   // The next unclaimed index in [0, total), or −1 when all are claimed.
   std::int64_t next();
+  // Claims everything left: every rank's next() returns −1 from now on (a rank that failed stops
+  // the others after their chunk in hand, instead of leaving them to compute the whole sweep).
+  void stop_all();
 
  private:
   MPI_Win window_ = MPI_WIN_NULL;
