@@ -1,7 +1,9 @@
 // simpact run CONFIG.yaml [-o OUT.h5] [--resume | --overwrite] [--log-level L] [--quiet]
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <csignal>
@@ -57,10 +59,18 @@ bool parse_shard(const std::string& text, long long& i, long long& n) {
 }
 
 volatile std::sig_atomic_t g_stop_signal = 0;
+// Set on rank 0 once every task is journaled: a signal then prints g_final_write_note at once
+// (write(2) is async-signal-safe), because under mpirun the ranks may be killed (Open MPI sends
+// SIGKILL about 2 s after forwarding the signal) before the final write ends and says anything.
+volatile std::sig_atomic_t g_final_write = 0;
+char g_final_write_note[4096] = "";
+std::size_t g_final_write_note_length = 0;
 
 // SIGINT/SIGTERM: finish the chunk in hand, keep the journal, say how to resume. A second
 // signal ends the process at once.
 extern "C" void on_stop_signal(int sig) {
+  if (g_final_write != 0 && g_stop_signal == 0 && g_final_write_note_length > 0)
+    (void)!::write(STDERR_FILENO, g_final_write_note, g_final_write_note_length);
   if (g_stop_signal != 0) {
     std::signal(sig, SIG_DFL);
     std::raise(sig);
@@ -284,6 +294,15 @@ int run_agreed(const RunArgs& args, MpiSession& mpi) {
         throw IoError(fmt::format("analysis of {}: {}", output, e.what()));
       }
     };
+  }
+  if (root) {
+    const std::string note = fmt::format(
+        "simpact: signal during the final write: every task is in {}; the write goes on, and if "
+        "the job is killed first, finish it with: {}\n",
+        journal_directory(output), resume_command(args, output));
+    g_final_write_note_length = std::min(note.size(), sizeof g_final_write_note - 1);
+    std::memcpy(g_final_write_note, note.data(), g_final_write_note_length);
+    options.on_final_write = [] { g_final_write = 1; };
   }
   const SweepRunSummary s = run_sweep(MPI_COMM_WORLD, config, kernel, options);
   if (root)

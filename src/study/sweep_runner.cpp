@@ -202,6 +202,7 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
   }
 
   // ---- finalize: write the HDF5 file from the journal ---------------------------------------
+  if (options.on_final_write) options.on_final_write();
   const JournalIndex index = JournalIndex::scan(journal, manifest);
   std::int64_t missing = 0;
   const std::vector<std::uint8_t> finished = index.done_bitmap();

@@ -61,6 +61,10 @@ struct SweepRunOptions {
   // InputError is reported as an input error. Called before the output is published and the
   // journal removed, so nothing computed is lost and a --resume does it again.
   std::function<void(const std::string& staged_file)> before_publish;
+  // Called on every rank once every task is in the journal, before the final write: from here a
+  // signal cannot lose work (the front end says so at once: mpirun may kill the ranks before
+  // the write ends).
+  std::function<void()> on_final_write;
 };
 
 struct SweepRunSummary {
