@@ -7,6 +7,7 @@
 #include <array>
 #include <chrono>
 #include <memory>
+#include <thread>
 
 #include "mpi_context.hpp"
 #include "simpact/io/io_error.hpp"
@@ -299,6 +300,12 @@ double write_sweep_file(MPI_Comm comm, const std::string& path, const SweepConfi
       if (error.empty()) error = "unknown error writing " + path;
     }
   }
+  // The other ranks wait asleep, not in MPI's busy poll: on a full node that poll takes the
+  // cores rank 0 is writing with.
+  MPI_Request done;
+  MPI_Ibarrier(comm, &done);
+  for (int finished = 0; MPI_Test(&done, &finished, MPI_STATUS_IGNORE), !finished;)
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
   agree_or_throw(mpi, error, false);
   MPI_Bcast(&seconds, 1, MPI_DOUBLE, 0, comm);
   MPI_Bcast(totals.data(), kTaskStatusCount, MPI_INT64_T, 0, comm);
