@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "simpact/core/input_error.hpp"
 #include "simpact/core/magnitude_range.hpp"
@@ -210,8 +211,14 @@ void BasicImpactProblem<S>::set_state(const Eigen::Ref<const Eigen::VectorXd>& m
 
 template <typename S>
 typename S::DofVector BasicImpactProblem<S>::momentum_from_impulses(const ContactVector& impulses) const {
+  // A plain loop over the few rows of N: Eigen's general gemv costs more than the arithmetic here.
   DofVector p = momentum_;
-  p.noalias() += normals().transpose() * impulses;
+  const NormalMatrix& n = normals();
+  const int k = contacts(), d = dof();
+  for (int i = 0; i < k; ++i) {
+    const double l = impulses[i];
+    for (int j = 0; j < d; ++j) p[j] += l * n(i, j);
+  }
   return p;
 }
 
@@ -219,6 +226,42 @@ template <typename S>
 double BasicImpactProblem<S>::energy_from_impulses(const ContactVector& impulses) const {
   const double sq = momentum_norm_sq_ + 2.0 * impulses.dot(rates_) + impulses.dot(gram() * impulses);
   return 0.5 * std::max(0.0, sq);
+}
+
+template <typename S>
+double BasicImpactProblem<S>::outcome_energy(const ContactVector& impulses, const DofVector& p) const {
+  const int k = contacts();
+  const ContactMatrix& a = gram();
+  double cross = 0.0, quadratic = 0.0;
+  for (int i = 0; i < k; ++i) {
+    double row = 0.0;
+    for (int j = 0; j < k; ++j) row += a(i, j) * impulses[j];
+    cross += impulses[i] * rates_[i];
+    quadratic += impulses[i] * row;
+  }
+  const double sum = momentum_norm_sq_ + 2.0 * cross + quadratic;
+  const double scale = momentum_norm_sq_ + 2.0 * std::abs(cross) + std::abs(quadratic);
+  if (sum >= scale / 64.0 && sum > 0.0) return 0.5 * sum;
+  return energy(p);
+}
+
+template <typename S>
+bool BasicImpactProblem<S>::certainly_farther(const ContactVector& a, const ContactVector& b,
+                                              double bound) const {
+  const int k = contacts();
+  const ContactMatrix& g = gram();
+  const ContactVector& norms = normal_norms();
+  double squared = 0.0, magnitude = 0.0;  // ΔλᵀAΔλ, and Σ|Δλ_i| ||u_i||_g (|A_ij| ≤ ||u_i|| ||u_j||)
+  for (int i = 0; i < k; ++i) {
+    const double di = a[i] - b[i];
+    double row = 0.0;
+    for (int j = 0; j < k; ++j) row += g(i, j) * (a[j] - b[j]);
+    squared += di * row;
+    magnitude += std::abs(di) * norms[i];
+  }
+  // Rounding of the quadratic form (~2kε) and of A itself (~2dε), times (Σ|Δλ_i| ||u_i||_g)².
+  const double rounding = (4.0 * k + 4.0 * dof() + 4.0) * std::numeric_limits<double>::epsilon() * magnitude * magnitude;
+  return squared - rounding > bound * bound;
 }
 
 template <typename S>

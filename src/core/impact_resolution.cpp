@@ -193,7 +193,7 @@ BasicImpactResolution<S> resolve_impact(const BasicImpactProblem<S>& problem, co
   } else if (!plastic_only) {
     for (int j = 0; j < set.size; ++j) {
       BasicOutcome<S>& o = set.items[static_cast<std::size_t>(j)];
-      o.energy = problem.energy(o.momentum);
+      o.energy = problem.outcome_energy(o.elastic_impulses, o.momentum);
     }
   }
 
@@ -283,7 +283,7 @@ BasicSinglePolicyOutcome<S> single_policy_outcome(const BasicImpactProblem<S>& p
     out.energy = b.energy;
   } else {
     out.momentum = p;
-    out.energy = problem.energy(p);
+    out.energy = problem.outcome_energy(branch.impulses, p);
   }
   return out;
 }

@@ -10,7 +10,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "plastic_two_column.hpp"
+#include "plastic_gram.hpp"
 
 namespace simpact {
 
@@ -32,7 +32,6 @@ struct Nnls {
   int iterations = 0;
   bool converged = false;
   S smallest_pivot_ratio = 1;  // min/max |R_ii| of the last accepted factorization
-  bool predicted = false;      // solved on the predicted free set (nnls_predicted)
 };
 
 // y − Q Qᵀ y: the part of y orthogonal to the span of the factored columns, computed through the
@@ -128,91 +127,6 @@ Nnls<Z, S> nnls(const BT<Z, S>& b, const YT<Z, S>& y, S tolerance) {
   return out;
 }
 
-// The two-column solve with Eigen's ColPivHouseholderQR: the reference the hand-written QR
-// reproduces (and the dynamic path's solve).
-template <typename Z>
-bool two_column_eigen(const BT<Z, double>& b, const YT<Z, double>& y, XT<Z, double>& x, YT<Z, double>& r,
-                      double& smallest_pivot_ratio) {
-  Eigen::ColPivHouseholderQR<BT<Z, double>> qr(b.rows(), 2);
-  qr.compute(b);  // both columns, in order: b is its own free-set submatrix
-  if (qr.rank() < 2) return false;
-  x = qr.solve(YT<Z, double>(-y));
-  if (!(x[0] > 0 && x[1] > 0)) return false;  // Lawson–Hanson would step back
-  r = projection_residual<Z, double>(qr, y);
-  const auto diag = qr.matrixQR().diagonal().head(2).cwiseAbs();
-  smallest_pivot_ratio = diag.minCoeff() / diag.maxCoeff();
-  return true;
-}
-
-// Bᵀy for two-column B: the prediction's rates, hand-written where the QR is.
-template <typename Z>
-XT<Z, double> two_column_rates(const BT<Z, double>& b, const YT<Z, double>& y, detail::TwoColumnQr which) {
-  if constexpr (std::is_same_v<Z, FixedSizes>) {
-    if (detail::kHandWrittenQr && which == detail::TwoColumnQr::kHandWritten) {
-      const int d = static_cast<int>(b.rows());
-      XT<Z, double> c(2);
-      c[0] = detail::two_column_rate(b.data(), y.data(), d);
-      c[1] = detail::two_column_rate(b.data() + d, y.data(), d);
-      return c;
-    }
-  }
-  return b.transpose() * y;
-}
-
-// The final solve of the prediction: the hand-written QR on the fixed path where it applies,
-// else Eigen's.
-template <typename Z>
-bool two_column_solve(const BT<Z, double>& b, const YT<Z, double>& y, detail::TwoColumnQr which,
-                      XT<Z, double>& x, YT<Z, double>& r, double& smallest_pivot_ratio) {
-  if constexpr (std::is_same_v<Z, FixedSizes>) {
-    if (detail::kHandWrittenQr && which == detail::TwoColumnQr::kHandWritten) {
-      const int d = static_cast<int>(b.rows());
-      x.resize(2);
-      r.resize(d);
-      const detail::HandSolve s =
-          detail::two_column_hand_written(b.data(), d, y.data(), x.data(), r.data(), smallest_pivot_ratio);
-      if (s != detail::HandSolve::kUnsupported) return s == detail::HandSolve::kSolved;
-    }
-  }
-  return two_column_eigen<Z>(b, y, x, r, smallest_pivot_ratio);
-}
-
-// Lawson–Hanson's result without its iterations where its path is certain: two contacts, both
-// ending free (the billiards break: the cue ball pushes both targets). Lawson–Hanson frees the
-// column j with the most negative rate, solves on {j} alone, then frees the other column o if its
-// rate there, c_o − A_oj c_j / A_jj (exact arithmetic), is below −tolerance, and stops on {0, 1}
-// when both least-squares coefficients are positive. The prediction asks for that rate below
-// −tolerance by a margin far above rounding (1e-9 |b_o| |y|), then runs the final iteration's own
-// arithmetic — the same QR of the same columns in the same order (on the fixed path the
-// hand-written copy of Eigen's, without its generic machinery) — so its result is Lawson–
-// Hanson's bit for bit. False (nothing decided: run nnls) when any condition fails.
-template <typename Z>
-bool nnls_predicted(const BT<Z, double>& b, const YT<Z, double>& y, double tolerance,
-                    const BasicImpactProblem<Z>& problem, detail::TwoColumnQr which, Nnls<Z, double>& out) {
-  if (b.cols() != 2) return false;
-  const XT<Z, double> c = two_column_rates<Z>(b, y, which);  // Lawson–Hanson's first rates
-  int j = -1;
-  double most_negative = -tolerance;
-  for (int i = 0; i < 2; ++i)
-    if (c[i] < most_negative) {
-      most_negative = c[i];
-      j = i;
-    }
-  if (j < 0) return false;  // nothing enters: Lawson–Hanson returns at once anyway
-  const int o = 1 - j;
-  const typename Z::ContactMatrix& a = problem.gram();
-  const double rate_after_j = c[o] - a(o, j) * c[j] / a(j, j);
-  const double margin = 1e-9 * problem.normal_norms()[o] * problem.momentum_norm();
-  if (!(rate_after_j < -tolerance - margin)) return false;
-  // The final iteration: free set {0, 1}, as nnls computes it.
-  if (!two_column_solve<Z>(b, y, which, out.x, out.y, out.smallest_pivot_ratio)) return false;
-  out.c = two_column_rates<Z>(b, out.y, which);
-  out.iterations = 2;
-  out.converged = true;
-  out.predicted = true;
-  return true;
-}
-
 // Free columns this close to dependent (pivot ratio of their QR) are re-solved in long double.
 constexpr double kExtendedPrecisionPivotRatio = 1e-6;
 
@@ -234,18 +148,45 @@ BasicNonnegativeLeastSquares<Z> solve_nonnegative_least_squares(const typename Z
 
 namespace {
 
+// The KKT conditions of a candidate p_p (λ, whitened y_p, rates Bᵀy_p): feasibility, dual sign,
+// complementarity, and stationarity in primal form (p_p − p⁻ g-orthogonal to p_p: a projection
+// onto a cone). Sets converged and the complementarity residual.
 template <typename Z>
-BasicPlasticOutcome<Z> plastic_outcome_impl(const BasicImpactProblem<Z>& problem, detail::TwoColumnQr which) {
-  BasicPlasticOutcome<Z> out;
+void verify_kkt(const BasicImpactProblem<Z>& problem, bool solved, BasicPlasticOutcome<Z>& out) {
   const double scale = problem.momentum_norm();
-  const int k = problem.contacts();
-  // With every contact open (by its gap) there is no constraint: maxCoeff() of the empty
-  // vector would be undefined.
-  const double tol = k == 0 ? 0.0 : 1e-13 * scale * problem.normal_norms().maxCoeff();
-  Nnls<Z, double> sol;
-  if (!nnls_predicted<Z>(problem.whitened_normals(), problem.whitened_momentum(), tol, problem, which, sol))
-    sol = nnls<Z, double>(problem.whitened_normals(), problem.whitened_momentum(), tol);
-  out.free_set_predicted = sol.predicted;
+  double residual = 0.0;
+  bool kkt = solved;
+  const typename Z::ContactVector& tolerances = problem.tolerances();
+  for (int i = 0; i < problem.contacts(); ++i) {
+    residual = std::max(residual, std::abs(out.impulses[i] * out.rates[i]));
+    if (out.rates[i] < -tolerances[i]) kkt = false;                                    // feasibility
+    if (out.impulses[i] < 0.0) kkt = false;                                            // dual sign
+    if (out.impulses[i] > 0.0 && std::abs(out.rates[i]) > tolerances[i]) kkt = false;  // complementarity
+  }
+  if (std::abs((out.whitened - problem.whitened_momentum()).dot(out.whitened)) > 1e-9 * scale * scale)
+    kkt = false;
+  out.complementarity_residual = scale > 0.0 ? residual / (scale * scale) : residual;
+  out.converged = kkt;
+}
+
+// The fast path's outcome from its impulses: y_p = y⁻ + Bλ and the rates Bᵀy_p evaluated afresh
+// in the whitened form (not the Gram form that chose λ), so the KKT check afterwards is independent.
+void outcome_from_impulses(const ImpactProblem& problem, const ContactVector& impulses, PlasticOutcome& out) {
+  const DofByContact& b = problem.whitened_normals();
+  out.impulses = impulses;
+  out.whitened = problem.whitened_momentum();
+  out.whitened.noalias() += b * impulses;
+  out.rates.noalias() = b.transpose() * out.whitened;
+  out.momentum = problem.metric().unwhiten(out.whitened);
+  out.energy = 0.5 * out.whitened.squaredNorm();
+}
+
+// The exact path: Lawson–Hanson with a QR of the free columns of B, re-solved in long double when
+// they are nearly dependent.
+template <typename Z>
+BasicPlasticOutcome<Z> plastic_outcome_exact(const BasicImpactProblem<Z>& problem, double tol) {
+  BasicPlasticOutcome<Z> out;
+  const Nnls<Z, double> sol = nnls<Z, double>(problem.whitened_normals(), problem.whitened_momentum(), tol);
   bool solved = sol.converged;
   out.impulses = sol.x;
   out.rates = sol.c;
@@ -272,20 +213,7 @@ BasicPlasticOutcome<Z> plastic_outcome_impl(const BasicImpactProblem<Z>& problem
     }
   }
   out.energy = 0.5 * out.whitened.squaredNorm();
-  double residual = 0.0;
-  bool kkt = solved;
-  const typename Z::ContactVector& tolerances = problem.tolerances();
-  for (int i = 0; i < k; ++i) {
-    residual = std::max(residual, std::abs(out.impulses[i] * out.rates[i]));
-    if (out.rates[i] < -tolerances[i]) kkt = false;                                    // feasibility
-    if (out.impulses[i] < 0.0) kkt = false;                                            // dual sign
-    if (out.impulses[i] > 0.0 && std::abs(out.rates[i]) > tolerances[i]) kkt = false;  // complementarity
-  }
-  // Stationarity in primal form: p_p − p⁻ is g-orthogonal to p_p (a projection onto a cone).
-  if (std::abs((out.whitened - problem.whitened_momentum()).dot(out.whitened)) > 1e-9 * scale * scale)
-    kkt = false;
-  out.complementarity_residual = scale > 0.0 ? residual / (scale * scale) : residual;
-  out.converged = kkt;
+  verify_kkt<Z>(problem, solved, out);
   return out;
 }
 
@@ -293,36 +221,40 @@ BasicPlasticOutcome<Z> plastic_outcome_impl(const BasicImpactProblem<Z>& problem
 
 template <typename Z>
 BasicPlasticOutcome<Z> plastic_outcome(const BasicImpactProblem<Z>& problem) {
-  return plastic_outcome_impl<Z>(problem, detail::TwoColumnQr::kHandWritten);
+  const int k = problem.contacts();
+  // With every contact open (by its gap) there is no constraint: maxCoeff() of the empty
+  // vector would be undefined.
+  const double tol = k == 0 ? 0.0 : 1e-13 * problem.momentum_norm() * problem.normal_norms().maxCoeff();
+  if constexpr (std::is_same_v<Z, FixedSizes>) {
+    // Well-conditioned problems: the guarded Gram form, kept only if its KKT check passes too.
+    detail::GramPlastic gram;
+    if (detail::gram_plastic(problem, tol, gram)) {
+      PlasticOutcome out;
+      outcome_from_impulses(problem, gram.impulses, out);
+      verify_kkt<Z>(problem, true, out);
+      out.path = gram.closed_form ? PlasticPath::kTwoContactClosedForm : PlasticPath::kGram;
+      if (out.converged) return out;
+    }
+  }
+  return plastic_outcome_exact<Z>(problem, tol);
 }
-
-namespace detail {
-
-bool hand_written_qr_available() {
-  return kHandWrittenQr;
-}
-
-bool two_column_least_squares(const DofByContact& b, const DofVector& y, TwoColumnQr qr,
-                              TwoColumnLeastSquares& out) {
-  return two_column_solve<FixedSizes>(b, y, qr, out.x, out.y, out.smallest_pivot_ratio);
-}
-
-PlasticOutcome plastic_outcome_with(const ImpactProblem& problem, TwoColumnQr qr) {
-  return plastic_outcome_impl<FixedSizes>(problem, qr);
-}
-
-}  // namespace detail
 
 template <typename Z>
 bool normals_positively_span(const BasicImpactProblem<Z>& problem) {
-  using ContactVector = typename Z::ContactVector;
   using DofVector = typename Z::DofVector;
   const typename Z::ContactMatrix& a = problem.gram();
   const int k = problem.contacts();
   if (k < 2) return false;
   // Cheap certificate against: w = Σ u_j/||u_j|| with <w,u_i>_g > 0 for all i.
-  const ContactVector unit_sum_rates = a * problem.normal_norms().cwiseInverse();
-  if ((unit_sum_rates.array() > 1e-12 * problem.normal_norms().array()).all()) return false;
+  // A plain loop: Eigen's general gemv costs more than the arithmetic for k ≤ 8.
+  const typename Z::ContactVector inverse_norms = problem.normal_norms().cwiseInverse();
+  bool certified = true;
+  for (int i = 0; i < k && certified; ++i) {
+    double rate = 0.0;
+    for (int j = 0; j < k; ++j) rate += a(i, j) * inverse_norms[j];
+    certified = rate > 1e-12 * problem.normal_norms()[i];
+  }
+  if (certified) return false;
   const typename Z::DofByContact& b = problem.whitened_normals();
   for (int i = 0; i < k; ++i) {
     // min |b_i + Σ μ_j b_j|² over μ ≥ 0: zero iff −u_i ∈ cone{u_j}. The residual comes from the

@@ -132,6 +132,7 @@ void BasicOutcomeSet<S>::add(const Problem& problem, const typename S::ContactVe
   const typename S::DofVector p = problem.momentum_from_impulses(impulses);
   for (int j = 0; j < size; ++j) {
     BasicOutcome<S>& o = items[static_cast<std::size_t>(j)];
+    if (problem.certainly_farther(o.elastic_impulses, impulses, merge)) continue;
     if (problem.distance(o.elastic_momentum, p) <= merge) {
       record_sequence(o, sequence);
       test_definition1(problem, definition1, o, sequence);

@@ -7,6 +7,7 @@
 #include <array>
 #include <chrono>
 #include <memory>
+#include <thread>
 
 #include "mpi_context.hpp"
 #include "simpact/io/io_error.hpp"
@@ -31,6 +32,11 @@ constexpr std::int64_t kSlabTasks = 1 << 16;  // tasks per collective write roun
 // cache. Each extra round rewrites every map's compressed chunks (HDF5 reads them back): ~9 ms
 // for billiards_mc (64 points × 2048 replicas), when rounds held the points of 2^16 tasks.
 constexpr std::int64_t kSlabPoints = 1 << 16;
+
+// Up to this many values (task results and sample indices, plus the grid maps) rank 0 writes the
+// file alone: 32 MiB of float64, a few hundred milliseconds of serial writing at most.
+constexpr std::int64_t kSerialWriteValues = std::int64_t{1} << 22;
+constexpr std::int64_t kSampleIndexColumns = 8;  // status, counter, grid point, replica, inputs
 
 struct Finalizer {
   const Mpi& mpi;
@@ -268,10 +274,43 @@ double write_sweep_file(MPI_Comm comm, const std::string& path, const SweepConfi
                         const std::vector<ProvenanceRow>& provenance, TaskStatusCounts* status_counts) {
   const Mpi mpi(comm);
   const ParameterSpace space(config);
-  Finalizer finalizer{mpi, config, space, kernel, manifest, rows, statistics};
-  finalizer.write(path, provenance);
-  if (status_counts != nullptr) *status_counts = finalizer.status_totals;
-  return finalizer.hdf5_seconds;
+  const std::int64_t values = space.task_count() * (manifest.values_per_task + kSampleIndexColumns) +
+                              space.grid_points() * static_cast<std::int64_t>(kernel.columns().size()) * 6;
+  if (mpi.size == 1 || values > kSerialWriteValues) {
+    Finalizer finalizer{mpi, config, space, kernel, manifest, rows, statistics};
+    finalizer.write(path, provenance);
+    if (status_counts != nullptr) *status_counts = finalizer.status_totals;
+    return finalizer.hdf5_seconds;
+  }
+  // A small file: rank 0 writes it alone through the serial driver (every rank can read every
+  // chunk of the journal), the same code and values as a one-rank run, so the same file. The
+  // collective opens and writes of parallel HDF5 cost far more than these few megabytes.
+  std::string error;
+  double seconds = 0.0;
+  TaskStatusCounts totals{};
+  if (mpi.rank == 0) {
+    try {
+      const Mpi self(MPI_COMM_SELF);
+      Finalizer finalizer{self, config, space, kernel, manifest, rows, statistics};
+      finalizer.write(path, provenance);
+      seconds = finalizer.hdf5_seconds;
+      totals = finalizer.status_totals;
+    } catch (const std::exception& e) {
+      error = e.what();
+      if (error.empty()) error = "unknown error writing " + path;
+    }
+  }
+  // The other ranks wait asleep, not in MPI's busy poll: on a full node that poll takes the
+  // cores rank 0 is writing with.
+  MPI_Request done;
+  MPI_Ibarrier(comm, &done);
+  for (int finished = 0; MPI_Test(&done, &finished, MPI_STATUS_IGNORE), !finished;)
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  agree_or_throw(mpi, error, false);
+  MPI_Bcast(&seconds, 1, MPI_DOUBLE, 0, comm);
+  MPI_Bcast(totals.data(), kTaskStatusCount, MPI_INT64_T, 0, comm);
+  if (status_counts != nullptr) *status_counts = totals;
+  return seconds;
 }
 
 }  // namespace simpact

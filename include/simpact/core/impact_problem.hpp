@@ -145,6 +145,13 @@ class BasicImpactProblem {
   }
   // ½||p⁻ + λᵀN||²_g without forming p: ½(||p⁻||² + 2λ·c⁻ + λᵀAλ).
   double energy_from_impulses(const ContactVector& impulses) const;
+  // ½||p||²_g for p = p⁻ + λᵀN (given both): the Gram form above where its terms cannot cancel
+  // by more than 64× (rounding ≤ ~1e-13 of the result), else the whitened form of p (exact to
+  // rounding whatever λ is).
+  double outcome_energy(const ContactVector& impulses, const DofVector& p) const;
+  // True when ||(λ_a − λ_b)ᵀN||_g > bound for certain: the Gram form ΔλᵀAΔλ, k² operations instead
+  // of d², trusted only beyond its rounding bound. False: undecided, compare momenta instead.
+  bool certainly_farther(const ContactVector& a, const ContactVector& b, double bound) const;
   // ||(λ_a − λ_b)ᵀN||_g: the g-distance between two momenta reached from p⁻, formed as a
   // momentum difference (linear in rounding) rather than the quadratic form ΔλᵀAΔλ, whose
   // rounding floor (~1e-8 relative) hides equal outcomes when the normals are dependent.

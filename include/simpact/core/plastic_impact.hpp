@@ -6,6 +6,7 @@
 // condition number is never squared (the Gram form A = BᵀB loses normals 1e-8 rad from
 // antiparallel entirely). p_p is computed as the QR projection residual, exact to rounding in
 // ||p⁻||_g even when λ is huge, and the KKT conditions are verified after the solve.
+// Well-conditioned problems take a guarded Gram-form fast path instead (PlasticPath).
 #pragma once
 
 #include "simpact/core/fixed_size.hpp"
@@ -36,6 +37,13 @@ inline NonnegativeLeastSquares solve_nonnegative_least_squares(const DofByContac
   return solve_nonnegative_least_squares<FixedSizes>(b, y, tolerance);
 }
 
+// The exact path: Lawson–Hanson with a QR of the free columns of B (long double when they are
+// nearly dependent). The fast paths (fixed sizes only), taken when a cheap test certifies them —
+// well-conditioned active normals, a margin on the active set, the KKT conditions afterwards:
+// the Gram form A's Lawson–Hanson with a Cholesky of the free block, and for two contacts the
+// 2×2 closed form.
+enum class PlasticPath { kExact, kGram, kTwoContactClosedForm };
+
 template <typename S>
 struct BasicPlasticOutcome {
   typename S::ContactVector impulses;  // λ ≥ 0 [kg·m/s per unit normal] (not unique for dependent normals)
@@ -48,10 +56,9 @@ struct BasicPlasticOutcome {
   // The KKT conditions hold after the solve: feasibility c_i ≥ −tol_i, λ ≥ 0, complementarity
   // |c_i| ≤ tol_i wherever λ_i > 0, and <p_p − p⁻, p_p>_g ≈ 0. False means: do not trust p_p.
   bool converged = false;
-  // The two-contact solve skipped Lawson–Hanson's iterations: its final free set was certain
-  // in advance (both contacts active), so only the final least-squares solve ran — the same
-  // arithmetic, the same bits (for tests and benchmarks; the outcome does not depend on it).
-  bool free_set_predicted = false;
+  // Which solve gave p_p (for tests and benchmarks): the guarded Gram-form fast path, or the exact
+  // one. The guarantees above are the same for all three; the last bits may differ between them.
+  PlasticPath path = PlasticPath::kExact;
 };
 using PlasticOutcome = BasicPlasticOutcome<FixedSizes>;
 
