@@ -74,14 +74,36 @@ class OdeScene final : public EngineScene {
       }
       bodies_.push_back(id);
       for (const PrimitiveGeom& geom : body.geoms) {
-        dGeomID g = geom.type == PrimitiveGeom::Type::kSphere
-                        ? dCreateSphere(space_, geom.radius)
-                        : dCreatePlane(space_, geom.normal[0], geom.normal[1], geom.normal[2], geom.offset);
+        dGeomID g = nullptr;
+        switch (geom.type) {
+          case PrimitiveGeom::Type::kSphere:
+            g = dCreateSphere(space_, geom.radius);
+            break;
+          case PrimitiveGeom::Type::kBox:
+            g = dCreateBox(space_, 2 * geom.half_sizes[0], 2 * geom.half_sizes[1], 2 * geom.half_sizes[2]);
+            break;
+          case PrimitiveGeom::Type::kCapsule:  // ODE's capsule, like MuJoCo's, lies along its z
+            g = dCreateCapsule(space_, geom.radius, 2 * geom.half_length);
+            break;
+          case PrimitiveGeom::Type::kPlane:
+            g = dCreatePlane(space_, geom.normal[0], geom.normal[1], geom.normal[2], geom.offset);
+            break;
+        }
+        if (geom.type == PrimitiveGeom::Type::kPlane) continue;
+        if (id) dGeomSetBody(g, id);
         if (geom.type == PrimitiveGeom::Type::kSphere) {
-          if (id)
-            dGeomSetBody(g, id);
-          else
-            dGeomSetPosition(g, body.position[0], body.position[1], body.position[2]);
+          if (!id) dGeomSetPosition(g, body.position[0], body.position[1], body.position[2]);
+          continue;
+        }
+        // A box or capsule: posed in its own frame (on a free body that is the body frame).
+        dMatrix3 gr = {};
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j) gr[4 * i + j] = geom.rotation(i, j);
+        if (id) {
+          dGeomSetOffsetWorldRotation(g, gr);
+        } else {
+          dGeomSetPosition(g, body.position[0], body.position[1], body.position[2]);
+          dGeomSetRotation(g, gr);
         }
       }
     }
