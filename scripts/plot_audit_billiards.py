@@ -15,7 +15,7 @@ import sys
 
 import numpy as np
 
-THETA_DEG = list(range(64, 177, 4))  # the design's angles: 64..176 degrees, 90 included
+THETA_DEG = list(range(62, 179, 4))  # the design's angles: 62..178 degrees, 90 included
 
 
 def write_design(path):

