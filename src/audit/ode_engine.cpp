@@ -115,13 +115,17 @@ class OdeScene final : public EngineScene {
   }
 
   void step() override {
+    // One ODE step at a time in the process: dWorldStep runs its islands through ODE's one default
+    // (self-)threading implementation, whose job list two OpenMP threads corrupt ("ODE INTERNAL
+    // ERROR 1: assertion current_job->m_prev_job_next_ptr == NULL", abort: seen on the billiards
+    // audit at 2 threads). dWorldQuickStep shuffles its constraints with ODE's one global
+    // generator: each scene keeps its own seed (from 0), swapped in under the same lock, so a
+    // result depends on nothing but its task.
+    std::lock_guard<std::mutex> lock(rand_mutex());
     dSpaceCollide(space_, this, &OdeScene::near);
     lcp_failed = false;
     int ok = 0;
     if (quick_) {
-      // dWorldQuickStep shuffles its constraints with ODE's one global generator: each scene keeps
-      // its own seed (from 0), swapped in under a lock, so a result depends on nothing but its task.
-      std::lock_guard<std::mutex> lock(rand_mutex());
       dRandSetSeed(seed_);
       ok = dWorldQuickStep(world_, dt_);
       seed_ = dRandGetSeed();
