@@ -115,7 +115,7 @@ def main():
     for c in range(cols):
         axes[rows - 1][c].set_xlabel("θ between target balls [deg]")
     fig.colorbar(im, ax=axes.ravel().tolist(), shrink=0.8,
-                 label="ξ, or g-distance / ||p⁻||_g (log; values < 1e-4 at the floor)")
+                 label="ξ, or g-distance / ||p⁻||_g (log; white: below 1e-4, e.g. ξ = 0 at θ = 90°)")
     fig.savefig(args.out, dpi=110)
     print(f"wrote {args.out}")
 
