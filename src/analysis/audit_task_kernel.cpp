@@ -47,6 +47,10 @@ AuditTaskKernel::AuditTaskKernel(std::shared_ptr<const MujocoMechanism> mechanis
                       "smallest (E_after - E_before)/E_before over the propagative outcomes"});
   columns_.push_back({"relative_energy_error_max", "audit_model", "1",
                       "largest (E_after - E_before)/E_before over the propagative outcomes"});
+  columns_.push_back({"xi", "audit_model", "1", "indeterminacy xi of the impact over the propagative outcome set"});
+  std::string qvel_order;
+  for (const std::string& name : mechanism_->qvel_names())
+    qvel_order += (qvel_order.empty() ? "" : ", ") + name;
   for (std::size_t i = 0; i < spec.engines.size(); ++i) {
     const AuditEngineSpec& e = spec.engines[i];
     const std::string field = fmt::format("audit.engines[{}]", i);
@@ -79,6 +83,13 @@ AuditTaskKernel::AuditTaskKernel(std::shared_ptr<const MujocoMechanism> mechanis
       for (std::size_t m = 0; m < mapping.names.size(); ++m)
         columns_.push_back({mapping.names[m], run.group, mapping.units[m],
                             who + ": restitution as the engine was told it (" + mapping.names[m] + ")"});
+      // The engine's post-impact state itself, per task (/samples/<group>_velocity_after), so that
+      // any task can be re-checked outside the sweep: `simpact check` with velocity_after = it.
+      ResultColumn velocity{"velocity_after", run.group, "qvel",
+                            who + ": post-impact qvel of the engine in the mechanism's qvel order (" +
+                                qvel_order + "); NaN unless engine_status is 0"};
+      velocity.length = mechanism_->nv();
+      columns_.push_back(std::move(velocity));
       runs_.push_back(std::move(run));
     }
   }
@@ -125,9 +136,12 @@ TaskStatus AuditTaskKernel::evaluate(std::int64_t task, const ParameterSet& para
     }
     if (resolution.status == ResolveStatus::kNoImpact) lo = hi = 0.0;
   }
+  const bool capped =
+      resolution.status == ResolveStatus::kCapHit || resolution.status == ResolveStatus::kPlasticUnverified;
   double* out = results;
   *out++ = lo;
   *out++ = hi;
+  *out++ = capped ? kNaN : resolution.xi;
   for (const Run& run : runs_) {
     const EngineRun r =
         run_engine(*run.engine, *mechanism_, state, *scratch.mechanism, run.settings, ev.normals, limits_);
@@ -150,6 +164,7 @@ TaskStatus AuditTaskKernel::evaluate(std::int64_t task, const ParameterSet& para
     *out++ = static_cast<double>(r.steps);
     const RestitutionMapping mapping = run.engine->restitution_mapping(state.restitution, run.settings);
     for (double v : mapping.values) *out++ = v;
+    for (int j = 0; j < mechanism_->nv(); ++j) *out++ = settled ? r.qvel[j] : kNaN;
   }
   return task_status(resolution.status);
 }

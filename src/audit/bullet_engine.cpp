@@ -50,12 +50,18 @@ class BulletScene final : public EngineScene {
         shape = std::make_unique<btEmptyShape>();
       else if (geom.type == PrimitiveGeom::Type::kSphere)
         shape = std::make_unique<btSphereShape>(geom.radius);
+      else if (geom.type == PrimitiveGeom::Type::kBox)
+        shape = std::make_unique<btBoxShape>(bt(geom.half_sizes));
+      else if (geom.type == PrimitiveGeom::Type::kCapsule)  // MuJoCo's capsule lies along its z
+        shape = std::make_unique<btCapsuleShapeZ>(geom.radius, 2 * geom.half_length);
       else
         shape = std::make_unique<btStaticPlaneShape>(bt(geom.normal), geom.offset);
       btTransform pose;
       pose.setIdentity();
-      if (geom.type == PrimitiveGeom::Type::kSphere) {
-        const Eigen::Matrix3d& r = body.rotation;
+      if (geom.type != PrimitiveGeom::Type::kPlane) {
+        // A box or capsule is posed in its own frame (on a free body that is the body frame).
+        const bool shaped = geom.type == PrimitiveGeom::Type::kBox || geom.type == PrimitiveGeom::Type::kCapsule;
+        const Eigen::Matrix3d& r = shaped ? geom.rotation : body.rotation;
         pose.setBasis(
             btMatrix3x3(r(0, 0), r(0, 1), r(0, 2), r(1, 0), r(1, 1), r(1, 2), r(2, 0), r(2, 1), r(2, 2)));
         pose.setOrigin(bt(body.position));

@@ -74,14 +74,36 @@ class OdeScene final : public EngineScene {
       }
       bodies_.push_back(id);
       for (const PrimitiveGeom& geom : body.geoms) {
-        dGeomID g = geom.type == PrimitiveGeom::Type::kSphere
-                        ? dCreateSphere(space_, geom.radius)
-                        : dCreatePlane(space_, geom.normal[0], geom.normal[1], geom.normal[2], geom.offset);
+        dGeomID g = nullptr;
+        switch (geom.type) {
+          case PrimitiveGeom::Type::kSphere:
+            g = dCreateSphere(space_, geom.radius);
+            break;
+          case PrimitiveGeom::Type::kBox:
+            g = dCreateBox(space_, 2 * geom.half_sizes[0], 2 * geom.half_sizes[1], 2 * geom.half_sizes[2]);
+            break;
+          case PrimitiveGeom::Type::kCapsule:  // ODE's capsule, like MuJoCo's, lies along its z
+            g = dCreateCapsule(space_, geom.radius, 2 * geom.half_length);
+            break;
+          case PrimitiveGeom::Type::kPlane:
+            g = dCreatePlane(space_, geom.normal[0], geom.normal[1], geom.normal[2], geom.offset);
+            break;
+        }
+        if (geom.type == PrimitiveGeom::Type::kPlane) continue;
+        if (id) dGeomSetBody(g, id);
         if (geom.type == PrimitiveGeom::Type::kSphere) {
-          if (id)
-            dGeomSetBody(g, id);
-          else
-            dGeomSetPosition(g, body.position[0], body.position[1], body.position[2]);
+          if (!id) dGeomSetPosition(g, body.position[0], body.position[1], body.position[2]);
+          continue;
+        }
+        // A box or capsule: posed in its own frame (on a free body that is the body frame).
+        dMatrix3 gr = {};
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j) gr[4 * i + j] = geom.rotation(i, j);
+        if (id) {
+          dGeomSetOffsetWorldRotation(g, gr);
+        } else {
+          dGeomSetPosition(g, body.position[0], body.position[1], body.position[2]);
+          dGeomSetRotation(g, gr);
         }
       }
     }
@@ -93,13 +115,17 @@ class OdeScene final : public EngineScene {
   }
 
   void step() override {
+    // One ODE step at a time in the process: dWorldStep runs its islands through ODE's one default
+    // (self-)threading implementation, whose job list two OpenMP threads corrupt ("ODE INTERNAL
+    // ERROR 1: assertion current_job->m_prev_job_next_ptr == NULL", abort: seen on the billiards
+    // audit at 2 threads). dWorldQuickStep shuffles its constraints with ODE's one global
+    // generator: each scene keeps its own seed (from 0), swapped in under the same lock, so a
+    // result depends on nothing but its task.
+    std::lock_guard<std::mutex> lock(rand_mutex());
     dSpaceCollide(space_, this, &OdeScene::near);
     lcp_failed = false;
     int ok = 0;
     if (quick_) {
-      // dWorldQuickStep shuffles its constraints with ODE's one global generator: each scene keeps
-      // its own seed (from 0), swapped in under a lock, so a result depends on nothing but its task.
-      std::lock_guard<std::mutex> lock(rand_mutex());
       dRandSetSeed(seed_);
       ok = dWorldQuickStep(world_, dt_);
       seed_ = dRandGetSeed();

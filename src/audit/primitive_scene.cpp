@@ -89,13 +89,31 @@ PrimitiveScene primitive_scene(const MujocoMechanism& mechanism, const Mechanism
         geom.type = PrimitiveGeom::Type::kSphere;
         geom.radius = m->geom_size[3 * g];
         if (!body.dynamic()) body.position = centre;
+      } else if (m->geom_type[g] == mjGEOM_BOX || m->geom_type[g] == mjGEOM_CAPSULE) {
+        const RowMatrix3 gframe = Eigen::Map<const RowMatrix3>(d->geom_xmat + 9 * g);
+        if (body.dynamic() && (centre - com).norm() > 1e-12 * scale)
+          refuse(element, "a box or capsule off its body's centre of mass");
+        // A free body turns: its geom must turn with the body frame the engines are given.
+        if (body.free && (gframe - frame).cwiseAbs().maxCoeff() > 1e-12)
+          refuse(element, "a box or capsule not aligned with its free body's frame");
+        geom.rotation = gframe;
+        if (m->geom_type[g] == mjGEOM_BOX) {
+          geom.type = PrimitiveGeom::Type::kBox;
+          geom.half_sizes = Eigen::Vector3d(m->geom_size + 3 * g);
+        } else {
+          geom.type = PrimitiveGeom::Type::kCapsule;
+          geom.radius = m->geom_size[3 * g];
+          geom.half_length = m->geom_size[3 * g + 1];
+        }
+        if (!body.dynamic()) body.position = centre;
       } else if (m->geom_type[g] == mjGEOM_PLANE && !body.dynamic()) {
         const RowMatrix3 gframe = Eigen::Map<const RowMatrix3>(d->geom_xmat + 9 * g);
         geom.type = PrimitiveGeom::Type::kPlane;
         geom.normal = gframe.col(2);
         geom.offset = geom.normal.dot(centre);
       } else {
-        refuse(element, "only spheres centred on their body, and planes on static bodies, are expressed");
+        refuse(element,
+               "only spheres, boxes and capsules centred on their body, and planes on static bodies, are expressed");
       }
       body.geoms.push_back(geom);
     }

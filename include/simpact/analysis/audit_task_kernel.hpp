@@ -20,6 +20,8 @@ class AuditTaskKernel final : public TaskKernel {
   AuditTaskKernel(std::shared_ptr<const MujocoMechanism> mechanism, const AuditSpec& spec);
   ~AuditTaskKernel() override;
   const std::vector<ResultColumn>& columns() const override { return columns_; }
+  // /xi: the propagative model's indeterminacy at each task (audit_model/xi).
+  int headline_column() const override { return 2; }
   std::unique_ptr<TaskScratch> make_scratch() const override;
   TaskStatus evaluate(std::int64_t task, const ParameterSet& params, TaskScratch& scratch,
                       double* results) const override;

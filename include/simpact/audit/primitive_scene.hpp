@@ -1,7 +1,9 @@
 // A mechanism as primitive shapes for engines that rebuild it (Bullet, ODE): the bodies hanging
 // from the world with free joints or slide joints along world axes, spheres centred on their body's
-// centre of mass, planes on the world, read from the mechanism's mjModel at the impact state.
-// What the adapters cannot express (hinges, nested bodies, boxes, off-centre spheres) is refused
+// centre of mass, boxes and capsules centred there too (any orientation on a body that cannot
+// rotate; the body's own frame on a free body), planes on the world, read from the mechanism's
+// mjModel at the impact state. Static bodies may hold any sphere, box or capsule.
+// What the adapters cannot express (hinges, nested bodies, off-centre geoms) is refused
 // with one line naming the element, so an audit never runs a silently different mechanism.
 #pragma once
 
@@ -14,10 +16,13 @@
 namespace simpact {
 
 struct PrimitiveGeom {
-  enum class Type { kSphere, kPlane };
+  enum class Type { kSphere, kPlane, kBox, kCapsule };
   std::string name;
   Type type = Type::kSphere;
-  double radius = 0.0;              // sphere [m]
+  double radius = 0.0;                // sphere, capsule [m]
+  double half_length = 0.0;           // capsule: half the length of its segment, along its z [m]
+  Eigen::Vector3d half_sizes{0, 0, 0};  // box: half-sizes along its x, y, z [m]
+  Eigen::Matrix3d rotation = Eigen::Matrix3d::Identity();  // box, capsule: geom frame in the world
   Eigen::Vector3d normal{0, 0, 1};  // plane: unit normal, world frame
   double offset = 0.0;              // plane: normal·x = offset [m]
 };
