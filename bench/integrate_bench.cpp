@@ -1,6 +1,6 @@
 // Time stepping (issue 12): µs per step of the midpoint variational integrator.
 //   taskset -c 1 build/bench/integrate_bench --benchmark_min_time=0.5 --benchmark_repetitions=5
-//     --benchmark_report_aggregates_only=true        (README "Benchmarks", "Time stepping")
+//     --benchmark_report_aggregates_only=true        (docs/benchmarks.md, "Time stepping")
 // Counters: newton_per_step (corrections), lu_per_step (Jacobian factorizations: simplified
 // Newton reuses one across steps), us_per_step.
 // Chain 2/4/8 and tree8 without contacts (joints 0.3 rad from rest; tree8 tumbling in free

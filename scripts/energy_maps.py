@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """usage: scripts/energy_maps.py results/cradle_masses.h5 -o energy.png
-       python3 scripts/energy_maps.py results/billiards_theta.h5 -o energy.pdf
+       scripts/energy_maps.py results/billiards_theta.h5 -o energy.pdf
 
 Energy-loss maps of a simpact sweep: the relative kinetic-energy loss
 (E_before - E_after) / E_before of every ordering in the file (/energy/relative_loss_<o>, o in

@@ -1,12 +1,12 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Where engines leave the propagative outcome set on the billiards break (docs/audit.md §3):
 per audited engine, the g-distance of its post-impact state to the nearest propagative outcome
 over the angle θ between the target balls × the cue-ball speed, next to ξ, the propagative
 model's indeterminacy over the same grid. Grey cells: runs that did not settle (engine_status 1
 or 2, NaN values), counted in the panel title.
 
-usage: python3 scripts/plot_audit_billiards.py results/audit_billiards.h5 --out results/audit_billiards.png
-       python3 scripts/plot_audit_billiards.py --write-design configs/audit_billiards_theta.csv
+usage: scripts/plot_audit_billiards.py results/audit_billiards.h5 --out results/audit_billiards.png
+       scripts/plot_audit_billiards.py --write-design configs/audit_billiards_theta.csv
 """
 import argparse
 import math
@@ -31,7 +31,7 @@ def write_design(path):
         "# Balls a and b on the circle of radius 2 around the cue ball c: a at 2(cos theta/2, sin theta/2),",
         "# b at 2(cos theta/2, -sin theta/2); qpos is the offset from the file's positions (theta = 90 deg):",
         "# qpos.ax = qpos.bx = 2 cos(theta/2) - sqrt(2), qpos.ay = 2 sin(theta/2) - sqrt(2), qpos.by = -qpos.ay.",
-        "# Written by: python3 scripts/plot_audit_billiards.py --write-design configs/audit_billiards_theta.csv",
+        "# Written by: scripts/plot_audit_billiards.py --write-design configs/audit_billiards_theta.csv",
         "qpos.ax,qpos.ay,qpos.bx,qpos.by",
     ]
     with open(path, "w") as out:

@@ -1,10 +1,10 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Fig. 2b from real engines: relative energy loss against the initial velocity of the three-ball
 line, one panel per audited engine, colour = restitution, marker = step rate, black = simpact's
 propagative outcome. Runs not settled (NaN, engine_status 1 or 2) are left out and counted in
 the panel title.
 
-usage: python3 scripts/plot_fig2b.py results/fig2b.h5 --out results/fig2b.png
+usage: scripts/plot_fig2b.py results/fig2b.h5 --out results/fig2b.png
 """
 import argparse
 import re

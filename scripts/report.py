@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""usage: python3 scripts/report.py results/billiards_theta.h5 -o report.html
-       python3 scripts/report.py results/cradle_masses.h5 --png -o summary.png
+"""usage: scripts/report.py results/billiards_theta.h5 -o report.html
+       scripts/report.py results/cradle_masses.h5 --png -o summary.png
 
 One-page summary of a simpact sweep: completeness and task counts, the headline ξ map, the
 energy-loss maps, min/mean/max of every map, the provenance table and the config text.

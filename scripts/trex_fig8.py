@@ -7,7 +7,7 @@ Two sources:
               simulate.record: ξ(t) from /samples/trajectory_xi_argmin_vs_argmax per task)
   (default)   runs build/bench/trex_fig8 (which also prints the energy balance) and keeps its CSV
 
-usage: /usr/bin/python3 scripts/trex_fig8.py [--h5 results/trex_fig8.h5 | -b build --dt 1e-4]
+usage: /usr/bin/scripts/trex_fig8.py [--h5 results/trex_fig8.h5 | -b build --dt 1e-4]
                                              [-o results/trex_fig8.png]
 ξ that is exactly 0 (the copies agree to the last bit) is drawn at 1e-16 and says so in the legend.
 """
