@@ -14,6 +14,7 @@
 #include "simpact/analysis/sobol_indices.hpp"
 #include "simpact/core/input_error.hpp"
 #include "simpact/io/sensitivity_file.hpp"
+#include "simpact/io/sweep_file.hpp"
 #include "simpact/io/sweep_file_reader.hpp"
 #include "simpact/sweep/parameter_space.hpp"
 #include "sweep_setup.hpp"
@@ -202,7 +203,7 @@ AnalyzeSummary analyze_result(const std::string& path, const SweepConfig& config
     outputs.push_back(std::move(out));
   }
   std::vector<SensitivityAxis> axes;
-  for (const auto& a : space.axes()) axes.push_back({a.name, a.units, a.long_name, a.values});
+  for (const auto& a : space.axes()) axes.push_back({stored_axis_name(a.name), a.units, a.long_name, a.values});
   std::vector<std::string> parameters;
   for (const auto& p : spec.parameters) parameters.push_back(p.name);
   reader.reset();  // HDF5 refuses to open a file for writing that is open read-only

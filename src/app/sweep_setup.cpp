@@ -44,6 +44,7 @@ std::unique_ptr<TaskKernel> make_simulation_kernel(const SweepConfig& config) {
     ParameterSet first;
     ParameterSpace(config).parameters_of(0, first);
     o.record_dof = simulation_dof(config.model, first);
+    simulation_coordinates(config.model, first, o.record_coordinates, o.record_units);
   }
   return std::make_unique<SimulationTaskKernel>(std::move(o));
 }

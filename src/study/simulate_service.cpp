@@ -105,7 +105,10 @@ SimulateReport run_simulation(const SimulateRequest& request) {
   }
   const SimulationResult result = simulate(model, q0, p0, options);
   SimulateReport report;
-  for (int i = 0; i < n; ++i) report.coordinates.push_back(model.coordinate_name(i));
+  for (int i = 0; i < n; ++i) {
+    report.coordinates.push_back(model.coordinate_name(i));
+    report.coordinate_units.push_back(model.coordinate_unit(i));
+  }
   for (const auto& s : result.records)
     report.records.push_back({s.step, s.t, values(s.q), values(s.p), s.energy});
   for (const auto& i : result.impacts) {
