@@ -198,6 +198,22 @@ AnalyzeSummary analyze_result(const std::string& path, const SweepConfig& config
       line += fmt::format(" {} {}={:.3f} {}={:.3f}", spec.parameters[j].name, out.indices[0].name, first[j],
                           out.indices[1].name, second[j]);
     if (grid > 1) line += fmt::format(" (first of {} grid points)", grid);
+    if (std::all_of(first.begin(), first.begin() + static_cast<std::ptrdiff_t>(d),
+                    [](double v) { return std::isnan(v); })) {
+      // Say why the indices are NaN: the first grid point's samples.
+      double lo = HUGE_VAL, hi = -HUGE_VAL;
+      for (std::int64_t r = 0; r < rows; ++r) {
+        const double v = y[static_cast<std::size_t>(r)];
+        if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+      }
+      if (lo > hi)
+        line += ": nan because no sample is finite (every task failed, was capped or gave no value)";
+      else if (lo == hi)
+        line += fmt::format(": nan because {} is constant ({:g}) over the design: no variance to apportion",
+                            out.name, lo);
+      else
+        line += ": nan because too few samples are finite";
+    }
     if (excluded > 0) line += fmt::format("; {} left out as non-finite", excluded);
     summary.lines.push_back(line);
     outputs.push_back(std::move(out));
