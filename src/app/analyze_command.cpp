@@ -76,7 +76,9 @@ std::string check_sensitivity_outputs(const SweepConfig& config, const TaskKerne
 AnalyzeSummary analyze_result(const std::string& path, const SweepConfig& config, const AnalyzeOverrides& o) {
   if (!config.design || config.design->kind == DesignKind::kPoints || config.design->kind == DesignKind::kZip)
     throw InputError("file", fmt::format("'{}': its config has no design.method saltelli, morris or radial: "
-                                         "nothing to analyse",
+                                         "nothing to analyse (a user-supplied design, design.file or "
+                                         "design.zip, has no Saltelli or Morris structure to estimate "
+                                         "indices from; its per-row outputs are in /samples)",
                                          path));
   const auto kernel = make_task_kernel(config);
   std::vector<std::string> names = !o.outputs.empty() ? o.outputs : config.sensitivity.outputs;

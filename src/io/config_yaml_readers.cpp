@@ -40,6 +40,10 @@ SweepConfig ConfigParser::parse(const std::string& text) {
     if (config_.simulate) check_simulate(top);
     if (const auto* audit = top.get("audit")) parse_audit(*audit);
     parse_design(top.get("design"), top.get("sensitivity"));
+    // A user-supplied design's per-row outputs are its result: stored unless refused explicitly.
+    if (config_.design && !config_.output.samples_given &&
+        (config_.design->kind == DesignKind::kPoints || config_.design->kind == DesignKind::kZip))
+      config_.output.samples = true;
     check_required();
   } catch (const YAML::Exception& e) {
     // Not expected (every access is checked); keep the one-line contract anyway.

@@ -26,7 +26,10 @@ struct GridAxis {
 enum class TaskErrorMode { kAbort, kRecord };
 
 struct OutputOptions {
-  bool samples = false;         // write the per-task tables /samples/...
+  // Write the per-task tables /samples/...; default: only with a user-supplied design (design.file,
+  // design.zip), whose per-row outputs are the result (the maps hold their mean over the rows).
+  bool samples = false;
+  bool samples_given = false;   // output.samples is in the config
   bool momenta = false;         // per-task arrays: post-impact momentum under each ordering
   std::int64_t chunk_size = 0;  // tasks per chunk; 0 = chosen by the scheduler
   int compression = 4;          // gzip level 0..9
