@@ -1,4 +1,4 @@
-// simpact analyze RESULT.h5 [--output NAME]... [--bootstrap B] [--seed S] [--confidence C]
+// simpact analyze RESULT.h5 [--variable NAME]... [--bootstrap B] [--seed S] [--confidence C]
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -54,7 +54,14 @@ std::pair<std::string, std::string> check_names(const std::vector<std::string>& 
     const std::string where = fmt::format("{}[{}]", field, i);
     if (c == -2) return {where, fmt::format("'{}' is ambiguous: write group/name", names[i])};
     if (c < 0)
-      return {where, fmt::format("unknown output '{}' (allowed: {})", names[i], allowed_outputs(kernel))};
+    {
+      std::vector<std::string> known;
+      for (const auto& col : kernel.columns())
+        if (col.length == 1) known.push_back(col.name), known.push_back(col.group + "/" + col.name);
+      const std::string near = nearest_name(names[i], known);
+      return {where, fmt::format("unknown output '{}' ({}allowed: {})", names[i],
+                                 near.empty() ? "" : "did you mean '" + near + "'?; ", allowed_outputs(kernel))};
+    }
     // Each output is one group of /sensitivity: a repeat would clash in the file after the sweep.
     const auto seen = std::find(columns.begin(), columns.end(), c);
     if (seen != columns.end())
@@ -83,7 +90,7 @@ AnalyzeSummary analyze_result(const std::string& path, const SweepConfig& config
   const auto kernel = make_task_kernel(config);
   std::vector<std::string> names = !o.outputs.empty() ? o.outputs : config.sensitivity.outputs;
   if (const auto [field, message] =
-          check_names(names, *kernel, o.outputs.empty() ? "sensitivity.outputs" : "--output");
+          check_names(names, *kernel, o.outputs.empty() ? "sensitivity.outputs" : "--variable");
       !field.empty())
     throw InputError(field, message);
   if (names.empty())
@@ -234,6 +241,7 @@ namespace {
 struct AnalyzeArgs {
   std::string file;
   std::vector<std::string> outputs;
+  std::vector<std::string> deprecated_outputs;  // --output NAME (the old spelling of --variable)
   std::int64_t bootstrap = -1;
   std::string seed;
   bool seed_given = false;
@@ -307,15 +315,22 @@ CommandRunner add_analyze_command(CLI::App& app) {
       "analyze",
       "sensitivity indices of a finished sweep with a saltelli/morris/radial design -> /sensitivity");
   cmd->add_option("file", args->file, "result file (HDF5) of `simpact run`")->required();
-  cmd->add_option("--output", args->outputs,
-                  "output to analyse: name or group/name (repeatable; default: the "
+  cmd->add_option("--variable", args->outputs,
+                  "result variable to analyse: name or group/name (repeatable; default: the "
                   "config's sensitivity.outputs, else every scalar result)");
+  // Deprecated: -o/--output is a file everywhere else.
+  auto* old = cmd->add_option("--output", args->deprecated_outputs, "deprecated alias of --variable");
+  old->group("");  // hidden from --help
   cmd->add_option("--bootstrap", args->bootstrap, "bootstrap resamples for the intervals (0: none)")
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1000000}));
   auto* seed = cmd->add_option("--seed", args->seed, "seeds the bootstrap");
   auto* confidence = cmd->add_option("--confidence", args->confidence, "level of the intervals, in (0, 1)");
   cmd->add_flag("-q,--quiet", args->quiet, "print nothing on success");
   return [args, seed, confidence] {
+    if (!args->deprecated_outputs.empty()) {
+      std::fprintf(stderr, "simpact: warning: analyze --output is deprecated: use --variable\n");
+      args->outputs.insert(args->outputs.end(), args->deprecated_outputs.begin(), args->deprecated_outputs.end());
+    }
     args->seed_given = seed->count() > 0;
     args->confidence_given = confidence->count() > 0;
     return analyze(*args);

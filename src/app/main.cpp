@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
     ::execv("/proc/self/exe", argv);
   }
   using simpact::app::kExitInput;
-  CLI::App app{"simpact: parameter sweeps of simultaneous rigid-body impacts"};
+  CLI::App app{"simpact: parameter sweeps of simultaneous rigid-body impacts", "simpact"};
   app.set_version_flag("--version", std::string(simpact::kVersion) + " (" + simpact::kGitRevision + ")");
   app.require_subcommand(1);
   app.footer(
