@@ -12,6 +12,7 @@
 #include "hdf5_attributes.hpp"
 #include "simpact/io/io_error.hpp"
 #include "simpact/io/safe_file.hpp"
+#include "simpact/io/text_io.hpp"
 
 namespace simpact {
 
@@ -173,7 +174,8 @@ void write_contents(const h5::File& file, const SimulateRequest& request, const 
   write_units(energy.id(), "J", "total energy T + V");
   for (h5::Dataset* d : {&step, &t, &q, &p, &energy}) d->attach_scale(record, 0);
   for (h5::Dataset* d : {&q, &p}) d->attach_scale(rc, 1);
-  for (h5::Dataset* d : {&q, &p, &energy}) h5::write_string_attribute(d->id(), "coordinates", "step t");
+  h5::write_string_attribute(energy.id(), "coordinates", "step t");
+  for (h5::Dataset* d : {&q, &p}) h5::write_string_attribute(d->id(), "coordinates", "step t coordinate_units");
 
   // impacts
   const h5::Group impacts = h5::Group::create(root, "impacts");
@@ -222,6 +224,7 @@ void write_contents(const h5::File& file, const SimulateRequest& request, const 
   with_time.push_back(
       per_impact(write_array(g, "plastic", plastic, {ni}), "1", "impact resolved plastic (1) or not (0)"));
   with_time.push_back(per_impact(write_array(g, "zeno", zeno, {ni}), "1", "impact resolved as Zeno chatter (1)"));
+  std::vector<h5::Dataset> momenta;
   for (const char* which : {"before", "after"}) {
     const bool before = which[0] == 'b';
     h5::Dataset m = write_array(g, std::string("momentum_") + which,
@@ -237,7 +240,8 @@ void write_contents(const h5::File& file, const SimulateRequest& request, const 
       state_units(m, units.p, units.p_each, std::string("conjugate momenta ") + which + " the impact");
     m.attach_scale(impact, 0);
     m.attach_scale(ic, 1);
-    with_time.push_back(std::move(m));
+    h5::write_string_attribute(m.id(), "coordinates", "step t coordinate_units");
+    momenta.push_back(std::move(m));
   }
   for (h5::Dataset& d : with_time) h5::write_string_attribute(d.id(), "coordinates", "step t");
   h5::Dataset c = write_array(g, "contacts", contacts, {contacts.size()});
@@ -264,6 +268,7 @@ void write_contents(const h5::File& file, const SimulateRequest& request, const 
 void write_simulation_hdf5(const std::string& path, const SimulateRequest& request,
                            const SimulateReport& report) {
   if (const std::string why = check_result_output(path); !why.empty()) throw IoError(why);
+  create_parent_directories(path, path);
   h5::silence_error_printing();
   // Same directory, so the rename is atomic. HDF5 creates the temporary with H5F_ACC_EXCL
   // (O_CREAT|O_EXCL): never through a planted link, never over someone else's file.
