@@ -299,8 +299,9 @@ int analyze(const AnalyzeArgs& args) {
     return kExitIncomplete;
   }
   const std::string text = reader->string_dataset("config");
+  const std::string folder = reader->has_attribute("config_folder") ? reader->string_attribute("config_folder") : "";
   reader.reset();
-  const SweepConfig config = parse_config_text(text);
+  const SweepConfig config = parse_config_text(text, folder);
   const AnalyzeSummary s = analyze_result(args.file, config, o);
   if (!args.quiet)
     for (const auto& line : s.lines) std::printf("%s\n", line.c_str());

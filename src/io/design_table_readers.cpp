@@ -69,6 +69,16 @@ namespace {
 // The most values a design file may hold (8 bytes each: 1 GiB).
 constexpr std::size_t kMaxDesignValues = std::size_t{1} << 27;
 
+// Text from a file, fit for an error line: printable ASCII kept, other bytes as \xNN.
+std::string printable(const std::string& text) {
+  std::string out;
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    out += (c >= 0x20 && c < 0x7f) ? std::string(1, ch) : fmt::format("\\x{:02x}", c);
+  }
+  return out;
+}
+
 // The header of a .npy file: a Python dict literal {'descr': '<f8', 'fortran_order': False,
 // 'shape': (3, 2), } padded with spaces and a newline. Parsed strictly: every field checked, no
 // index past the end, no size that overflows.
@@ -91,7 +101,7 @@ class NpyHeaderParser {
       std::string key;
       if (!quoted(key)) return fmt::format("header: a quoted key expected at byte {}", i_);
       skip();
-      if (!eat(':')) return fmt::format("header: ':' expected after '{}'", key);
+      if (!eat(':')) return fmt::format("header: ':' expected after '{}'", printable(key));
       skip();
       if (key == "descr") {
         if (!h.descr.empty() || !quoted(h.descr)) return "header: 'descr' is not one quoted dtype";
@@ -105,7 +115,7 @@ class NpyHeaderParser {
         if (std::string why = tuple(h.shape); !why.empty()) return "header: 'shape' " + why;
         h.has_shape = true;
       } else {
-        return fmt::format("header: unknown key '{}' (descr, fortran_order, shape)", key);
+        return fmt::format("header: unknown key '{}' (descr, fortran_order, shape)", printable(key));
       }
       skip();
       if (eat(',')) continue;
@@ -198,7 +208,8 @@ std::string read_design_npy(const std::string& bytes, DesignTable& t) {
   else if (descr == "<i4")
     kind = 'i', item = 4;
   else
-    return fmt::format("dtype '{}' is not supported (little-endian float64, float32, int64, int32)", descr);
+    return fmt::format("dtype '{}' is not supported (little-endian float64, float32, int64, int32)",
+                       printable(descr));
   if (h.fortran_order != "False") return "Fortran-ordered arrays are not supported (save with np.ascontiguousarray)";
   const std::vector<std::size_t>& dims = h.shape;
   std::string shape = "(";

@@ -92,6 +92,7 @@ SweepFileLayout make_layout(const SweepConfig& config, const ParameterSpace& spa
   for (auto o : config.orderings)
     orderings += (orderings.empty() ? "" : ",") + std::string(ordering_policy_name(o));
   layout.root_string_attributes = {{"model", config.model}, {"orderings", orderings}};
+  if (!config.base_dir.empty()) layout.root_string_attributes.push_back({"config_folder", config.base_dir});
   layout.root_integer_attributes = {{"replicas", space.replicas()}};
   if (config.simulate) {
     // Time-stepped runs: each ordering resolves every impact of a run; minimality does not apply.

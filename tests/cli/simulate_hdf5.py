@@ -104,6 +104,14 @@ with tempfile.TemporaryDirectory() as d:
         check(f["impacts/t"].shape == (0,) and f["impacts/momentum_after"].shape == (0, 2), "no impacts: empty datasets")
         check(f["records/q"].attrs["units"] == "rad" and f["records/p"].attrs["units"] == "kg m2 s-1", "chain: angles")
         check(list(f["records/step"][:]) == [0, 250, 500], "records every 250 steps")
+    # Mixed units (trex: x, y in m, angles in rad): no single `units`, one per coordinate.
+    out4 = os.path.join(d, "trex.h5")
+    p = run(["-", "-o", out4], json.dumps({"model": "trex", "dt": 0.001, "steps": 20, "record": {"every": 10}}))
+    with h5py.File(out4, "r") as f:
+        q = f["records/q"]
+        units = [x.decode() if isinstance(x, bytes) else x for x in f["records/coordinate_units"][:]]
+        check(p.returncode == 0 and "units" not in q.attrs and units[:3] == ["m", "m", "rad"]
+              and q.attrs["units_per_coordinate"].startswith("m, m, rad"), f"trex: units per coordinate ({units})")
     # Replacing an existing regular file works.
     p = run([EXAMPLES + "/simulate_cradle.json", "-o", out2])
     with h5py.File(out2, "r") as f:

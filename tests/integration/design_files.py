@@ -39,10 +39,11 @@ def dry_run(content, name="d.npy"):
     path = os.path.join(TMP, name)
     with open(path, "wb") as fh:
         fh.write(content)
-    cfg = sc.write_config(f"model: ishigami\nparams: {{x2: 0, x3: 0}}\ndesign: {{file: {name}}}\n", TMP, "fuzz.yaml")
+    cfg = sc.write_config(f"model: ishigami\nparams: {{x2: 0, x3: 0}}\ndesign: {{file: {name}, columns: [x1]}}\n",
+                          TMP, "fuzz.yaml")
     out = os.path.join(TMP, "fuzz.h5")
     p = subprocess.run([SIMPACT, "run", cfg, "-o", out, "--dry-run"], capture_output=True, text=True,
-                       env=sc.env(), cwd="/", timeout=60)
+                       env=sc.env(), cwd="/", timeout=60)  # strict UTF-8: file bytes are escaped
     return p, out
 
 

@@ -89,6 +89,10 @@ struct SweepConfig {
   std::optional<AuditSpec> audit;        // present: engines audited at every task (needs a mechanism file)
   std::string source_text;               // the YAML exactly as given
   std::string source_hash;               // sha256 hex of source_text
+  // The folder relative paths in the config (design.file, model.file) are resolved from: the
+  // config file's (absolute); "" for a config given as text. Stored in the result
+  // (root attribute config_folder) so that analyze and merge resolve them the same way.
+  std::string base_dir;
 
   std::int64_t grid_points() const;  // product of the axis sizes (1 with no grid)
   std::int64_t replicas() const;     // monte_carlo->samples_per_point, the design's rows, or 1
