@@ -34,7 +34,7 @@ with tempfile.TemporaryDirectory() as d:
     cfg = os.path.join(d, "mc.yaml")
     with open(cfg, "w") as fh:
         fh.write("model: ishigami\ngrid:\n  x1: {start: -3, stop: 3, num: 40}\n"
-                 "monte_carlo:\n  replicas: 50\n  seed: 5\n  params:\n    x2: {dist: uniform, low: -3, high: 3}\n"
+                 "monte_carlo:\n  samples_per_point: 50\n  seed: 5\n  params:\n    x2: {dist: uniform, low: -3, high: 3}\n"
                  "    x3: {dist: uniform, low: -3, high: 3}\noutput: {samples: true}\n")
     for bad in ("0", "-1", "x", "2000"):
         p = run([cfg, "--dry-run", "--threads", bad])
