@@ -28,7 +28,9 @@ inline std::string read_json_input(const std::string& path) {
   try {
     return read_text_input(path);
   } catch (const IoError& e) {
-    throw InputError("input", e.what());
+    std::string what = e.what();  // "input: cannot read ...": the field is named once
+    if (what.rfind("input: ", 0) == 0) what.erase(0, 7);
+    throw InputError("input", what);
   }
 }
 

@@ -285,7 +285,8 @@ int run_agreed(const RunArgs& args, MpiSession& mpi) {
     }
     agree_or_throw(MPI_COMM_WORLD, error, true);
   }
-  if (root) {
+  SweepRunOptions options;
+  options.on_start = [&] {  // after the run's checks: no banner before a refusal
     const SweepSizeEstimate size = estimate_sweep_sizes(config, kernel);
     spdlog::info(
         "{}: model '{}', {} tasks ({} grid points x {} replicas), output {} (at most {} before "
@@ -295,8 +296,7 @@ int run_agreed(const RunArgs& args, MpiSession& mpi) {
     if (inadmissible > 0)
       spdlog::warn("{} of {} grid points are inadmissible: recorded as failed tasks (status 4, NaN)",
                    inadmissible, config.grid_points());
-  }
-  SweepRunOptions options;
+  };
   options.output_path = output;
   options.resume = args.resume;
   options.overwrite = args.overwrite;

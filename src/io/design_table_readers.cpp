@@ -107,9 +107,12 @@ class NpyHeaderParser {
         if (!h.descr.empty() || !quoted(h.descr)) return "header: 'descr' is not one quoted dtype";
       } else if (key == "fortran_order") {
         if (!h.fortran_order.empty()) return "header: 'fortran_order' given twice";
-        if (s_.compare(i_, 4, "True") == 0) h.fortran_order = "True", i_ += 4;
-        else if (s_.compare(i_, 5, "False") == 0) h.fortran_order = "False", i_ += 5;
-        else return "header: 'fortran_order' is not True or False";
+        if (s_.compare(i_, 4, "True") == 0)
+          h.fortran_order = "True", i_ += 4;
+        else if (s_.compare(i_, 5, "False") == 0)
+          h.fortran_order = "False", i_ += 5;
+        else
+          return "header: 'fortran_order' is not True or False";
       } else if (key == "shape") {
         if (h.has_shape) return "header: 'shape' given twice";
         if (std::string why = tuple(h.shape); !why.empty()) return "header: 'shape' " + why;
@@ -210,7 +213,8 @@ std::string read_design_npy(const std::string& bytes, DesignTable& t) {
   else
     return fmt::format("dtype '{}' is not supported (little-endian float64, float32, int64, int32)",
                        printable(descr));
-  if (h.fortran_order != "False") return "Fortran-ordered arrays are not supported (save with np.ascontiguousarray)";
+  if (h.fortran_order != "False")
+    return "Fortran-ordered arrays are not supported (save with np.ascontiguousarray)";
   const std::vector<std::size_t>& dims = h.shape;
   std::string shape = "(";
   for (std::size_t k = 0; k < dims.size(); ++k) shape += (k ? ", " : "") + std::to_string(dims[k]);

@@ -84,9 +84,8 @@ CoordinateUnits coordinate_units(const SimulateReport& report) {
     u.p_each.push_back(q == "rad" ? "kg m2 s-1" : q == "m" ? "kg m s-1" : "unknown");
   }
   const auto same = [](const std::vector<std::string>& v) {
-    return !v.empty() && v.front() != "unknown" && std::all_of(v.begin(), v.end(), [&](const auto& x) {
-      return x == v.front();
-    });
+    return !v.empty() && v.front() != "unknown" &&
+           std::all_of(v.begin(), v.end(), [&](const auto& x) { return x == v.front(); });
   };
   if (same(u.q_each)) u.q = u.q_each.front();
   if (same(u.p_each)) u.p = u.p_each.front();
@@ -175,7 +174,8 @@ void write_contents(const h5::File& file, const SimulateRequest& request, const 
   for (h5::Dataset* d : {&step, &t, &q, &p, &energy}) d->attach_scale(record, 0);
   for (h5::Dataset* d : {&q, &p}) d->attach_scale(rc, 1);
   h5::write_string_attribute(energy.id(), "coordinates", "step t");
-  for (h5::Dataset* d : {&q, &p}) h5::write_string_attribute(d->id(), "coordinates", "step t coordinate_units");
+  for (h5::Dataset* d : {&q, &p})
+    h5::write_string_attribute(d->id(), "coordinates", "step t coordinate_units");
 
   // impacts
   const h5::Group impacts = h5::Group::create(root, "impacts");
@@ -208,32 +208,36 @@ void write_contents(const h5::File& file, const SimulateRequest& request, const 
     return d;
   };
   h5::Dataset istep = per_impact(write_array(g, "step", impact_step, {ni}), "1", "time step of the impact");
-  h5::Dataset it = per_impact(write_array(g, "t", column(report.impacts, [](const auto& i) { return i.t; }), {ni}),
-                              "s", "time of the impact");
+  h5::Dataset it =
+      per_impact(write_array(g, "t", column(report.impacts, [](const auto& i) { return i.t; }), {ni}), "s",
+                 "time of the impact");
   h5::write_string_attribute(it.id(), "standard_name", "time");
   std::vector<h5::Dataset> with_time;
-  with_time.push_back(per_impact(
-      write_array(g, "energy_before", column(report.impacts, [](const auto& i) { return i.energy_before; }), {ni}),
-      "J", "energy just before the impact"));
-  with_time.push_back(per_impact(
-      write_array(g, "energy_after", column(report.impacts, [](const auto& i) { return i.energy_after; }), {ni}),
-      "J", "energy just after the impact"));
-  with_time.push_back(per_impact(
-      write_array(g, "restitution", column(report.impacts, [](const auto& i) { return i.restitution; }), {ni}),
-      "1", "coefficient of restitution applied"));
+  with_time.push_back(
+      per_impact(write_array(g, "energy_before",
+                             column(report.impacts, [](const auto& i) { return i.energy_before; }), {ni}),
+                 "J", "energy just before the impact"));
+  with_time.push_back(
+      per_impact(write_array(g, "energy_after",
+                             column(report.impacts, [](const auto& i) { return i.energy_after; }), {ni}),
+                 "J", "energy just after the impact"));
+  with_time.push_back(
+      per_impact(write_array(g, "restitution",
+                             column(report.impacts, [](const auto& i) { return i.restitution; }), {ni}),
+                 "1", "coefficient of restitution applied"));
   with_time.push_back(
       per_impact(write_array(g, "plastic", plastic, {ni}), "1", "impact resolved plastic (1) or not (0)"));
-  with_time.push_back(per_impact(write_array(g, "zeno", zeno, {ni}), "1", "impact resolved as Zeno chatter (1)"));
+  with_time.push_back(
+      per_impact(write_array(g, "zeno", zeno, {ni}), "1", "impact resolved as Zeno chatter (1)"));
   std::vector<h5::Dataset> momenta;
   for (const char* which : {"before", "after"}) {
     const bool before = which[0] == 'b';
-    h5::Dataset m = write_array(g, std::string("momentum_") + which,
-                                rows(
-                                    report.impacts, n,
-                                    [before](const auto& i) -> const auto& {
-                                      return before ? i.momentum_before : i.momentum_after;
-                                    }),
-                                {ni, n});
+    h5::Dataset m = write_array(
+        g, std::string("momentum_") + which,
+        rows(
+            report.impacts, n,
+            [before](const auto& i) -> const auto& { return before ? i.momentum_before : i.momentum_after; }),
+        {ni, n});
     if (!units.p.empty())
       write_units(m.id(), units.p, std::string("conjugate momenta ") + which + " the impact");
     else

@@ -10,6 +10,7 @@
 #include "simpact/integrate/mechanism_dynamic_model.hpp"
 #include "simpact/integrate/simulation.hpp"
 #include "simpact/io/simulate_json.hpp"
+#include "simpact/io/sweep_config_yaml.hpp"  // nearest_name
 
 namespace simpact {
 
@@ -77,6 +78,16 @@ SimulateReport run_simulation(const SimulateRequest& request) {
   const SimulationOptions options = options_of(request);
   DynamicSystem system;
   std::unique_ptr<DynamicModel> mechanism_model;
+  if (!request.mechanism) {
+    const auto& names = dynamic_model_names();
+    if (std::find(names.begin(), names.end(), request.model) == names.end()) {
+      const std::string near = nearest_name(request.model, names);
+      std::string allowed;
+      for (const auto& n : names) allowed += (allowed.empty() ? "" : ", ") + n;
+      throw InputError("model", fmt::format("unknown time-stepping model '{}' ({}allowed: {})", request.model,
+                                            near.empty() ? "" : "did you mean '" + near + "'?; ", allowed));
+    }
+  }
   try {
     if (request.mechanism)
       mechanism_model = mechanism_dynamic_system(*request.mechanism, request.params, system);

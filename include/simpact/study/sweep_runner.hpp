@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include <csignal>
+#include <functional>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -51,6 +52,9 @@ struct SweepRunOptions {
   // Set (to the signal number) by a SIGINT/SIGTERM handler: ranks stop claiming chunks, agree,
   // and return with `interrupted_by` set; the journal keeps the finished work for --resume.
   const volatile std::sig_atomic_t* stop_signal = nullptr;
+  // Called on rank 0 once every rank agrees the run may start (after the output, lock and
+  // journal checks): the start banner, never printed before a refusal.
+  std::function<void()> on_start;
 };
 
 struct SweepRunSummary {
