@@ -48,7 +48,7 @@ def read(path, output="y"):
         names = [n.decode() if isinstance(n, bytes) else n for n in f["sensitivity/parameter"][()]]
         first = g["S1"] if "S1" in g else g["mu"]
         dims = [d[0].name.split("/")[-1] for d in first.dims]  # the attached dimension scales
-        return names, {k: g[k][()] for k in g if not g[k].is_scale}, dims  # indices, not the scales
+        return names, {k: g[k][()] for k in g if g[k].attrs.get("CLASS") != b"DIMENSION_SCALE"}, dims  # indices, not the scales
 
 
 # ---- Ishigami: closed form, coverage -------------------------------------------------------
