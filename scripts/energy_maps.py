@@ -16,6 +16,7 @@ Writes <file stem>_energy.png unless -o names a .png or .pdf file.
 """
 import argparse
 import dataclasses
+import math
 import os
 
 import numpy as np
@@ -44,9 +45,17 @@ SAME_LOSS = ("every ordering loses the same energy (|difference| < 1e-12): the e
              "restitution of eq. (16) fixes ΔE = (1 − R²)·E_p whatever the ordering")
 
 
+def quantity(maps):
+    """What the maps hold: the impacts' relative loss, or a time-stepped run's E_end / E_0."""
+    return "E_end/E_0" if maps[0].name.startswith("ratio_") else "relative energy loss"
+
+
 def words(m):
     """'ordering argmin', 'mean over the outcome set (all orderings)', 'perfectly plastic impact'."""
-    name = m.name[len("relative_loss_"):] if m.name.startswith("relative_loss_") else m.name
+    name = m.name
+    for prefix in ("relative_loss_", "ratio_"):
+        if name.startswith(prefix):
+            name = name[len(prefix):]
     for stat in ("_mean", "_std", "_min", "_max", "_count"):
         if name.endswith(stat):
             name = name[: -len(stat)]
@@ -82,10 +91,10 @@ def draw_energy_curves(container, maps, log=False):
         handles += [Patch(color="0.5", alpha=0.3), Line2D([], [], color="0.5", ls=":")]
         labels += ["± std over replicas", "min / max over replicas"]
     units = {m.units for m in maps}
-    ax.set_ylabel(sh.label_of("relative energy loss", units.pop() if len(units) == 1 else ""))
+    ax.set_ylabel(sh.label_of(quantity(maps), units.pop() if len(units) == 1 else ""))
     note = None
     if others and same:  # the curves lie on top of each other: say so (legend title)
-        note = sh.wrap(", ".join(words(m) for m in [reference] + others) + ": " + SAME_LOSS, 60)
+        note = sh.wrap(", ".join(words(m) for m in [reference] + others) + ": " + same_note(maps), 60)
     ax.legend(handles, labels, fontsize=8, loc="upper right", title=note, title_fontsize=8)
     (diff_ax or ax).set_xlabel(reference.axes[0].label)  # one line
     if diff_ax is not None:
@@ -99,18 +108,46 @@ def draw_energy_curves(container, maps, log=False):
     return ax
 
 
+def absolute_rows(maps):
+    """Rows of (title, values, axes) panels on the shared absolute scale: the reference
+    ordering's slices, then the plastic loss in the same row when it is drawn once (it does not
+    depend on the first axis), else its own row(s). At most PANEL_COLUMNS + 1 per row."""
+    reference, _, plastic = split_maps(maps)
+    panels = panels_of(reference, words(reference))
+    once = plastic is not None and (plastic.values.ndim < 3 or constant_along_first_axis(plastic))
+    limit = sp.PANEL_COLUMNS + 1
+    if plastic is not None and once:
+        panels += panels_of(plastic, words(plastic), once=plastic.values.ndim == 3)
+        return [panels[k:k + limit] for k in range(0, len(panels), limit)]
+    rows = [panels[k:k + limit] for k in range(0, len(panels), limit)]
+    if plastic is not None:
+        more = panels_of(plastic, words(plastic))
+        rows += [more[k:k + limit] for k in range(0, len(more), limit)]
+    return rows
+
+
+def same_note(maps):
+    if maps[0].name.startswith("ratio_"):
+        return "every ordering ends with the same energy (|difference| < 1e-12)"
+    return SAME_LOSS
+
+
+def same_loss(maps):
+    reference, others, _ = split_maps(maps)
+    return all(np.nanmax(np.abs(difference(m, reference).values), initial=0.0) <= sh.ROUNDOFF for m in others)
+
+
 def energy_size(maps):
     """(width, height) in inches of the energy-loss drawing."""
     if maps[0].values.ndim == 1:
         reference, others, _ = split_maps(maps)
-        same = all(np.nanmax(np.abs(difference(m, reference).values), initial=0.0) <= sh.ROUNDOFF for m in others)
-        return (8.5, 4.8 if same else 6.4)
+        return (8.5, 4.8 if same_loss(maps) else 6.4)
     reference, others, plastic = split_maps(maps)
-    columns = min(sp.panel_count(reference), sp.PANEL_COLUMNS)
-    diffs = [np.asarray(m.values, float) - np.asarray(reference.values, float) for m in others]
-    same = all(np.nanmax(np.abs(d), initial=0.0) <= sh.ROUNDOFF for d in diffs)
-    rows = 1 + (0.12 if same else len(others)) + (1 if plastic is not None else 0)
-    return 1.8 + 3.6 * max(columns, 1), 0.8 + 3.2 * rows
+    rows = absolute_rows(maps)
+    columns = max(len(r) for r in rows)
+    diff_rows = 0 if (not others or same_loss(maps)) else len(others) * math.ceil(
+        sp.panel_count(reference) / columns)
+    return 1.4 + 3.3 * columns, 1.5 + 3.0 * (len(rows) + diff_rows)
 
 
 def constant_along_first_axis(m):
@@ -171,33 +208,31 @@ def draw_energy(container, maps, log=False, title=None):
     reference, others, plastic = split_maps(maps)
     units = {m.units for m in maps}
     unit = units.pop() if len(units) == 1 else ""
-    columns = min(sp.panel_count(reference), sp.PANEL_COLUMNS)
+    rows = absolute_rows(maps)
+    columns = max(len(r) for r in rows)
     diffs = [difference(m, reference) for m in others]
-    dscale = diverging_scale(np.concatenate([d.values.ravel() for d in diffs])) if diffs else None
-    same = dscale is not None and bool(dscale.note)  # all differences vanish: one line of text
-    heights = [1.0] + ([0.12 if same else float(len(others))] if others else []) + (
-        [1.0] if plastic is not None else [])
+    same = bool(others) and same_loss(maps)
+    diff_rows = [] if (same or not others) else [panels_of(d, f"{words(m)} − {words(reference)}")
+                                                for d, m in zip(diffs, others)]
+    width = container.get_figure().get_size_inches()[0] if hasattr(container, "get_figure") else 10
+    note = (", ".join(words(m) for m in others) + " vs " + words(reference) + ": " + same_note(maps)) if same else ""
+    axes_note = "; ".join(a.caption for a in reference.axes if a.caption)
+    caption = sh.wrap(" ".join(t for t in (note + ("." if note else ""), axes_note) if t), max(40, int(width * 12)))
+    per_row = 3.0
+    heights = [float(len(rows))] + ([float(len(diff_rows))] if diff_rows else []) + (
+        [(0.2 + 0.16 * caption.count("\n")) / per_row] if caption else [])
     blocks = container.subfigures(len(heights), 1, height_ratios=heights, squeeze=False)[:, 0]
     absolute = [reference] + ([plastic] if plastic is not None else [])
     scale = sp.colour_scale(np.concatenate([m.values.ravel() for m in absolute]), log=log,
                             name=", ".join(m.path for m in absolute))
-    draw_block(blocks[0], [panels_of(reference, words(reference))], scale,
-               sh.label_of("relative energy loss", unit), columns)
-    i = 1
-    if others and same:
-        blocks[i].text(0.5, 0.5, sh.wrap(", ".join(words(m) for m in others) + " vs " + words(reference)
-                                         + ": " + SAME_LOSS, 120),
-                       ha="center", va="center", fontsize=9)
-        i += 1
-    elif others:
-        draw_block(blocks[i], [panels_of(d, f"{words(m)} − {words(reference)}") for d, m in zip(diffs, others)],
-                   dscale, sh.label_of("difference of the relative energy loss", unit), columns)
-        i += 1
-    if plastic is not None:
-        draw_block(blocks[i], [panels_of(plastic, words(plastic), once=constant_along_first_axis(plastic))],
-                   scale, sh.label_of("relative energy loss", unit), columns)
+    draw_block(blocks[0], rows, scale, sh.label_of(quantity(maps), unit), columns)
+    if diff_rows:
+        dscale = diverging_scale(np.concatenate([d.values.ravel() for d in diffs]))
+        draw_block(blocks[1], diff_rows, dscale, sh.label_of("difference", unit), columns)
+    if caption:  # the long names and the equal-loss note, under the panels
+        sp.draw_caption(blocks[-1], caption, fontsize=9)
     if title:
-        container.suptitle(title, fontsize=11, fontweight="bold")
+        container.suptitle(sh.wrap(title, max(40, int(width * 8))), fontsize=11, fontweight="bold")
 
 
 def energy_figure(maps, log=False, title=None):
@@ -212,8 +247,10 @@ def main():
     sp.check_output(out)
     with sh.open_sweep(args.file) as sweep:
         maps = read_energy_maps(sweep)
-        title = (f"Relative kinetic energy loss of the {sweep.model} impacts, by ordering "
-                 f"({os.path.basename(args.file)})" + ("" if sweep.complete else "  [INCOMPLETE]"))
+        what = (f"Final over initial energy of the time-stepped {sweep.model} runs"
+                if maps[0].name.startswith("ratio_") else f"Relative kinetic energy loss of the {sweep.model} impacts")
+        title = (f"{what}, by ordering ({os.path.basename(args.file)})"
+                 + ("" if sweep.complete else "  [INCOMPLETE]"))
     fig = energy_figure(maps, log=args.log, title=title)
     sp.save_figure(fig, out)
     for m in maps:

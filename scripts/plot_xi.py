@@ -16,6 +16,9 @@ Default map: /xi (the headline ξ). With Monte Carlo files a name without a stat
 every map of /G. `--log`: logarithmic colour (or y) scale; values <= 0 are masked (white
 cells, or ▼ marks under a curve). An incomplete file is plotted with a warning; missing file,
 unknown map or a bad output extension exit with status 1 and a one-line message.
+Labels are short (name [units]); the long names of the maps and axes are in a caption under the
+figure (--no-caption leaves it out). --title, --label (of the values) and --dpi (PNG
+resolution) adjust a figure for a paper.
 Writes <file stem>_xi.png in the current folder unless --out names a .png or .pdf file.
 """
 import argparse
@@ -38,8 +41,16 @@ def parse_args():
     parser.add_argument("--mark", nargs="+", action="append", metavar="X Y [LABEL]",
                         help="mark a point (first axis, second axis) on every heatmap, e.g. a "
                              "designed configuration from `simpact design`; repeatable")
+    parser.add_argument("--title", help="figure title (default: the config's description and the file)")
+    parser.add_argument("--label", help="label of the values (colour bar or y axis; default: name [units])")
+    parser.add_argument("--no-caption", action="store_true",
+                        help="leave out the caption of long names under the figure")
+    parser.add_argument("--dpi", type=float, default=150, help="resolution of a PNG (default 150)")
     parser.add_argument("-o", "--out", help="output .png or .pdf (default: <stem>_xi.png)")
-    return parser.parse_args()
+    args = parser.parse_args()
+    if not args.dpi > 0 or args.dpi > 2400:
+        raise sh.SweepError(f"--dpi: must be in (0, 2400] (got {args.dpi:g})")
+    return args
 
 
 def selected_paths(sweep, args):
@@ -81,9 +92,11 @@ def main():
     with sh.open_sweep(args.file) as sweep:
         maps = [sweep.read_map(p) for p in selected_paths(sweep, args)]
         described = config_title(sweep.config_text())
-        title = (sh.wrap(f"{described or sweep.model} ({os.path.basename(args.file)})", 60)
+        title = ((args.title if args.title is not None
+                  else f"{described or sweep.model} ({os.path.basename(args.file)})")
                  + ("" if sweep.complete else "  [INCOMPLETE]"))
-    fig = sp.figure_of_maps(maps, log=args.log, suptitle=title)
+    fig = sp.figure_of_maps(maps, log=args.log, suptitle=title or None, label=args.label,
+                            caption=not args.no_caption)
     for mark in args.mark or []:
         if len(mark) not in (2, 3):
             raise sh.SweepError(f"--mark takes X Y [LABEL] (got {' '.join(mark)})")
@@ -92,7 +105,7 @@ def main():
         except ValueError:
             raise sh.SweepError(f"--mark: X and Y must be numbers (got {mark[0]} {mark[1]})") from None
         sp.mark_point(fig, x, y, mark[2] if len(mark) == 3 else None)
-    sp.save_figure(fig, out)
+    sp.save_figure(fig, out, dpi=args.dpi)
     print(f"wrote {out} ({', '.join(m.path for m in maps)})")
 
 

@@ -64,7 +64,7 @@ def read_content(sweep):
 
 # -- figures -----------------------------------------------------------------------------------
 def xi_figure(content):
-    return sp.figure_of_maps([content["xi"]], suptitle=f"headline map: {content['xi'].label}")
+    return sp.figure_of_maps([content["xi"]])  # the block title names the map, the caption its long name
 
 
 def png_base64(fig):

@@ -51,7 +51,12 @@ def main():
         title = f"{o}: {text(g.attrs.get('long_name', ''))}"
         first = g["S1"] if "S1" in g else g["mu_star"]
         grid_dims = [d[0].name.split("/")[-1] for d in first.dims][:-1]
-        if "mu_star" in g:  # Morris / radial
+        if np.isnan(first[()]).all():  # a constant output (or no finite sample): no indices
+            ax.text(0.5, 0.5, f"{o}: no indices\n(the output is constant over the design,\n"
+                    "or no sample is finite)", ha="center", va="center", transform=ax.transAxes)
+            ax.set_xticks([])
+            ax.set_yticks([])
+        elif "mu_star" in g:  # Morris / radial
             ms, sg = g["mu_star"][()], g["sigma"][()]
             conf = g["mu_star_conf"][()] if "mu_star_conf" in g else np.zeros_like(ms)
             if ms.ndim > 1:
@@ -81,12 +86,15 @@ def main():
             s1, st = g["S1"][()].reshape(-1, len(names))[0], g["ST"][()].reshape(-1, len(names))[0]
             c1, ct = g["S1_conf"][()].reshape(-1, len(names))[0], g["ST_conf"][()].reshape(-1, len(names))[0]
             xs = np.arange(len(names))
+            # matplotlib raises StopIteration on an all-NaN yerr: NaN whiskers are left out.
+            c1, ct = np.nan_to_num(c1, nan=0.0), np.nan_to_num(ct, nan=0.0)
             ax.bar(xs - 0.2, s1, 0.4, yerr=c1, capsize=3, label="S1 (first order)")
             ax.bar(xs + 0.2, st, 0.4, yerr=ct, capsize=3, label="ST (total)")
             ax.set_xticks(xs)
             ax.set_xticklabels(names)
             ax.set_ylabel("Sobol' index")
-            ax.set_ylim(min(0.0, float(np.nanmin(s1 - c1))) - 0.02, 1.0)
+            low = np.nanmin(s1 - c1) if np.isfinite(s1 - c1).any() else 0.0
+            ax.set_ylim(min(0.0, float(low)) - 0.02, 1.0)
             ax.axhline(0, color="k", lw=0.6)
             ax.legend()
         conf = g.attrs.get("confidence", 0.95)

@@ -74,9 +74,10 @@ def _text_list(value):
     return [_text(v) for v in np.atleast_1d(value)]
 
 
-def label_of(long_name, units):
-    """'long_name [units]', the label of every axis and colour bar."""
-    return f"{long_name} [{units}]" if units else long_name
+def label_of(name, units):
+    """'name [units]', the label of every axis and colour bar (short: the long_name goes in the
+    figure's caption)."""
+    return f"{name} [{units}]" if units else name
 
 
 @dataclass
@@ -89,7 +90,12 @@ class Axis:
 
     @property
     def label(self):
-        return label_of(self.long_name or self.name, self.units)
+        return label_of(self.name, self.units)
+
+    @property
+    def caption(self):
+        """'name: long_name' for the figure's caption ('' without a long_name)."""
+        return f"{self.name}: {self.long_name}" if self.long_name and self.long_name != self.name else ""
 
     @property
     def spacing(self):
@@ -148,7 +154,11 @@ class Map:
 
     @property
     def label(self):
-        return label_of(self.long_name or self.path, self.units)
+        return label_of(self.name, self.units)
+
+    @property
+    def caption(self):
+        return f"{self.name}: {self.long_name}" if self.long_name and self.long_name != self.name else ""
 
     @property
     def name(self):
@@ -389,8 +399,14 @@ def energy_loss_paths(sweep):
             paths.append(sweep.resolve(f"/energy/{name}"))
         except SweepError:
             pass
+    if not paths:  # a time-stepped sweep: E_end / E_0 per ordering
+        for o in sweep.orderings:
+            try:
+                paths.append(sweep.resolve(f"/energy/ratio_{o}"))
+            except SweepError:
+                pass
     if not paths:
-        raise SweepError(f"no /energy/relative_loss_* maps in {sweep.path}")
+        raise SweepError(f"no /energy/relative_loss_* (or, time-stepped, /energy/ratio_*) maps in {sweep.path}")
     return paths
 
 

@@ -52,7 +52,7 @@ def set_pi_ticks(axis_obj, lo, hi):
 def _style_axis(ax, axis, which):
     """Label an x or y axis from the file; π ticks for radians, log scale for log grids."""
     set_label = ax.set_xlabel if which == "x" else ax.set_ylabel
-    set_label(wrap(axis.label, 72 if which == "x" else 52))
+    set_label(axis.label)
     scale_axis = ax.xaxis if which == "x" else ax.yaxis
     if axis.is_log_spaced:
         (ax.set_xscale if which == "x" else ax.set_yscale)("log")
@@ -92,7 +92,14 @@ def colour_scale(values, log=False, name=""):
         return _integer_scale([int(x) for x in distinct])  # even with --log
     if log:
         # round-off values (|v| <= 1e-12 of the largest) count as zero: masked like v <= 0
-        positive = finite[finite > ROUNDOFF * max(1.0, float(np.abs(finite).max()))]
+        big = float(np.abs(finite).max())
+        positive = finite[finite > ROUNDOFF * max(1.0, big)]
+        negative = finite[finite < -ROUNDOFF * max(1.0, big)]
+        if positive.size and negative.size:  # a signed quantity (a cosine): symmetric log scale
+            small = np.abs(finite[np.abs(finite) > ROUNDOFF * max(1.0, big)])
+            linthresh = max(float(np.percentile(small, 5)), big * 1e-6)
+            norm = colors.SymLogNorm(linthresh=linthresh, vmin=-big, vmax=big, base=10)
+            return _with_colours(norm, "RdBu_r", f"symmetric log, linear within ±{linthresh:.2g}")
         if positive.size == 0:
             warn(f"{name}: no positive values, drawn on a linear scale instead of --log")
         else:
@@ -183,6 +190,11 @@ def draw_curve(ax, m, log=False, label=None, colour=None, linestyle="-", spread=
     axis = m.axes[0]
     x, y = axis.values, np.array(m.values, dtype=float)
     tiny = ROUNDOFF * max(1.0, float(np.nanmax(np.abs(y), initial=0.0)))
+    signed = log and np.any(y > tiny) and np.any(y < -tiny)  # a cosine: symmetric log, not masked
+    if signed:
+        log = False
+        small = np.abs(y[np.isfinite(y) & (np.abs(y) > tiny)])
+        ax.set_yscale("symlog", linthresh=max(float(np.percentile(small, 5)), float(small.max()) * 1e-6))
     y_drawn = np.where(y > tiny, y, np.nan) if log else y
     label = label or m.name
     line, = ax.plot(x, y_drawn, linestyle, lw=1.4, color=colour, label=label,
@@ -231,16 +243,16 @@ def nan_note(m):
     return f"grey: no data ({count} of {m.values.size} points)" if count else ""
 
 
-def draw_map_block(container, m, log=False, title=None):
+def draw_map_block(container, m, log=False, title=None, label=None):
     """One map in a Figure or SubFigure: a curve, a heatmap, or a row of heatmap panels."""
     notes = [n for n in (nan_note(m),) if n]
     if m.values.ndim == 1:
         ax = container.subplots(1, 1)
         draw_curve(ax, m, log=log)
-        ax.set_ylabel(wrap(m.label, 44))
+        ax.set_ylabel(label or m.label)
         if m.spread or log:
             ax.legend(fontsize=7, loc="best")
-        container.suptitle(_title(title or m.path, notes), fontsize=10)
+        container.suptitle(wrap(_title(title or m.path, notes), int(block_width(m) * 10)), fontsize=10)
         return
     slices = panel_slices(m)
     scale = colour_scale(m.values, log=log, name=m.path)
@@ -262,8 +274,8 @@ def draw_map_block(container, m, log=False, title=None):
                 ax.set_xlabel("")
             if not ax.get_subplotspec().is_first_col():
                 ax.set_ylabel("")
-    colour_bar(container, mesh, [a for a in axs.flat if a.get_visible()], scale, m.label)
-    container.suptitle(_title(title or m.path, notes), fontsize=10)
+    colour_bar(container, mesh, [a for a in axs.flat if a.get_visible()], scale, label or m.label)
+    container.suptitle(wrap(_title(title or m.path, notes), int(block_width(m) * 10)), fontsize=10)
 
 
 def mark_point(fig, x, y, label=None):
@@ -280,13 +292,17 @@ def mark_point(fig, x, y, label=None):
 def colour_bar(container, mesh, axes, scale, label):
     """The colour bar beside `axes`, labelled `long_name [units]`, integer ticks for counts."""
     bar = container.colorbar(mesh, ax=axes, extend=scale.extend)
-    bar.set_label(wrap(label, 40), fontsize=9)
+    bar.set_label(label, fontsize=9)
     if isinstance(scale.norm, colors.LogNorm) and scale.norm.vmax < 100 * scale.norm.vmin:
         plain = ticker.FormatStrFormatter("%.3g")  # less than two decades: no 2×10⁰ labels
         bar.ax.yaxis.set_major_formatter(plain)
         bar.ax.yaxis.set_minor_formatter(plain)
     if scale.integer_ticks is not None:
         bar.set_ticks(scale.integer_ticks)
+    if isinstance(scale.norm, colors.SymLogNorm):  # 0 and whole decades beyond the linear band
+        lin, top = scale.norm.linthresh, scale.norm.vmax
+        decades = [10.0 ** k for k in range(math.ceil(math.log10(lin)), math.floor(math.log10(top)) + 1)]
+        bar.set_ticks(sorted([-d for d in decades] + [0.0] + decades))
     return bar
 
 
@@ -294,17 +310,44 @@ def _title(text, notes):
     return text + (f"  ({'; '.join(notes)})" if notes else "")
 
 
-def figure_of_maps(maps, log=False, suptitle=None):
-    """One block per map, stacked, each with its own colour scale."""
+def caption_text(maps, width):
+    """The figure's caption: every map's and axis's long_name once ('name: long_name'), wrapped
+    to `width` characters — the labels themselves stay short (name [units])."""
+    seen, parts = set(), []
+    for m in maps:
+        for item in [m] + list(m.axes):
+            text = item.caption
+            if text and item.name not in seen:
+                seen.add(item.name)
+                parts.append(text)
+    return wrap("; ".join(parts), width) if parts else ""
+
+
+def caption_height(text):
+    return 0.25 + 0.17 * text.count("\n") if text else 0.0
+
+
+def draw_caption(container, text, fontsize=8):
+    container.text(0.02, 0.5, text, ha="left", va="center", fontsize=fontsize, color="0.2")
+
+
+def figure_of_maps(maps, log=False, suptitle=None, label=None, caption=True):
+    """One block per map, stacked, each with its own colour scale; the long names in a caption
+    below. `label` replaces the value labels (colour bar or y axis)."""
     heights = [block_height(m) for m in maps]
     width = max(block_width(m) for m in maps)
-    fig = plt.figure(figsize=(width, sum(heights) + (0.4 if suptitle else 0)),
+    text = caption_text(maps, int(width * 13)) if caption else ""
+    extra = caption_height(text)
+    fig = plt.figure(figsize=(width, sum(heights) + (0.4 if suptitle else 0) + extra),
                      layout="constrained")
-    blocks = fig.subfigures(len(maps), 1, height_ratios=heights, squeeze=False)[:, 0]
+    blocks = fig.subfigures(len(maps) + (1 if text else 0), 1,
+                            height_ratios=heights + ([extra] if text else []), squeeze=False)[:, 0]
     for block, m in zip(blocks, maps):
-        draw_map_block(block, m, log=log)
+        draw_map_block(block, m, log=log, label=label)
+    if text:
+        draw_caption(blocks[-1], text)
     if suptitle:
-        fig.suptitle(suptitle, fontsize=11, fontweight="bold")
+        fig.suptitle(wrap(suptitle, int(width * 9)), fontsize=11, fontweight="bold")
     return fig
 
 
@@ -369,14 +412,14 @@ def check_output(out, extensions=OUTPUT_EXTENSIONS):
                          f"(use {' or '.join(extensions)})")
 
 
-def save_figure(fig, out):
+def save_figure(fig, out, dpi=150):
     """Write a figure as PNG or PDF (by extension), creating the folder if needed."""
     check_output(out)
     folder = os.path.dirname(out)
     if folder:
         os.makedirs(folder, exist_ok=True)
     try:
-        fig.savefig(out, dpi=150)
+        fig.savefig(out, dpi=dpi)
     except OSError as error:
         raise SweepError(f"cannot write {out}: {error.strerror or error}") from None
     plt.close(fig)

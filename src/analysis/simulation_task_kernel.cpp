@@ -66,6 +66,17 @@ int simulation_dof(const std::string& model, const ParameterSet& params) {
   return build_system(model, params).model->dof();
 }
 
+void simulation_coordinates(const std::string& model, const ParameterSet& params, std::vector<std::string>& names,
+                            std::vector<std::string>& units) {
+  const DynamicSystem system = build_system(model, params);
+  names.clear();
+  units.clear();
+  for (int i = 0; i < system.model->dof(); ++i) {
+    names.push_back(system.model->coordinate_name(i));
+    units.push_back(system.model->coordinate_unit(i));
+  }
+}
+
 std::vector<ParameterInfo> simulation_sweep_parameters(const std::string& model) {
   std::vector<ParameterInfo> out = dynamic_model_parameters(model);
   const double inf = std::numeric_limits<double>::infinity();
@@ -154,8 +165,27 @@ SimulationTaskKernel::SimulationTaskKernel(SimulationStudyOptions options) : opt
   }
   if (options_.record > 0) {
     const int states = options_.record + 1, dof = options_.record_dof;
+    const ArrayDimension record_dim{"record", states, "recorded state (0: initial, record: final)"};
+    ArrayDimension coordinate_dim{"coordinate", dof, "generalized coordinate"};
+    std::string q_units, p_units;
+    if (options_.record_coordinates.size() == static_cast<std::size_t>(dof)) {
+      coordinate_dim.labels = options_.record_coordinates;
+      for (std::size_t i = 0; i < options_.record_units.size() && i < coordinate_dim.labels.size(); ++i)
+        coordinate_dim.label_units.push_back(options_.record_units[i].empty() ? "unknown" : options_.record_units[i]);
+      if (coordinate_dim.label_units.size() != coordinate_dim.labels.size()) coordinate_dim.label_units.clear();
+      const auto& u = coordinate_dim.label_units;
+      if (!u.empty() && u.front() != "unknown" && std::all_of(u.begin(), u.end(), [&u](const std::string& x) {
+            return x == u.front();
+          })) {
+        q_units = u.front();
+        p_units = q_units == "rad" ? "kg m2 s-1" : "kg m s-1";
+      }
+    }
+    const std::string mixed =
+        q_units.empty() ? "units differ by coordinate: coordinate_units (q: m or rad; p: kg m s-1 or kg m2 s-1)"
+                        : "";
     t.push_back(
-        {{"t", "trajectory", "s", "times of the recorded states", states},
+        {{"t", "trajectory", "s", "times of the recorded states", states, {record_dim}},
          [](const SimulationTaskValues& v, double* out) { std::copy(v.times.begin(), v.times.end(), out); }});
     pair = 0;
     for (std::size_t a = 0; a < single.size(); ++a)
@@ -165,21 +195,20 @@ SimulationTaskKernel::SimulationTaskKernel(SimulationStudyOptions options) : opt
                       "indeterminacy between the " + na + " and " + nb +
                           " orderings at every recorded state (as xi_maps/" + na + "_vs_" + nb +
                           ", with the momenta and the " + na + " configuration at that time)",
-                      states},
+                      states, {record_dim}},
                      [pair](const SimulationTaskValues& v, double* out) {
                        std::copy(v.pair_xi_records[pair].begin(), v.pair_xi_records[pair].end(), out);
                      }});
       }
-    const std::string layout = fmt::format(" ({} states x {} coordinates, state-major)", states, dof);
     for (std::size_t s = 0; s < single.size(); ++s) {
       const std::string o = name(single[s]);
-      t.push_back({{"q_" + o, "trajectory", "SI (m or rad per coordinate)",
-                    "recorded generalized coordinates, ordering " + o + layout, states * dof},
+      t.push_back({{"q_" + o, "trajectory", q_units, "recorded generalized coordinates, ordering " + o,
+                    states * dof, {record_dim, coordinate_dim}, mixed},
                    [s](const SimulationTaskValues& v, double* out) {
                      std::copy(v.q_records[s].begin(), v.q_records[s].end(), out);
                    }});
-      t.push_back({{"p_" + o, "trajectory", "SI (kg m s-1 or kg m2 s-1 per coordinate)",
-                    "recorded conjugate momenta, ordering " + o + layout, states * dof},
+      t.push_back({{"p_" + o, "trajectory", p_units, "recorded conjugate momenta, ordering " + o,
+                    states * dof, {record_dim, coordinate_dim}, mixed},
                    [s](const SimulationTaskValues& v, double* out) {
                      std::copy(v.p_records[s].begin(), v.p_records[s].end(), out);
                    }});

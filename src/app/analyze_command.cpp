@@ -1,4 +1,4 @@
-// simpact analyze RESULT.h5 [--output NAME]... [--bootstrap B] [--seed S] [--confidence C]
+// simpact analyze RESULT.h5 [--variable NAME]... [--bootstrap B] [--seed S] [--confidence C]
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -14,6 +14,7 @@
 #include "simpact/analysis/sobol_indices.hpp"
 #include "simpact/core/input_error.hpp"
 #include "simpact/io/sensitivity_file.hpp"
+#include "simpact/io/sweep_file.hpp"
 #include "simpact/io/sweep_file_reader.hpp"
 #include "simpact/sweep/parameter_space.hpp"
 #include "sweep_setup.hpp"
@@ -53,7 +54,14 @@ std::pair<std::string, std::string> check_names(const std::vector<std::string>& 
     const std::string where = fmt::format("{}[{}]", field, i);
     if (c == -2) return {where, fmt::format("'{}' is ambiguous: write group/name", names[i])};
     if (c < 0)
-      return {where, fmt::format("unknown output '{}' (allowed: {})", names[i], allowed_outputs(kernel))};
+    {
+      std::vector<std::string> known;
+      for (const auto& col : kernel.columns())
+        if (col.length == 1) known.push_back(col.name), known.push_back(col.group + "/" + col.name);
+      const std::string near = nearest_name(names[i], known);
+      return {where, fmt::format("unknown output '{}' ({}allowed: {})", names[i],
+                                 near.empty() ? "" : "did you mean '" + near + "'?; ", allowed_outputs(kernel))};
+    }
     // Each output is one group of /sensitivity: a repeat would clash in the file after the sweep.
     const auto seen = std::find(columns.begin(), columns.end(), c);
     if (seen != columns.end())
@@ -75,12 +83,14 @@ std::string check_sensitivity_outputs(const SweepConfig& config, const TaskKerne
 AnalyzeSummary analyze_result(const std::string& path, const SweepConfig& config, const AnalyzeOverrides& o) {
   if (!config.design || config.design->kind == DesignKind::kPoints || config.design->kind == DesignKind::kZip)
     throw InputError("file", fmt::format("'{}': its config has no design.method saltelli, morris or radial: "
-                                         "nothing to analyse",
+                                         "nothing to analyse (a user-supplied design, design.file or "
+                                         "design.zip, has no Saltelli or Morris structure to estimate "
+                                         "indices from; its per-row outputs are in /samples)",
                                          path));
   const auto kernel = make_task_kernel(config);
   std::vector<std::string> names = !o.outputs.empty() ? o.outputs : config.sensitivity.outputs;
   if (const auto [field, message] =
-          check_names(names, *kernel, o.outputs.empty() ? "sensitivity.outputs" : "--output");
+          check_names(names, *kernel, o.outputs.empty() ? "sensitivity.outputs" : "--variable");
       !field.empty())
     throw InputError(field, message);
   if (names.empty())
@@ -197,12 +207,28 @@ AnalyzeSummary analyze_result(const std::string& path, const SweepConfig& config
       line += fmt::format(" {} {}={:.3f} {}={:.3f}", spec.parameters[j].name, out.indices[0].name, first[j],
                           out.indices[1].name, second[j]);
     if (grid > 1) line += fmt::format(" (first of {} grid points)", grid);
+    if (std::all_of(first.begin(), first.begin() + static_cast<std::ptrdiff_t>(d),
+                    [](double v) { return std::isnan(v); })) {
+      // Say why the indices are NaN: the first grid point's samples.
+      double lo = HUGE_VAL, hi = -HUGE_VAL;
+      for (std::int64_t r = 0; r < rows; ++r) {
+        const double v = y[static_cast<std::size_t>(r)];
+        if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+      }
+      if (lo > hi)
+        line += ": nan because no sample is finite (every task failed, was capped or gave no value)";
+      else if (lo == hi)
+        line += fmt::format(": nan because {} is constant ({:g}) over the design: no variance to apportion",
+                            out.name, lo);
+      else
+        line += ": nan because too few samples are finite";
+    }
     if (excluded > 0) line += fmt::format("; {} left out as non-finite", excluded);
     summary.lines.push_back(line);
     outputs.push_back(std::move(out));
   }
   std::vector<SensitivityAxis> axes;
-  for (const auto& a : space.axes()) axes.push_back({a.name, a.units, a.long_name, a.values});
+  for (const auto& a : space.axes()) axes.push_back({stored_axis_name(a.name), a.units, a.long_name, a.values});
   std::vector<std::string> parameters;
   for (const auto& p : spec.parameters) parameters.push_back(p.name);
   reader.reset();  // HDF5 refuses to open a file for writing that is open read-only
@@ -215,6 +241,7 @@ namespace {
 struct AnalyzeArgs {
   std::string file;
   std::vector<std::string> outputs;
+  std::vector<std::string> deprecated_outputs;  // --output NAME (the old spelling of --variable)
   std::int64_t bootstrap = -1;
   std::string seed;
   bool seed_given = false;
@@ -272,8 +299,9 @@ int analyze(const AnalyzeArgs& args) {
     return kExitIncomplete;
   }
   const std::string text = reader->string_dataset("config");
+  const std::string folder = reader->has_attribute("config_folder") ? reader->string_attribute("config_folder") : "";
   reader.reset();
-  const SweepConfig config = parse_config_text(text);
+  const SweepConfig config = parse_config_text(text, folder);
   const AnalyzeSummary s = analyze_result(args.file, config, o);
   if (!args.quiet)
     for (const auto& line : s.lines) std::printf("%s\n", line.c_str());
@@ -288,15 +316,22 @@ CommandRunner add_analyze_command(CLI::App& app) {
       "analyze",
       "sensitivity indices of a finished sweep with a saltelli/morris/radial design -> /sensitivity");
   cmd->add_option("file", args->file, "result file (HDF5) of `simpact run`")->required();
-  cmd->add_option("--output", args->outputs,
-                  "output to analyse: name or group/name (repeatable; default: the "
+  cmd->add_option("--variable", args->outputs,
+                  "result variable to analyse: name or group/name (repeatable; default: the "
                   "config's sensitivity.outputs, else every scalar result)");
+  // Deprecated: -o/--output is a file everywhere else.
+  auto* old = cmd->add_option("--output", args->deprecated_outputs, "deprecated alias of --variable");
+  old->group("");  // hidden from --help
   cmd->add_option("--bootstrap", args->bootstrap, "bootstrap resamples for the intervals (0: none)")
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1000000}));
   auto* seed = cmd->add_option("--seed", args->seed, "seeds the bootstrap");
   auto* confidence = cmd->add_option("--confidence", args->confidence, "level of the intervals, in (0, 1)");
   cmd->add_flag("-q,--quiet", args->quiet, "print nothing on success");
   return [args, seed, confidence] {
+    if (!args->deprecated_outputs.empty()) {
+      std::fprintf(stderr, "simpact: warning: analyze --output is deprecated: use --variable\n");
+      args->outputs.insert(args->outputs.end(), args->deprecated_outputs.begin(), args->deprecated_outputs.end());
+    }
     args->seed_given = seed->count() > 0;
     args->confidence_given = confidence->count() > 0;
     return analyze(*args);

@@ -19,8 +19,10 @@ CommandRunner add_check_command(CLI::App& app) {
   const auto args = add_json_command_arguments(sub, "check request", "JSON report");
   sub->footer(
       "Input: a 'simpact resolve' request plus \"momentum_after\": [..] (or \"velocity_after\") and an\n"
-      "       optional relative \"tolerance\" (default 1e-9)\n"
-      "Example: simpact check configs/examples/check_cradle.json --pretty");
+      "       optional relative \"tolerance\" (default 1e-9, or the rounding of the input's printed\n"
+      "       digits when that is coarser: the report's \"tolerance\" gives the value used)\n"
+      "Example: simpact check configs/examples/check_cradle.json --pretty\n" +
+      json_command_exit_codes());
   return [args] {
     const std::string report =
         check_json(read_json_input(args->input), args->indent(), input_folder(args->input));

@@ -28,7 +28,9 @@ inline std::string read_json_input(const std::string& path) {
   try {
     return read_text_input(path);
   } catch (const IoError& e) {
-    throw InputError("input", e.what());
+    std::string what = e.what();  // "input: cannot read ...": the field is named once
+    if (what.rfind("input: ", 0) == 0) what.erase(0, 7);
+    throw InputError("input", what);
   }
 }
 
@@ -68,16 +70,26 @@ struct JsonCommandArgs {
   bool pretty = false;
   int indent() const { return pretty ? 2 : -1; }
 };
+// output_what: what -o writes; pretty_what: what --pretty indents (default: the same).
 inline std::shared_ptr<JsonCommandArgs> add_json_command_arguments(CLI::App* sub,
                                                                    const std::string& input_what,
-                                                                   const std::string& output_what) {
+                                                                   const std::string& output_what,
+                                                                   const std::string& pretty_what = "") {
   auto args = std::make_shared<JsonCommandArgs>();
   sub->add_option("input", args->input, input_what + " JSON file ('-' or absent: standard input)");
   sub->add_option("-o,--output", args->output,
-                  "write the " + output_what + " to this file instead of standard output")
+                  "write the " + output_what + " to this file instead of standard output (missing "
+                  "folders are created)")
       ->check(non_empty_path());
-  sub->add_flag("--pretty", args->pretty, "indent the " + output_what);
+  sub->add_flag("--pretty", args->pretty, "indent the " + (pretty_what.empty() ? output_what : pretty_what));
   return args;
+}
+
+// The exit codes of a JSON command (README "Exit codes"), for its --help; `one`: what else exits 1.
+inline std::string json_command_exit_codes(const std::string& one = "") {
+  return "Exit codes: 0 ok; 1 runtime failure (I/O, an output that cannot be written, internal" +
+         (one.empty() ? std::string(")") : "; " + one + ")") +
+         "; 2 input error (JSON, command line: one line per problem, no output file)";
 }
 
 CommandRunner add_resolve_command(CLI::App& app);

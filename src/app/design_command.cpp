@@ -27,7 +27,8 @@ CommandRunner add_design_command(CLI::App& app) {
       "{\"r1\": 0.07, ..},\n"
       "        \"place\": [\"y\", \"theta\"], \"free\": {\"phi_R\": {}, \"r1\": {\"min\": 0.06, \"max\": "
       "0.08}, ..}}\n"
-      "Example: simpact design configs/examples/design_trex.json --table");
+      "Example: simpact design configs/examples/design_trex.json --table\n" +
+      json_command_exit_codes("the design did not converge"));
   return [args, table] {
     const DesignRun run = run_design(read_json_input(args->input), input_folder(args->input));
     write_text_output(args->output,

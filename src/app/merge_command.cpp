@@ -62,8 +62,10 @@ int merge(const MergeArgs& args) {
     agree_or_throw(MPI_COMM_WORLD, error, true);
     check_shard_files(args.shards);
     // The config travels inside every shard: parse the first shard's copy.
-    const std::string text = SweepFileReader(args.shards.at(0)).string_dataset("config");
-    const SweepConfig config = parse_config_text(text);
+    const SweepFileReader first(args.shards.at(0));
+    const std::string text = first.string_dataset("config");
+    const SweepConfig config = parse_config_text(
+        text, first.has_attribute("config_folder") ? first.string_attribute("config_folder") : "");
     const auto kernel_ptr = make_task_kernel(config);
     const TaskKernel& kernel = *kernel_ptr;
     std::string command = "simpact merge";

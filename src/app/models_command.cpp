@@ -147,7 +147,9 @@ int models(const std::string& name, bool json, bool simulate) {
     if (!known) {
       std::string allowed;
       for (const auto& n : names) allowed += (allowed.empty() ? "" : ", ") + n;
-      throw InputError("model", fmt::format("unknown model '{}' (allowed: {})", name, allowed));
+      const std::string near = nearest_name(name, names);
+      throw InputError("model", fmt::format("unknown model '{}' ({}allowed: {})", name,
+                                            near.empty() ? "" : "did you mean '" + near + "'?; ", allowed));
     }
   }
   std::string out = json ? "{" : "";

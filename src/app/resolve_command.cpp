@@ -20,7 +20,8 @@ CommandRunner add_resolve_command(CLI::App& app) {
       "Input: {\"mass_matrix\": [[..]], \"normals\": [[..]], \"momentum\": [..] (or \"velocity\"),\n"
       "        \"restitution\": 1.0, \"ordering\": \"all\"}  or  {\"model\": \"billiards\", \"params\": "
       "{\"theta\": 1.5708}}\n"
-      "Example: simpact resolve configs/examples/cradle3.json --pretty");
+      "Example: simpact resolve configs/examples/cradle3.json --pretty\n" +
+      json_command_exit_codes());
   return [args] {
     // Build the whole document before writing anything: an error leaves no output file.
     const std::string result =

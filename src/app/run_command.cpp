@@ -8,6 +8,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -43,6 +44,7 @@ struct RunArgs {
   std::string shard;  // "i/N"
   std::string command_line;
   bool dry_run = false;
+  int threads = 0;  // --threads N (0: OMP_NUM_THREADS, else the cores of the affinity mask)
 };
 
 // --shard i/N: two decimal integers with 0 <= i < N, each within int64. sscanf("%lld") clamps
@@ -100,7 +102,9 @@ std::string mib(double bytes) {
 }
 
 // --dry-run: what the run would do, and how long it would take, from a calibration of ~0.2 s of
-// tasks spread over the whole task range on this process (one thread), scaled to ranks x threads.
+// tasks spread over the whole task range on one thread, then ~0.2 s of the same tasks on all the
+// threads: the measured speed-up (at most the thread count; below it on a loaded node, where the
+// threads wait for cores), not perfect scaling. Ranks are assumed to scale.
 int dry_run(const SweepConfig& config, const TaskKernel& kernel, const std::string& output, int ranks,
             int threads, std::int64_t inadmissible) {
   const ParameterSpace space(config);
@@ -133,12 +137,44 @@ int dry_run(const SweepConfig& config, const TaskKernel& kernel, const std::stri
     seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   const double per_task = calibrated > 0 ? seconds / static_cast<double>(calibrated) : 0.0;
-  const double workers = static_cast<double>(std::max(1, ranks) * std::max(1, threads));
-  const double total = per_task * static_cast<double>(n) / workers;
+  // The same tasks on every thread, for about as long: the speed-up this node gives now.
+  double speedup = 1.0;
+  if (threads > 1 && calibrated > 0 && per_task > 0.0) {
+    std::int64_t done = 0;
+    const auto t1 = std::chrono::steady_clock::now();
+    const double budget = 0.2;  // every thread finishes at least one task
+    std::int64_t next = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : done)
+    {
+      auto mine = kernel.make_scratch();
+      std::vector<double> out(values.size());
+      ParameterSet p;
+      for (;;) {
+        std::int64_t j = 0;
+#pragma omp atomic capture
+        j = next++;
+        const std::int64_t k = (j * stride) % n;
+        try {
+          space.parameters_of(k, p);
+          kernel.evaluate(k, p, *mine, out.data());
+        } catch (const std::exception&) {
+        }
+        ++done;
+        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count() >= budget) break;
+      }
+    }
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+    speedup = std::clamp(static_cast<double>(done) * per_task / wall, 1.0, static_cast<double>(threads));
+  }
+  const double total = per_task * static_cast<double>(n) / (std::max(1, ranks) * speedup);
   fmt::print(
       "estimated compute time: {:.2f} s on {} rank(s) x {} thread(s) ({:.3g} us per task, from {} "
-      "calibration tasks; plus start-up and file writing)\n",
-      total, ranks, threads, per_task * 1e6, calibrated);
+      "calibration tasks; the threads measured {:.2f}x one thread; plus start-up and file writing)\n",
+      total, ranks, threads, per_task * 1e6, calibrated, speedup);
+  const char* wait = std::getenv("OMP_WAIT_POLICY");
+  fmt::print("threads: {} per rank (--threads, OMP_NUM_THREADS, else the cores this rank may use); idle "
+             "threads: OMP_WAIT_POLICY={}\n",
+             threads, wait != nullptr ? wait : "(runtime default)");
   // A plain number of seconds hides that a sweep cannot finish: say so.
   constexpr double kYear = 365.25 * 24 * 3600;
   if (total > kYear)
@@ -244,7 +280,7 @@ int run_agreed(const RunArgs& args, MpiSession& mpi) {
     }
   }
   const TaskKernel& kernel = *kernel_ptr;
-  const int threads = setup_threads(MPI_COMM_WORLD);
+  const int threads = setup_threads(MPI_COMM_WORLD, args.threads);
   if (args.dry_run) return root ? dry_run(config, kernel, output, mpi.size(), threads, inadmissible) : 0;
   // The output's directory (the default results/ too) is created once the input is valid; a
   // failure is agreed by every rank before anything else.
@@ -260,7 +296,8 @@ int run_agreed(const RunArgs& args, MpiSession& mpi) {
     }
     agree_or_throw(MPI_COMM_WORLD, error, true);
   }
-  if (root) {
+  SweepRunOptions options;
+  options.on_start = [&] {  // after the run's checks: no banner before a refusal
     const SweepSizeEstimate size = estimate_sweep_sizes(config, kernel);
     spdlog::info(
         "{}: model '{}', {} tasks ({} grid points x {} replicas), output {} (at most {} before "
@@ -270,8 +307,7 @@ int run_agreed(const RunArgs& args, MpiSession& mpi) {
     if (inadmissible > 0)
       spdlog::warn("{} of {} grid points are inadmissible: recorded as failed tasks (status 4, NaN)",
                    inadmissible, config.grid_points());
-  }
-  SweepRunOptions options;
+  };
   options.output_path = output;
   options.resume = args.resume;
   options.overwrite = args.overwrite;
@@ -360,6 +396,10 @@ CommandRunner add_run_command(CLI::App& app) {
                   "i/N: compute only shard i of N (a job array; see `simpact merge`)");
   cmd->add_option("--progress-interval", args->progress_interval, "seconds between progress lines")
       ->check(positive_finite_number());
+  cmd->add_option("--threads", args->threads,
+                  "OpenMP threads per rank (default: OMP_NUM_THREADS, else the cores this rank may use, "
+                  "shared with the node's other ranks)")
+      ->check(CLI::Range(1, 1024));
   cmd->add_flag("--dry-run", args->dry_run,
                 "check the config and print tasks, grid, size and time estimates; write nothing");
   return [args, &app] {

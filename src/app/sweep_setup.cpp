@@ -44,6 +44,7 @@ std::unique_ptr<TaskKernel> make_simulation_kernel(const SweepConfig& config) {
     ParameterSet first;
     ParameterSpace(config).parameters_of(0, first);
     o.record_dof = simulation_dof(config.model, first);
+    simulation_coordinates(config.model, first, o.record_coordinates, o.record_units);
   }
   return std::make_unique<SimulationTaskKernel>(std::move(o));
 }
@@ -88,8 +89,8 @@ SweepConfig load_config(const std::string& path) {
   return load_sweep_config(path, sweep_model_names(), catalog, dynamic_catalog(), mechanism_catalog);
 }
 
-SweepConfig parse_config_text(const std::string& text) {
-  return parse_sweep_config(text, sweep_model_names(), catalog, dynamic_catalog(), mechanism_catalog);
+SweepConfig parse_config_text(const std::string& text, const std::string& base_dir) {
+  return parse_sweep_config(text, sweep_model_names(), catalog, dynamic_catalog(), mechanism_catalog, base_dir);
 }
 
 ImpactStudyOptions study_options(const SweepConfig& config) {

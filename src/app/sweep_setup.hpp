@@ -15,7 +15,8 @@
 namespace simpact::app {
 
 SweepConfig load_config(const std::string& path);
-SweepConfig parse_config_text(const std::string& text);
+// base_dir: the folder relative paths resolve from (a result's config_folder attribute).
+SweepConfig parse_config_text(const std::string& text, const std::string& base_dir = "");
 ImpactStudyOptions study_options(const SweepConfig& config);
 
 // Impact models, then test functions (`model: ishigami`).

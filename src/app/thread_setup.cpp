@@ -33,7 +33,7 @@ std::vector<unsigned char> affinity_mask() {
 
 }  // namespace
 
-int setup_threads(MPI_Comm comm) {
+int setup_threads(MPI_Comm comm, int requested) {
   MPI_Comm node = MPI_COMM_NULL;
   MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
   int node_ranks = 1, node_rank = 0, world_rank = 0;
@@ -61,7 +61,10 @@ int setup_threads(MPI_Comm comm) {
 
   const char* env = std::getenv("OMP_NUM_THREADS");
   int threads = 0;
-  if (env != nullptr && *env != '\0') {
+  if (requested > 0) {
+    threads = requested;
+    omp_set_num_threads(threads);
+  } else if (env != nullptr && *env != '\0') {
     threads = omp_get_max_threads();  // the OpenMP runtime has parsed it
   } else {
     threads = std::max(1, my_cores / std::max(1, sharing));
@@ -77,7 +80,7 @@ int setup_threads(MPI_Comm comm) {
         "{} rank(s) x {} thread(s) on a node with {} usable core(s): oversubscribed, expect slow "
         "progress ({})",
         node_ranks, threads, cores,
-        threads > 1 ? "lower OMP_NUM_THREADS" : fmt::format("use at most {} rank(s) per node", cores));
+        threads > 1 ? "lower --threads or OMP_NUM_THREADS" : fmt::format("use at most {} rank(s) per node", cores));
   MPI_Comm_free(&node);
   return threads;
 }

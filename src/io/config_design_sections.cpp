@@ -53,6 +53,9 @@ class ReaderAccess final : public config_io::ConfigReader {
     return p_.parse_random(name, node, path, info);
   }
   std::int64_t grid_points() const override { return p_.grid_points_saturated(); }
+  std::string resolve_path(const std::string& path) const override {
+    return (!p_.base_dir_.empty() && !path.empty() && path.front() != '/') ? p_.base_dir_ + "/" + path : path;
+  }
 
  private:
   ConfigParser& p_;

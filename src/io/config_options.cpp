@@ -80,6 +80,7 @@ void ConfigParser::parse_options(const MapView& top) {
       }
     };
     read_flag("samples", config_.output.samples);
+    config_.output.samples_given = view.get("samples") != nullptr;
     read_flag("momenta", config_.output.momenta);
     if (const auto* field = view.get("chunk_size")) {
       config_.output.chunk_size = integer(*field, "output.chunk_size", 0, kMaxTasks,

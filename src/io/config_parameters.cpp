@@ -174,7 +174,7 @@ void ConfigParser::check_required() {
     for (const auto& info : parameters_) {
       // A misspelled name already got "did you mean" for this parameter: one line is enough.
       if (std::isnan(info.default_value) && section_of_.count(info.name) == 0 &&
-          suggested_.count(info.name) == 0) {
+          suggested_.count(info.name) == 0 && !design_failed_) {
         error("params", fmt::format("missing required parameter '{}' of model '{}' (give it in "
                                     "params, grid or monte_carlo.params)",
                                     info.name, config_.model));

@@ -54,6 +54,9 @@ class ConfigReader {
                                                           const std::string& path,
                                                           const ParameterInfo* info) = 0;
   virtual std::int64_t grid_points() const = 0;  // saturated at INT64_MAX
+  // A path given in the config, resolved from the config file's folder (absolute: unchanged;
+  // a config from text, with no folder: unchanged, i.e. from the working directory).
+  virtual std::string resolve_path(const std::string& path) const = 0;
 };
 
 // design: and sensitivity: (docs/config.md). Fills config.design / config.sensitivity;

@@ -39,7 +39,14 @@ SweepConfig ConfigParser::parse(const std::string& text) {
     parse_options(top);
     if (config_.simulate) check_simulate(top);
     if (const auto* audit = top.get("audit")) parse_audit(*audit);
+    const std::size_t errors_before_design = errors_.size();
     parse_design(top.get("design"), top.get("sensitivity"));
+    // A design that failed may have been meant to give the missing parameters: one line is enough.
+    design_failed_ = errors_.size() > errors_before_design;
+    // A user-supplied design's per-row outputs are its result: stored unless refused explicitly.
+    if (config_.design && !config_.output.samples_given &&
+        (config_.design->kind == DesignKind::kPoints || config_.design->kind == DesignKind::kZip))
+      config_.output.samples = true;
     check_required();
   } catch (const YAML::Exception& e) {
     // Not expected (every access is checked); keep the one-line contract anyway.

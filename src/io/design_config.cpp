@@ -82,8 +82,9 @@ bool adopt_columns(const Names& columns, const std::vector<double>& values, cons
 
 void parse_file(const YAML::Node& file_node, const Entries& view, ConfigReader& r, SweepConfig& config,
                 DesignSpec& spec) {
-  const auto path = r.text(file_node, "design.file");
-  if (!path) return;
+  const auto given = r.text(file_node, "design.file");
+  if (!given) return;
+  const std::optional<std::string> path = r.resolve_path(*given);  // from the config's folder
   spec.source = *path;
   namespace fs = std::filesystem;
   std::error_code ec;

@@ -64,6 +64,119 @@ std::string read_design_csv(const std::string& bytes, DesignTable& t) {
   return "";
 }
 
+namespace {
+
+// The most values a design file may hold (8 bytes each: 1 GiB).
+constexpr std::size_t kMaxDesignValues = std::size_t{1} << 27;
+
+// Text from a file, fit for an error line: printable ASCII kept, other bytes as \xNN.
+std::string printable(const std::string& text) {
+  std::string out;
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    out += (c >= 0x20 && c < 0x7f) ? std::string(1, ch) : fmt::format("\\x{:02x}", c);
+  }
+  return out;
+}
+
+// The header of a .npy file: a Python dict literal {'descr': '<f8', 'fortran_order': False,
+// 'shape': (3, 2), } padded with spaces and a newline. Parsed strictly: every field checked, no
+// index past the end, no size that overflows.
+struct NpyHeader {
+  std::string descr, fortran_order;
+  std::vector<std::size_t> shape;
+  bool has_shape = false;
+};
+
+class NpyHeaderParser {
+ public:
+  explicit NpyHeaderParser(const std::string& text) : s_(text) {}
+
+  std::string parse(NpyHeader& h) {
+    skip();
+    if (!eat('{')) return "header is not a Python dict ('{' expected)";
+    for (;;) {
+      skip();
+      if (eat('}')) break;
+      std::string key;
+      if (!quoted(key)) return fmt::format("header: a quoted key expected at byte {}", i_);
+      skip();
+      if (!eat(':')) return fmt::format("header: ':' expected after '{}'", printable(key));
+      skip();
+      if (key == "descr") {
+        if (!h.descr.empty() || !quoted(h.descr)) return "header: 'descr' is not one quoted dtype";
+      } else if (key == "fortran_order") {
+        if (!h.fortran_order.empty()) return "header: 'fortran_order' given twice";
+        if (s_.compare(i_, 4, "True") == 0)
+          h.fortran_order = "True", i_ += 4;
+        else if (s_.compare(i_, 5, "False") == 0)
+          h.fortran_order = "False", i_ += 5;
+        else
+          return "header: 'fortran_order' is not True or False";
+      } else if (key == "shape") {
+        if (h.has_shape) return "header: 'shape' given twice";
+        if (std::string why = tuple(h.shape); !why.empty()) return "header: 'shape' " + why;
+        h.has_shape = true;
+      } else {
+        return fmt::format("header: unknown key '{}' (descr, fortran_order, shape)", printable(key));
+      }
+      skip();
+      if (eat(',')) continue;
+      skip();
+      if (eat('}')) break;
+      return fmt::format("header: ',' or '}}' expected at byte {}", i_);
+    }
+    skip();
+    if (i_ != s_.size()) return "header: text after the dict";
+    if (h.descr.empty() || h.fortran_order.empty() || !h.has_shape)
+      return "header lacks 'descr', 'fortran_order' or 'shape'";
+    return "";
+  }
+
+ private:
+  void skip() {
+    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\t' || s_[i_] == '\r')) ++i_;
+  }
+  bool eat(char c) {
+    if (i_ < s_.size() && s_[i_] == c) return ++i_, true;
+    return false;
+  }
+  bool quoted(std::string& out) {
+    if (i_ >= s_.size() || (s_[i_] != '\'' && s_[i_] != '"')) return false;
+    const char q = s_[i_];
+    const std::size_t end = s_.find(q, i_ + 1);
+    if (end == std::string::npos || end - i_ - 1 > 64) return false;
+    out = s_.substr(i_ + 1, end - i_ - 1);
+    i_ = end + 1;
+    return !out.empty();
+  }
+  // (n,) or (n, m) or (): non-negative decimal integers below 2^40.
+  std::string tuple(std::vector<std::size_t>& dims) {
+    if (!eat('(')) return "is not a tuple";
+    for (;;) {
+      skip();
+      if (eat(')')) return "";
+      std::size_t n = 0, digits = 0;
+      while (i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '9') {
+        if (++digits > 12) return "has a dimension too large";
+        n = n * 10 + static_cast<std::size_t>(s_[i_++] - '0');
+      }
+      if (digits == 0) return "has a dimension that is not a non-negative integer";
+      if (dims.size() >= 8) return "has too many dimensions";
+      dims.push_back(n);
+      skip();
+      if (eat(',')) continue;
+      if (eat(')')) return "";
+      return "is not a tuple of integers";
+    }
+  }
+
+  const std::string& s_;
+  std::size_t i_ = 0;
+};
+
+}  // namespace
+
 // .npy version 1/2/3: a 2-D (points × parameters) or 1-D array of little-endian f8, f4, i8 or i4.
 std::string read_design_npy(const std::string& bytes, DesignTable& t) {
   if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0)
@@ -82,18 +195,11 @@ std::string read_design_npy(const std::string& bytes, DesignTable& t) {
   } else {
     return fmt::format(".npy format version {} is not supported (1, 2, 3)", major);
   }
-  if (offset + header_len > bytes.size()) return "truncated .npy header";
+  if (header_len > bytes.size() - offset) return "truncated .npy header";
   const std::string header = bytes.substr(offset, header_len);
-  auto field = [&](const std::string& key) -> std::string {
-    const auto at = header.find("'" + key + "'");
-    if (at == std::string::npos) return "";
-    auto colon = header.find(':', at);
-    auto begin = header.find_first_not_of(' ', colon + 1);
-    if (header[begin] == '(') return header.substr(begin, header.find(')', begin) - begin + 1);
-    auto end = header.find_first_of(",}", begin);
-    return trim(header.substr(begin, end - begin));
-  };
-  const std::string descr = field("descr"), fortran = field("fortran_order"), shape = field("shape");
+  NpyHeader h;
+  if (std::string why = NpyHeaderParser(header).parse(h); !why.empty()) return ".npy " + why;
+  const std::string& descr = h.descr;
   std::size_t item = 0;
   char kind = 0;
   if (descr == "<f8" || descr == "float64")
@@ -105,21 +211,23 @@ std::string read_design_npy(const std::string& bytes, DesignTable& t) {
   else if (descr == "<i4")
     kind = 'i', item = 4;
   else
-    return fmt::format("dtype '{}' is not supported (little-endian float64, float32, int64, int32)", descr);
-  if (fortran != "False") return "Fortran-ordered arrays are not supported (save with np.ascontiguousarray)";
-  std::vector<std::size_t> dims;
-  for (std::size_t i = 1; i < shape.size();) {
-    const auto end = shape.find_first_of(",)", i);
-    const std::string n = trim(shape.substr(i, end - i));
-    if (!n.empty()) dims.push_back(static_cast<std::size_t>(std::strtoull(n.c_str(), nullptr, 10)));
-    i = end + 1;
-  }
+    return fmt::format("dtype '{}' is not supported (little-endian float64, float32, int64, int32)",
+                       printable(descr));
+  if (h.fortran_order != "False")
+    return "Fortran-ordered arrays are not supported (save with np.ascontiguousarray)";
+  const std::vector<std::size_t>& dims = h.shape;
+  std::string shape = "(";
+  for (std::size_t k = 0; k < dims.size(); ++k) shape += (k ? ", " : "") + std::to_string(dims[k]);
+  shape += dims.size() == 1 ? ",)" : ")";
   if (dims.empty() || dims.size() > 2)
     return fmt::format("shape {} is not 1-D or 2-D (points × parameters)", shape);
   const std::size_t rows = dims[0], width = dims.size() == 2 ? dims[1] : 1;
+  if (rows == 0 || width == 0) return fmt::format("shape {} holds no point", shape);
+  if (width > kMaxDesignValues / rows)
+    return fmt::format("shape {} is over the limit of {} values", shape, kMaxDesignValues);
   const std::size_t data = offset + header_len;
   if (rows * width * item != bytes.size() - data)
-    return fmt::format("{} bytes of data for shape {}", bytes.size() - data, shape);
+    return fmt::format("{} bytes of data for shape {} of {}-byte values", bytes.size() - data, shape, item);
   t.width = width;
   t.values.resize(rows * width);
   for (std::size_t k = 0; k < rows * width; ++k) {
@@ -156,6 +264,9 @@ std::string read_design_h5(const std::string& path, const std::string& dataset, 
     const auto dims = ds.space().dims();
     if (dims.empty() || dims.size() > 2) return fmt::format("dataset '{}' is not 1-D or 2-D", dataset);
     t.width = dims.size() == 2 ? dims[1] : 1;
+    if (dims[0] == 0 || t.width == 0) return fmt::format("dataset '{}' holds no point", dataset);
+    if (t.width > kMaxDesignValues / dims[0])
+      return fmt::format("dataset '{}' is over the limit of {} values", dataset, kMaxDesignValues);
     t.values.resize(static_cast<std::size_t>(dims[0]) * t.width);
     ds.read(H5T_NATIVE_DOUBLE, t.values.data());
   } catch (const std::exception& e) {

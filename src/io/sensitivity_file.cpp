@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -25,42 +26,54 @@ void write_group(const std::string& path, hid_t root, const std::vector<Sensitiv
                      [&] { return "cannot replace /sensitivity in " + path; });
   h5::Group group = h5::Group::create(root, "sensitivity");
   h5::write_string_attribute(group.id(), "long_name", "sensitivity indices (simpact analyze)");
-  std::vector<h5::Dataset> scales;
   std::vector<hsize_t> shape;
-  for (const auto& axis : axes) {
-    h5::Dataset scale = h5::Dataset::create(group.id(), axis.name, H5T_IEEE_F64LE,
-                                            h5::Dataspace::simple({axis.values.size()}));
-    scale.write(H5T_NATIVE_DOUBLE, axis.values.data());
-    scale.make_scale(axis.name);
-    h5::write_string_attribute(scale.id(), "units", axis.units);
-    h5::write_string_attribute(scale.id(), "long_name", axis.long_name);
-    scales.push_back(std::move(scale));
-    shape.push_back(axis.values.size());
-  }
+  for (const auto& axis : axes) shape.push_back(axis.values.size());
   const h5::Datatype text = h5::Datatype::utf8_string();
   std::vector<const char*> names;
   for (const auto& p : parameters) names.push_back(p.c_str());
-  auto name_scale = [&](const std::string& name, const std::string& long_name) {
-    h5::Dataset scale =
-        h5::Dataset::create(group.id(), name, text.id(), h5::Dataspace::simple({names.size()}));
+  // The grid axes and the parameter names as dimension scales of `location`: in /sensitivity and
+  // again in every output group, since xarray opens one group at a time and takes coordinates
+  // from that group only (to_dataframe() is then indexed by the parameter names).
+  auto axis_scales = [&](hid_t location) {
+    std::vector<h5::Dataset> scales;
+    for (const auto& axis : axes) {
+      h5::Dataset scale =
+          h5::Dataset::create(location, axis.name, H5T_IEEE_F64LE, h5::Dataspace::simple({axis.values.size()}));
+      scale.write(H5T_NATIVE_DOUBLE, axis.values.data());
+      scale.make_scale(axis.name);
+      h5::write_string_attribute(scale.id(), "units", axis.units);
+      h5::write_string_attribute(scale.id(), "long_name", axis.long_name);
+      scales.push_back(std::move(scale));
+    }
+    return scales;
+  };
+  auto name_scale = [&](hid_t location, const std::string& name, const std::string& long_name) {
+    h5::Dataset scale = h5::Dataset::create(location, name, text.id(), h5::Dataspace::simple({names.size()}));
     scale.write(text.id(), names.data());
     scale.make_scale(name);
     h5::write_string_attribute(scale.id(), "long_name", long_name);
     return scale;
   };
-  const h5::Dataset parameter = name_scale("parameter", "analysed parameter");
-  std::optional<h5::Dataset> parameter_2;
+  axis_scales(group.id());
+  name_scale(group.id(), "parameter", "analysed parameter");
+  const bool pairwise = std::any_of(outputs.begin(), outputs.end(), [](const SensitivityOutput& o) {
+    return std::any_of(o.indices.begin(), o.indices.end(), [](const auto& i) { return i.pairwise; });
+  });
+  if (pairwise) name_scale(group.id(), "parameter_2", "second analysed parameter (of S2)");
   for (const auto& out : outputs) {
     h5::Group g = h5::Group::create(group.id(), out.name);
     for (const auto& [k, v] : out.string_attributes) h5::write_string_attribute(g.id(), k, v);
     for (const auto& [k, v] : out.integer_attributes) h5::write_scalar_attribute<std::int64_t>(g.id(), k, v);
     for (const auto& [k, v] : out.double_attributes) h5::write_scalar_attribute<double>(g.id(), k, v);
+    const std::vector<h5::Dataset> scales = axis_scales(g.id());
+    const h5::Dataset parameter = name_scale(g.id(), "parameter", "analysed parameter");
+    std::optional<h5::Dataset> parameter_2;
     for (const auto& index : out.indices) {
       std::vector<hsize_t> dims = shape;
       dims.push_back(parameters.size());
       if (index.pairwise) {
         dims.push_back(parameters.size());
-        if (!parameter_2) parameter_2.emplace(name_scale("parameter_2", "second analysed parameter (of S2)"));
+        if (!parameter_2) parameter_2.emplace(name_scale(g.id(), "parameter_2", "second analysed parameter (of S2)"));
       }
       h5::Dataset d = h5::Dataset::create(g.id(), index.name, H5T_IEEE_F64LE, h5::Dataspace::simple(dims));
       d.write(H5T_NATIVE_DOUBLE, index.values.data());

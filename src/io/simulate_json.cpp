@@ -120,127 +120,161 @@ SimulateRequest parse_simulate_request(const std::string& json_text, const Simul
   // Repeated keys and numbers beyond the doubles (1e999) are InputErrors, as for `resolve`.
   Json doc = detail::parse_document(json_text);
   if (!doc.is_object()) throw InputError("input", "must be a JSON object");
-  check_keys(doc, kKeys, "");
+  // Independent fields are checked one by one: a request with several mistakes gets a line each.
+  detail::ErrorList errors;
+  errors.attempt([&] { check_keys(doc, kKeys, ""); });
   SimulateRequest r;
-  if (doc.contains("mechanism")) {
-    if (doc.contains("model")) throw InputError("model", "give 'model' or 'mechanism', not both");
-    r.mechanism = read_mechanism(doc["mechanism"], base_dir);
-    r.model = r.mechanism->file;
-  } else {
-    if (!doc.contains("model"))
-      throw InputError("model", "required (e.g. \"chain\", \"cradle\"; or a \"mechanism\" file)");
-    if (!doc["model"].is_string()) throw InputError("model", "must be a string");
-    r.model = doc["model"].get<std::string>();
-  }
-  if (!r.mechanism && !valid_name(r.model))
-    throw InputError("model",
-                     fmt::format("{} is not a model name ({})",
-                                 r.model.empty() ? std::string("\"\"") : in_quotes(r.model), name_rule()));
-  if (doc.contains("params")) {
-    const Json& p = doc["params"];
-    if (!p.is_object()) throw InputError("params", "must be an object of numbers");
-    for (auto it = p.begin(); it != p.end(); ++it) {
-      const std::string field = key_field("params.", it.key());
-      if (!valid_name(it.key())) throw InputError(field, "is not a parameter name (" + name_rule() + ")");
-      r.params.set(it.key(), number(*it, field));
+  errors.attempt([&] {
+    if (doc.contains("mechanism")) {
+      if (doc.contains("model")) throw InputError("model", "give 'model' or 'mechanism', not both");
+      r.mechanism = read_mechanism(doc["mechanism"], base_dir);
+      r.model = r.mechanism->file;
+    } else {
+      if (!doc.contains("model"))
+        throw InputError("model", "required (e.g. \"chain\", \"cradle\"; or a \"mechanism\" file)");
+      if (!doc["model"].is_string()) throw InputError("model", "must be a string");
+      r.model = doc["model"].get<std::string>();
     }
-  }
-  if (doc.contains("q0")) r.q0 = vector(doc["q0"], "q0");
-  if (doc.contains("p0") && doc.contains("v0")) throw InputError("v0", "give p0 or v0, not both");
-  if (doc.contains("p0")) r.p0 = vector(doc["p0"], "p0");
-  if (doc.contains("v0")) r.v0 = vector(doc["v0"], "v0");
+    if (!r.mechanism && !valid_name(r.model))
+      throw InputError("model",
+                       fmt::format("{} is not a model name ({})",
+                                   r.model.empty() ? std::string("\"\"") : in_quotes(r.model), name_rule()));
+  });
+  errors.attempt([&] {
+    if (doc.contains("params")) {
+      const Json& p = doc["params"];
+      if (!p.is_object()) throw InputError("params", "must be an object of numbers");
+      for (auto it = p.begin(); it != p.end(); ++it) {
+        const std::string field = key_field("params.", it.key());
+        if (!valid_name(it.key())) throw InputError(field, "is not a parameter name (" + name_rule() + ")");
+        r.params.set(it.key(), number(*it, field));
+      }
+    }
+  });
+  errors.attempt([&] {
+    if (doc.contains("q0")) r.q0 = vector(doc["q0"], "q0");
+  });
+  errors.attempt([&] {
+    if (doc.contains("p0") && doc.contains("v0")) throw InputError("v0", "give p0 or v0, not both");
+    if (doc.contains("p0")) r.p0 = vector(doc["p0"], "p0");
+    if (doc.contains("v0")) r.v0 = vector(doc["v0"], "v0");
+  });
   SimulateRequest& o = r;
-  if (!doc.contains("dt")) throw InputError("dt", "required: the time step [s]");
-  o.dt = number(doc["dt"], "dt");
-  if (!(o.dt >= kMinSimulateDt && o.dt <= kMaxSimulateDt))
-    throw InputError("dt", fmt::format("{} is outside [1e-12, 1e6] s", o.dt));  // kMin/kMaxSimulateDt
-  if (doc.contains("steps") == doc.contains("t_end"))
-    throw InputError("steps", "give exactly one of steps, t_end");
-  if (doc.contains("steps")) {
-    o.steps = static_cast<long>(integer(doc["steps"], "steps", 0, limits.max_steps));
-  } else {
-    const double t_end = number(doc["t_end"], "t_end");
-    const double n = t_end / o.dt;
-    if (t_end < 0.0 || n > static_cast<double>(limits.max_steps))
-      throw InputError("t_end", fmt::format("{} must be in [0, {}·dt]", t_end, limits.max_steps));
-    const double rounded = std::round(n);
-    if (std::abs(n - rounded) > 1e-9 * std::max(1.0, n))
-      throw InputError("t_end", fmt::format("{} is not a whole number of steps of dt = {}", t_end, o.dt));
-    o.steps = static_cast<long>(rounded);
-  }
-  if (doc.contains("ordering")) {
-    if (!doc["ordering"].is_string()) throw InputError("ordering", "must be a string");
-    const std::string name = doc["ordering"].get<std::string>();
-    if (!parse_ordering_policy(name, o.policy) || o.policy == OrderingPolicy::kAll)
-      throw InputError(
-          "ordering",
-          in_quotes(name) + " is not a single ordering (allowed: argmin, argmax, index, reverse, random)");
-  }
-  if (doc.contains("restitution")) {
-    o.restitution = number(doc["restitution"], "restitution");
-    if (o.restitution < 0.0 || o.restitution > 1.0)
-      throw InputError("restitution", fmt::format("{} is outside [0, 1]", o.restitution));
-  }
-  if (doc.contains("simultaneity_tolerance")) {
-    o.simultaneity_tolerance = number(doc["simultaneity_tolerance"], "simultaneity_tolerance");
-    if (*o.simultaneity_tolerance < 0.0) throw InputError("simultaneity_tolerance", "must be >= 0 [s]");
-  }
-  if (doc.contains("gap_tolerance")) o.gap_tolerance = positive(doc["gap_tolerance"], "gap_tolerance");
-  if (doc.contains("localization_tolerance")) {
-    o.localization_tolerance = positive(doc["localization_tolerance"], "localization_tolerance");
-    if (*o.localization_tolerance >= 1.0)
-      throw InputError("localization_tolerance", "must be < 1 (relative to dt)");
-  }
-  if (doc.contains("newton")) {
-    const Json& nw = doc["newton"];
-    if (!nw.is_object())
-      throw InputError("newton", "must be an object {tolerance, max_iterations, force_split}");
-    check_keys(nw, {"tolerance", "max_iterations", "force_split"}, "newton.");
-    if (nw.contains("force_split")) {
-      o.force_split = number(nw["force_split"], "newton.force_split");
-      if (!(*o.force_split >= 0.5 && *o.force_split <= 1.0))
-        throw InputError("newton.force_split", fmt::format("{} is outside [0.5, 1]", *o.force_split));
+  const bool dt_ok = errors.attempt([&] {
+    if (!doc.contains("dt")) throw InputError("dt", "required: the time step [s]");
+    o.dt = number(doc["dt"], "dt");
+    if (!(o.dt >= kMinSimulateDt && o.dt <= kMaxSimulateDt))
+      throw InputError("dt", fmt::format("{} is outside [1e-12, 1e6] s", o.dt));  // kMin/kMaxSimulateDt
+  });
+  const bool steps_ok = errors.attempt([&] {
+    if (doc.contains("steps") == doc.contains("t_end"))
+      throw InputError("steps", "give exactly one of steps, t_end");
+    if (doc.contains("steps")) {
+      o.steps = static_cast<long>(integer(doc["steps"], "steps", 0, limits.max_steps));
+    } else {
+      const double t_end = number(doc["t_end"], "t_end");
+      if (!dt_ok) throw InputError("t_end", "needs a valid dt");
+      const double n = t_end / o.dt;
+      if (t_end < 0.0 || n > static_cast<double>(limits.max_steps))
+        throw InputError("t_end", fmt::format("{} must be in [0, {}·dt]", t_end, limits.max_steps));
+      const double rounded = std::round(n);
+      if (std::abs(n - rounded) > 1e-9 * std::max(1.0, n))
+        throw InputError("t_end", fmt::format("{} is not a whole number of steps of dt = {}", t_end, o.dt));
+      o.steps = static_cast<long>(rounded);
     }
-    if (nw.contains("tolerance")) {
-      o.newton_tolerance = positive(nw["tolerance"], "newton.tolerance");
-      if (*o.newton_tolerance >= 1.0) throw InputError("newton.tolerance", "must be < 1 (relative)");
+  });
+  errors.attempt([&] {
+    if (doc.contains("ordering")) {
+      if (!doc["ordering"].is_string()) throw InputError("ordering", "must be a string");
+      const std::string name = doc["ordering"].get<std::string>();
+      if (!parse_ordering_policy(name, o.policy) || o.policy == OrderingPolicy::kAll)
+        throw InputError(
+            "ordering",
+            in_quotes(name) + " is not a single ordering (allowed: argmin, argmax, index, reverse, random)");
     }
-    if (nw.contains("max_iterations"))
-      o.newton_max_iterations =
-          static_cast<int>(integer(nw["max_iterations"], "newton.max_iterations", 1, 1000));
-  }
-  if (doc.contains("seed")) o.seed = static_cast<std::uint64_t>(integer(doc["seed"], "seed", 0, (1LL << 53)));
+  });
+  errors.attempt([&] {
+    if (doc.contains("restitution")) {
+      o.restitution = number(doc["restitution"], "restitution");
+      if (o.restitution < 0.0 || o.restitution > 1.0)
+        throw InputError("restitution", fmt::format("{} is outside [0, 1]", o.restitution));
+    }
+  });
+  errors.attempt([&] {
+    if (doc.contains("simultaneity_tolerance")) {
+      o.simultaneity_tolerance = number(doc["simultaneity_tolerance"], "simultaneity_tolerance");
+      if (*o.simultaneity_tolerance < 0.0) throw InputError("simultaneity_tolerance", "must be >= 0 [s]");
+    }
+  });
+  errors.attempt([&] {
+    if (doc.contains("gap_tolerance")) o.gap_tolerance = positive(doc["gap_tolerance"], "gap_tolerance");
+  });
+  errors.attempt([&] {
+    if (doc.contains("localization_tolerance")) {
+      o.localization_tolerance = positive(doc["localization_tolerance"], "localization_tolerance");
+      if (*o.localization_tolerance >= 1.0)
+        throw InputError("localization_tolerance", "must be < 1 (relative to dt)");
+    }
+  });
+  errors.attempt([&] {
+    if (doc.contains("newton")) {
+      const Json& nw = doc["newton"];
+      if (!nw.is_object())
+        throw InputError("newton", "must be an object {tolerance, max_iterations, force_split}");
+      check_keys(nw, {"tolerance", "max_iterations", "force_split"}, "newton.");
+      if (nw.contains("force_split")) {
+        o.force_split = number(nw["force_split"], "newton.force_split");
+        if (!(*o.force_split >= 0.5 && *o.force_split <= 1.0))
+          throw InputError("newton.force_split", fmt::format("{} is outside [0.5, 1]", *o.force_split));
+      }
+      if (nw.contains("tolerance")) {
+        o.newton_tolerance = positive(nw["tolerance"], "newton.tolerance");
+        if (*o.newton_tolerance >= 1.0) throw InputError("newton.tolerance", "must be < 1 (relative)");
+      }
+      if (nw.contains("max_iterations"))
+        o.newton_max_iterations =
+            static_cast<int>(integer(nw["max_iterations"], "newton.max_iterations", 1, 1000));
+    }
+  });
+  errors.attempt([&] {
+    if (doc.contains("seed"))
+      o.seed = static_cast<std::uint64_t>(integer(doc["seed"], "seed", 0, (1LL << 53)));
+  });
   // Every recorded state is kept in memory and written out: their number is capped before any
   // step number is stored (record {every: 1} of 10^9 steps asked for 10^9 + 1 of them).
-  if (doc.contains("record")) {
-    const Json& rec = doc["record"];
-    if (!rec.is_object()) throw InputError("record", "must be {\"steps\": [..]} or {\"every\": N}");
-    check_keys(rec, {"steps", "every"}, "record.");
-    if (rec.contains("steps") == rec.contains("every"))
-      throw InputError("record", "give exactly one of steps, every");
-    if (rec.contains("steps")) {
-      const Json& s = rec["steps"];
-      if (!s.is_array()) throw InputError("record.steps", "must be an array of step numbers");
-      if (s.size() > static_cast<std::size_t>(limits.max_records))
-        throw InputError("record.steps", fmt::format("has {} entries: at most {} recorded states", s.size(),
-                                                     limits.max_records));
-      for (std::size_t i = 0; i < s.size(); ++i)
-        o.record_steps.push_back(
-            static_cast<long>(integer(s[i], fmt::format("record.steps[{}]", i), 0, o.steps)));
-    } else {
-      const long every = static_cast<long>(integer(rec["every"], "record.every", 1, limits.max_steps));
-      const long states = o.steps / every + 1;
-      if (states > limits.max_records)
-        throw InputError(
-            "record.every",
-            fmt::format("every {} of {} steps gives {} states: at most {} recorded states (raise "
-                        "every)",
-                        every, o.steps, states, limits.max_records));
-      for (long k = 0; k <= o.steps; k += every) o.record_steps.push_back(k);
-    }
-  } else {
-    o.record_steps.push_back(o.steps);  // the final state
-  }
+  if (steps_ok)
+    errors.attempt([&] {  // record.steps are bounded by steps
+      if (doc.contains("record")) {
+        const Json& rec = doc["record"];
+        if (!rec.is_object()) throw InputError("record", "must be {\"steps\": [..]} or {\"every\": N}");
+        check_keys(rec, {"steps", "every"}, "record.");
+        if (rec.contains("steps") == rec.contains("every"))
+          throw InputError("record", "give exactly one of steps, every");
+        if (rec.contains("steps")) {
+          const Json& s = rec["steps"];
+          if (!s.is_array()) throw InputError("record.steps", "must be an array of step numbers");
+          if (s.size() > static_cast<std::size_t>(limits.max_records))
+            throw InputError("record.steps", fmt::format("has {} entries: at most {} recorded states",
+                                                         s.size(), limits.max_records));
+          for (std::size_t i = 0; i < s.size(); ++i)
+            o.record_steps.push_back(
+                static_cast<long>(integer(s[i], fmt::format("record.steps[{}]", i), 0, o.steps)));
+        } else {
+          const long every = static_cast<long>(integer(rec["every"], "record.every", 1, limits.max_steps));
+          const long states = o.steps / every + 1;
+          if (states > limits.max_records)
+            throw InputError(
+                "record.every",
+                fmt::format("every {} of {} steps gives {} states: at most {} recorded states (raise "
+                            "every)",
+                            every, o.steps, states, limits.max_records));
+          for (long k = 0; k <= o.steps; k += every) o.record_steps.push_back(k);
+        }
+      } else {
+        o.record_steps.push_back(o.steps);  // the final state
+      }
+    });
+  errors.raise();
   return r;
 }
 

@@ -203,6 +203,7 @@ class ConfigParser {
   const DynamicCatalog& dynamic_;
   MechanismCatalog mechanisms_;
   std::string base_dir_;
+  bool design_failed_ = false;  // design: reported an error (check_required stays quiet then)
   bool have_catalog_ = false;
   std::vector<ParameterInfo> parameters_;
   std::map<std::string, std::string> section_of_;  // parameter -> where it was given

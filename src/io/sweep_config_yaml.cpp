@@ -109,7 +109,9 @@ SweepConfig parse_sweep_config(const std::string& yaml_text, const std::vector<s
   reject_control_characters(yaml_text);
   detail::ConfigParser parser(known_models, catalog, dynamic);
   parser.set_mechanisms(mechanisms, base_dir);
-  return parser.parse(yaml_text);
+  SweepConfig config = parser.parse(yaml_text);
+  config.base_dir = base_dir;
+  return config;
 }
 
 SweepConfig load_sweep_config(const std::string& path, const std::vector<std::string>& known_models,
@@ -121,8 +123,9 @@ SweepConfig load_sweep_config(const std::string& path, const std::vector<std::st
   } catch (const IoError& e) {
     throw ConfigErrors({e.what()});
   }
-  const auto slash = path.rfind('/');
-  const std::string base_dir = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+  std::error_code ec;
+  const std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+  const std::string base_dir = ec ? "." : absolute.parent_path().string();
   return parse_sweep_config(text, known_models, catalog, dynamic, mechanisms, base_dir);
 }
 

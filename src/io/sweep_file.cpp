@@ -24,7 +24,7 @@ struct SweepFile::Impl {
   h5::PropertyList transfer;  // collective MPI-IO in parallel, default otherwise
   std::vector<h5::Dataset> maps, samples;
   std::vector<bool> sample_is_integer;
-  std::vector<std::int64_t> sample_length;  // values per task (2-D arrays: > 1)
+  std::vector<std::int64_t> sample_length;  // values per task (arrays: > 1)
   h5::Dataset done;
   std::int64_t point_count = 0, task_count = 0, chunk_count = 0;
   // The first agreed failure of a collective step: the file may hold a half-written state that
@@ -135,7 +135,9 @@ struct SweepFile::Impl {
         samples.push_back(h5::Dataset::open(root, name));
         sample_is_integer.push_back(samples.back().type().type_class() == H5T_INTEGER);
         const auto dims = samples.back().space().dims();
-        sample_length.push_back(dims.size() > 1 ? static_cast<std::int64_t>(dims[1]) : 1);
+        std::int64_t length = 1;  // the product of the trailing dimensions ([task, record, coordinate])
+        for (std::size_t d = 1; d < dims.size(); ++d) length *= static_cast<std::int64_t>(dims[d]);
+        sample_length.push_back(length);
       }
       done = h5::Dataset::open(root, "progress/done");
     } catch (const std::exception& e) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <map>
 #include <set>
 #include <simpact/version.hpp>
 
@@ -72,8 +73,17 @@ h5::Dataset create_grid_dataset(hid_t location, const std::string& name, hid_t t
 }
 
 void write_units(hid_t object, const std::string& units, const std::string& long_name) {
-  h5::write_string_attribute(object, "units", units);
+  if (!units.empty()) h5::write_string_attribute(object, "units", units);
   h5::write_string_attribute(object, "long_name", long_name);
+}
+
+h5::Dataset write_string_scale(hid_t root, const std::string& path, const std::vector<std::string>& values) {
+  const h5::Datatype text = h5::Datatype::utf8_string();
+  std::vector<const char*> data;
+  for (const std::string& v : values) data.push_back(v.c_str());
+  h5::Dataset d = h5::Dataset::create(root, path, text.id(), h5::Dataspace::simple({values.size()}));
+  if (!data.empty()) d.write(text.id(), data.data());
+  return d;
 }
 
 // An int64 index dimension scale 0..n-1 named `dimension` at `path`; unlimited if `growable`.
@@ -145,6 +155,22 @@ void validate(const SweepFileLayout& layout) {
       throw IoError("sweep file layout: bad or duplicate sample column '" + column.name + "'");
     }
   }
+  std::map<std::string, const ArrayDimension*> dimensions;
+  for (const SampleColumnSpec& column : layout.samples) {
+    std::int64_t product = 1;
+    for (const ArrayDimension& dim : column.dimensions) {
+      product *= dim.extent;
+      const auto [it, fresh] = dimensions.emplace(dim.name, &dim);
+      const bool bad = !valid_link_name(dim.name) || columns.count(dim.name) != 0 ||
+                       columns.count(dim.name + "_units") != 0 || dim.extent < 1 ||
+                       (!dim.labels.empty() && dim.labels.size() != static_cast<std::size_t>(dim.extent)) ||
+                       (!dim.label_units.empty() && dim.label_units.size() != static_cast<std::size_t>(dim.extent)) ||
+                       (!fresh && (it->second->extent != dim.extent || it->second->labels != dim.labels));
+      if (bad) throw IoError("sweep file layout: bad array dimension '" + dim.name + "' of '" + column.name + "'");
+    }
+    if (!column.dimensions.empty() && product != column.length)
+      throw IoError("sweep file layout: the dimensions of '" + column.name + "' do not multiply to its length");
+  }
   if (layout.task_count < 0 || layout.chunk_count < 0) {
     throw IoError("sweep file layout: negative task or chunk count");
   }
@@ -196,6 +222,8 @@ void write_structure(const hid_t root, const SweepFileLayout& layout) {
       scale.write(H5T_NATIVE_DOUBLE, axis.values.data());
       scale.make_scale(axis.name);
       write_units(scale.id(), axis.units, axis.long_name);
+      if (!axis.parameter.empty() && axis.parameter != axis.name)
+        h5::write_string_attribute(scale.id(), "parameter", axis.parameter);
       scales.push_back(std::move(scale));
     }
     return scales;
@@ -236,22 +264,49 @@ void write_structure(const hid_t root, const SweepFileLayout& layout) {
     const hsize_t n = static_cast<hsize_t>(layout.task_count);
     const h5::Dataset task =
         create_index_scale(root, "samples/task", "task", n, false, layout.compression, "task index");
+    std::map<std::string, h5::Dataset> dimension_scales;  // named array dimensions, shared
+    for (const SampleColumnSpec& column : layout.samples)
+      for (const ArrayDimension& dim : column.dimensions) {
+        if (dimension_scales.count(dim.name) != 0) continue;
+        const std::string path = "samples/" + dim.name;
+        h5::Dataset scale = dim.labels.empty()
+                                ? create_index_scale(root, path, dim.name, static_cast<hsize_t>(dim.extent), false,
+                                                     0, dim.long_name)
+                                : write_string_scale(root, path, dim.labels);
+        if (!dim.labels.empty()) {
+          scale.make_scale(dim.name);
+          h5::write_string_attribute(scale.id(), "long_name", dim.long_name);
+        }
+        if (!dim.label_units.empty()) {
+          h5::Dataset u = write_string_scale(root, path + "_units", dim.label_units);
+          h5::write_string_attribute(u.id(), "long_name", "units (UDUNITS) of each " + dim.name);
+          u.attach_scale(scale, 0);
+        }
+        dimension_scales.emplace(dim.name, std::move(scale));
+      }
     for (const SampleColumnSpec& column : layout.samples) {
       const std::string name = "samples/" + column.name;
       std::vector<hsize_t> dims = {n};
-      if (column.length > 1) dims.push_back(static_cast<hsize_t>(column.length));
+      if (!column.dimensions.empty()) {
+        for (const ArrayDimension& dim : column.dimensions) dims.push_back(static_cast<hsize_t>(dim.extent));
+      } else if (column.length > 1) {
+        dims.push_back(static_cast<hsize_t>(column.length));
+      }
       h5::Dataset dataset =
           column.integer
               ? create_grid_dataset(root, name, H5T_NATIVE_INT64, dims, layout.compression, nullptr)
               : create_grid_dataset(root, name, H5T_NATIVE_DOUBLE, dims, layout.compression, &kNaN);
       write_units(dataset.id(), column.units, column.long_name);
+      if (!column.comment.empty()) h5::write_string_attribute(dataset.id(), "comment", column.comment);
       if (!column.integer) h5::write_scalar_attribute(dataset.id(), "_FillValue", kNaN);
       if (!column.flag_values.empty()) {
         write_vector_attribute(dataset.id(), "flag_values", column.flag_values);
         h5::write_string_attribute(dataset.id(), "flag_meanings", column.flag_meanings);
       }
       dataset.attach_scale(task, 0);
-      if (column.length > 1) {  // every dimension labelled, or xarray refuses the group
+      for (std::size_t d = 0; d < column.dimensions.size(); ++d)
+        dataset.attach_scale(dimension_scales.at(column.dimensions[d].name), static_cast<unsigned>(d + 1));
+      if (column.length > 1 && column.dimensions.empty()) {  // every dimension labelled, or xarray refuses the group
         const h5::Dataset element = create_index_scale(root, name + "_element", column.name + "_element",
                                                        dims[1], false, 0, "element index of " + column.name);
         dataset.attach_scale(element, 1);
@@ -324,3 +379,17 @@ void build_structure(const std::string& path, const SweepFileLayout& layout) {
 }
 
 }  // namespace simpact::detail
+
+namespace simpact {
+
+std::string stored_axis_name(const std::string& parameter) {
+  if (parameter == "dt") return "time_step";
+  // Attributes of xarray's DataArray and Dataset that `obj.<name>` would return instead.
+  static const std::set<std::string> kShadowed = {
+      "T",      "attrs",  "chunks", "coords", "data",  "dims",     "dtype",    "dt",    "encoding", "imag",
+      "indexes", "loc",   "name",   "nbytes", "ndim",  "plot",     "real",     "shape", "size",     "sizes",
+      "str",    "values", "variable"};
+  return kShadowed.count(parameter) != 0 ? parameter + "_" : parameter;
+}
+
+}  // namespace simpact

@@ -34,6 +34,16 @@ std::string read_text_input(const std::string& path) {
   return read_capped_input(path, kMaxJsonBytes, "input", true);
 }
 
+void create_parent_directories(const std::string& target, const std::string& given) {
+  const std::filesystem::path parent = std::filesystem::path(target).parent_path();
+  if (parent.empty()) return;
+  std::error_code ec;
+  std::filesystem::create_directories(parent, ec);
+  if (ec || !std::filesystem::is_directory(parent))
+    throw IoError(fmt::format("cannot write '{}': output directory '{}': {}", given, parent.string(),
+                              ec ? ec.message() : "exists and is not a directory"));
+}
+
 void write_text_output(const std::string& path, const std::string& text) {
   if (path.empty() || path == "-") {
     std::fwrite(text.data(), 1, text.size(), stdout);
@@ -64,6 +74,7 @@ void write_text_output(const std::string& path, const std::string& text) {
         fmt::format("cannot write '{}': it is {}; the output must be a regular file, a character "
                     "device or a FIFO",
                     path, path_kind_name(kind)));
+  create_parent_directories(target, path);
   // Same directory, so the rename is atomic: readers see the old file or the whole new one. The
   // temporary file is created exclusively, never through a planted link.
   const std::string tmp = fmt::format("{}.tmp.{}", target, static_cast<long>(::getpid()));

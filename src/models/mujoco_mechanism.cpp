@@ -188,6 +188,7 @@ MujocoMechanism::MujocoMechanism(MechanismSpec spec)
   // Coordinates and their parameters.
   qpos_names_.assign(m->nq, "");
   qvel_names_.assign(m->nv, "");
+  qvel_units_.assign(m->nv, "");
   for (int j = 0; j < m->njnt; ++j) {
     const char* raw = mj_id2name(m, mjOBJ_JOINT, j);
     const std::string name = raw && *raw ? raw : fmt::format("joint{}", j);
@@ -212,6 +213,7 @@ MujocoMechanism::MujocoMechanism(MechanismSpec spec)
       const int adr = m->jnt_dofadr[j] + i;
       qvel_names_[adr] = indexed("qvel." + name, nvj, i);
       const bool angular = type == mjJNT_HINGE || type == mjJNT_BALL || (type == mjJNT_FREE && i >= 3);
+      qvel_units_[adr] = angular ? "rad" : "m";
       parameters_.push_back(
           {qvel_names_[adr], angular ? "rad s-1" : "m s-1",
            nvj == 1 ? fmt::format("velocity of joint '{}'", name)

@@ -76,6 +76,12 @@ int PlanarLinkage::add_floor_contact(int mass, double height) {
   return static_cast<int>(contacts_.size()) - 1;
 }
 
+std::string PlanarLinkage::coordinate_unit(int i) const {
+  for (const Term& t : terms_)
+    if (i >= 0 && i < t.a.size() && t.a[i] != 0.0) return "rad";
+  return "m";
+}
+
 std::string PlanarLinkage::coordinate_name(int i) const {
   if (i < static_cast<int>(coordinate_names_.size())) return coordinate_names_[static_cast<std::size_t>(i)];
   return DynamicModel::coordinate_name(i);

@@ -10,6 +10,7 @@
 #include "simpact/io/simulate_json.hpp"
 #include "simpact/models/dynamic_models.hpp"
 #include "simpact/models/mechanism_dynamic_model.hpp"
+#include "simpact/io/sweep_config_yaml.hpp"  // nearest_name
 
 namespace simpact {
 
@@ -77,6 +78,16 @@ SimulateReport run_simulation(const SimulateRequest& request) {
   const SimulationOptions options = options_of(request);
   DynamicSystem system;
   std::unique_ptr<DynamicModel> mechanism_model;
+  if (!request.mechanism) {
+    const auto& names = dynamic_model_names();
+    if (std::find(names.begin(), names.end(), request.model) == names.end()) {
+      const std::string near = nearest_name(request.model, names);
+      std::string allowed;
+      for (const auto& n : names) allowed += (allowed.empty() ? "" : ", ") + n;
+      throw InputError("model", fmt::format("unknown time-stepping model '{}' ({}allowed: {})", request.model,
+                                            near.empty() ? "" : "did you mean '" + near + "'?; ", allowed));
+    }
+  }
   try {
     if (request.mechanism)
       mechanism_model = mechanism_dynamic_system(*request.mechanism, request.params, system);
@@ -105,7 +116,10 @@ SimulateReport run_simulation(const SimulateRequest& request) {
   }
   const SimulationResult result = simulate(model, q0, p0, options);
   SimulateReport report;
-  for (int i = 0; i < n; ++i) report.coordinates.push_back(model.coordinate_name(i));
+  for (int i = 0; i < n; ++i) {
+    report.coordinates.push_back(model.coordinate_name(i));
+    report.coordinate_units.push_back(model.coordinate_unit(i));
+  }
   for (const auto& s : result.records)
     report.records.push_back({s.step, s.t, values(s.q), values(s.p), s.energy});
   for (const auto& i : result.impacts) {

@@ -14,7 +14,8 @@ SweepFileLayout make_layout(const SweepConfig& config, const ParameterSpace& spa
                             std::int64_t chunk_count) {
   SweepFileLayout layout;
   for (const auto& axis : space.axes())
-    layout.axes.push_back({axis.name, axis.units, axis.long_name, axis.values});
+    layout.axes.push_back(
+        {stored_axis_name(axis.name), axis.units, axis.long_name, axis.values, axis.name});
   if (layout.axes.empty())
     layout.axes.push_back({"point", "1", "grid point (the sweep has no grid axes)", {0.0}});
   const bool replicas = space.replicas() > 1;
@@ -60,7 +61,7 @@ SweepFileLayout make_layout(const SweepConfig& config, const ParameterSpace& spa
   }
   if (config.output.samples) {
     for (const auto& axis : space.axes())
-      layout.samples.push_back({axis.name, axis.units, axis.long_name, false});
+      layout.samples.push_back({stored_axis_name(axis.name), axis.units, axis.long_name, false});
     for (const auto& p : space.random_parameters())
       layout.samples.push_back({p.name, p.units, p.long_name, false});
     SampleColumnSpec status{"status", "1", kTaskStatusLegend, true};
@@ -80,7 +81,8 @@ SweepFileLayout make_layout(const SweepConfig& config, const ParameterSpace& spa
   // Per-task arrays exist only per task: stored whenever a kernel produces them.
   for (const auto& c : kernel.columns())
     if (c.length > 1)
-      layout.samples.push_back({c.group + "_" + c.name, c.units, c.long_name, false, c.length});
+      layout.samples.push_back(
+          {c.group + "_" + c.name, c.units, c.long_name, false, c.length, {}, {}, c.dimensions, c.comment});
   layout.task_count = space.task_count();
   layout.chunk_count = chunk_count;
   layout.config_text = config.source_text;
@@ -90,6 +92,7 @@ SweepFileLayout make_layout(const SweepConfig& config, const ParameterSpace& spa
   for (auto o : config.orderings)
     orderings += (orderings.empty() ? "" : ",") + std::string(ordering_policy_name(o));
   layout.root_string_attributes = {{"model", config.model}, {"orderings", orderings}};
+  if (!config.base_dir.empty()) layout.root_string_attributes.push_back({"config_folder", config.base_dir});
   layout.root_integer_attributes = {{"replicas", space.replicas()}};
   if (config.simulate) {
     // Time-stepped runs: each ordering resolves every impact of a run; minimality does not apply.

@@ -83,6 +83,7 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
     if (!error.empty()) lock.release();
   }
   agree_or_throw(mpi, error);
+  if (mpi.rank == 0 && options.on_start) options.on_start();
   MPI_Bcast(&mode, 1, MPI_INT, 0, comm);
   if (mode == 2) {
     summary.already_complete = summary.output_complete = true;

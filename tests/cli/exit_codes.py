@@ -159,7 +159,11 @@ def main():
            2, "resolve raw problem, three problems", 3, ("normals[0]", "momentum", "minimality"))
     expect(sh([s, "resolve"], stdin="{"), 2, "resolve JSON syntax error", 1, ("input: invalid JSON",))
     expect(sh([s, "resolve", os.path.join(d, "missing.json")]), 2, "resolve missing file", 1, ("input: cannot read",))
-    expect(sh([s, "resolve", "-o", "/nonexistent-dir/x.json"], stdin=good), 1, "resolve unwritable output (runtime)", 1)
+    # Missing folders are created (as run -o does); a folder that cannot be (a file is in the way) fails.
+    blocker = os.path.join(d, "a-file")
+    open(blocker, "w").close()
+    expect(sh([s, "resolve", "-o", os.path.join(blocker, "x.json")], stdin=good), 1,
+           "resolve unwritable output (runtime)", 1)
     expect(sh([s, "resolve", "--frob"]), 2, "resolve bad option", 1)
     chk = '{"model": "billiards", "params": {"theta": 2.0944}, "momentum_after": [0, 0, 0, 0, 0, 0]}'
     expect(sh([s, "check"], stdin=chk), 0, "check")

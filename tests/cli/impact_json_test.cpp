@@ -684,8 +684,11 @@ TEST(ImpactJsonFiles, WriteIsWholeOrNothing) {
   // Only the renamed file remains: no temporaries beside it.
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()),
             1);
-  EXPECT_THROW(write_text_output((dir / "missing" / "out.json").string(), "x"), IoError);
-  EXPECT_FALSE(std::filesystem::exists(dir / "missing"));
+  // Missing folders are created (as `run -o` does); one that cannot be (a file in the way) fails.
+  write_text_output((dir / "missing" / "sub" / "out.json").string(), "x");
+  EXPECT_EQ(read_text_input((dir / "missing" / "sub" / "out.json").string()), "x");
+  EXPECT_THROW(write_text_output((dir / "out.json" / "x.json").string(), "x"), IoError);
+  EXPECT_EQ(read_text_input(path), "{\"a\": 1}\n");
   EXPECT_THROW(read_text_input((dir / "nope.json").string()), IoError);
   EXPECT_THROW(read_text_input(dir.string()), IoError);
   std::filesystem::remove_all(dir);

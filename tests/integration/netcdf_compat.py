@@ -55,6 +55,12 @@ def main():
                 except Exception as e:  # noqa: BLE001 - report any reader failure
                     check(False, f"{name}: xarray {engine} opens group {g}: {type(e).__name__}: {e}")
         with h5py.File(out, "r") as f:
+            bad_units = []  # UDUNITS strings only: no "SI (m or rad per coordinate)"
+            f.visititems(lambda n, o: bad_units.append(f"{n}: {o.attrs['units']}")
+                         if isinstance(o, h5py.Dataset) and "units" in o.attrs
+                         and any(w in str(o.attrs["units"]) for w in ("SI", "(", " or ", "per ")) else None)
+            check(not bad_units, f"{name}: UDUNITS units only {bad_units[:3]}")
+            check("dt" not in f.get("grid", {}), f"{name}: no grid axis named dt (xarray's .dt accessor)")
             replicas = f.attrs["replicas"]
             check(isinstance(replicas, (np.integer, int)) and replicas >= 1, f"{name}: replicas is an integer ({replicas!r})")
             check(str(f.attrs["Conventions"]).startswith("CF-1."), f"{name}: Conventions")

@@ -5,7 +5,7 @@
   * a shard's journal or file and the whole sweep's never stand in for each other on --resume;
   * errors the config alone shows (t_end/dt over 10^9 steps, record over a grid of the cradle's n,
     a distribution whose support leaves the magnitude range, a repeated sensitivity output, and
-    `analyze --output y --output y`) exit 2 in one line before any file is created.
+    `analyze --variable y --variable y`) exit 2 in one line before any file is created.
 
 usage: ownership_preflight.py SIMPACT"""
 import glob
@@ -207,9 +207,9 @@ def analyze_repeat(simpact, d):
     out = f"{d}/sobol.h5"
     sc.run(simpact, config, out)
     before = snapshot(d)
-    p = subprocess.run([simpact, "analyze", out, "--output", "y", "--output", "y"], env=sc.env(1),
+    p = subprocess.run([simpact, "analyze", out, "--variable", "y", "--variable", "y"], env=sc.env(1),
                        capture_output=True, text=True, timeout=120)
-    refused(p, "analyze --output y --output y", "--output[1]")
+    refused(p, "analyze --variable y --variable y", "--variable[1]")
     unchanged(before, d, "analyzed file")
 
 

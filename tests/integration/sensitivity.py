@@ -48,7 +48,7 @@ def read(path, output="y"):
         names = [n.decode() if isinstance(n, bytes) else n for n in f["sensitivity/parameter"][()]]
         first = g["S1"] if "S1" in g else g["mu"]
         dims = [d[0].name.split("/")[-1] for d in first.dims]  # the attached dimension scales
-        return names, {k: g[k][()] for k in g}, dims
+        return names, {k: g[k][()] for k in g if g[k].attrs.get("CLASS") != b"DIMENSION_SCALE"}, dims  # indices, not the scales
 
 
 # ---- Ishigami: closed form, coverage -------------------------------------------------------
@@ -195,6 +195,36 @@ print(f"morris mu* {np.round(r['mu_star'], 3)} sigma {np.round(r['sigma'], 3)} m
 if not (r["mu_star"][1] > r["mu_star"][2] and r["mu_star"][0] > r["mu_star"][2] and r["sigma"][2] > 0):
     fail("morris ranking of the Ishigami inputs")
 print("ok: morris")
+
+# ---- the parameter coordinate, a constant output --------------------------------------------------
+import xarray as xr  # noqa: E402
+
+for engine in ("h5netcdf", "netcdf4"):
+    with xr.open_dataset(m_out, group="sensitivity/y", engine=engine) as ds:
+        df = ds.to_dataframe()
+        if df.index.name != "parameter" or list(df.index) != ["x1", "x2", "x3"]:
+            fail(f"xarray {engine}: /sensitivity/y to_dataframe() index {df.index.name} {list(df.index)}")
+print("ok: /sensitivity/<output> to_dataframe() is indexed by the parameter names (both engines)")
+# x1 = x2 = 0: y = sin x1 + 7 sin^2 x2 + 0.1 x3^4 sin x1 = 0 whatever x3: no indices.
+const = sc.write_config("""model: ishigami
+params: {x1: 0, x2: 0}
+design:
+  method: saltelli
+  base_samples: 64
+  params:
+    x3: {dist: uniform, low: -pi, high: pi}
+sensitivity: {bootstrap: 20}
+""", TMP, "constant.yaml")
+c_out = os.path.join(TMP, "constant.h5")
+p = subprocess.run([SIMPACT, "run", const, "-o", c_out], capture_output=True, text=True, env=sc.env())
+if p.returncode != 0 or "S1=nan" not in p.stdout + p.stderr or "y is constant (0) over the design" not in p.stdout + p.stderr:
+    fail(f"constant output: the summary does not say why S1 is nan: {p.returncode} {p.stdout + p.stderr!r}")
+png = os.path.join(TMP, "constant.png")
+p = subprocess.run(["/usr/bin/python3", "scripts/sensitivity.py", c_out, "-o", png], capture_output=True, text=True,
+                   env=dict(os.environ, MPLBACKEND="Agg"))
+if p.returncode != 0 or not os.path.getsize(png) > 1000:
+    fail(f"scripts/sensitivity.py on a constant output: {p.returncode} {p.stderr[-400:]!r}")
+print("ok: a constant output: the run says why S1 is nan; scripts/sensitivity.py draws it")
 
 # ---- bad input --------------------------------------------------------------------------------------
 bad = {

@@ -49,7 +49,9 @@ def datasets(path):
     with h5py.File(path, "r") as f:
         def visit(name, obj):
             if isinstance(obj, h5py.Dataset) and name.split("/")[0] in RESULT_GROUPS + ("xi",):
-                out[name] = (obj.dtype.str, obj.shape, np.ascontiguousarray(obj[()]).tobytes())
+                v = obj[()]  # strings (coordinate names) by value, not by their object pointers
+                out[name] = (obj.dtype.str, obj.shape,
+                             repr(v.tolist()) if v.dtype == object else np.ascontiguousarray(v).tobytes())
         f.visititems(visit)
         complete = int(f.attrs["complete"])
     return out, complete

@@ -37,9 +37,11 @@ def check_cradle(path):
             err = np.abs(ratio - expected[None, None, :]).max()
             if not err < 1e-9:
                 fail(f"cradle {o}: E_end/E_0 off e^2 + (1-e^2)/3 by {err:.3g}")
-            p = f[f"samples/trajectory_p_{o}"][()]  # [task, 2 states x 3 coordinates]
+            p = f[f"samples/trajectory_p_{o}"][()]  # [task, record, coordinate]: 2 states x 3 coordinates
+            if p.shape[1:] != (2, 3):
+                fail(f"cradle {o}: trajectory_p is {p.shape}, not [task, record = 2, coordinate = 3]")
             elastic = f["samples/restitution"][()] == 1.0
-            final = p[elastic, 3:]
+            final = p[elastic, -1, :]
             if not np.abs(final - [0.0, 0.0, 1.0]).max() < 1e-9:
                 fail(f"cradle {o}: elastic final momenta {final} are not [0, 0, 1]")
             if not (f[f"outcomes/impacts_{o}"][()] >= 1).all():
@@ -47,6 +49,34 @@ def check_cradle(path):
         if f["status/failed"][()].sum() != 0 or f["status/ok"][()].sum() != f["samples/status"].shape[0]:
             fail("cradle: tasks not all ok")
     print(f"ok: cradle_timestep: E_end/E_0 = e^2 + (1-e^2)/3 to 1e-9, elastic final p = [0, 0, 1] ({axes})")
+    check_xarray(path)
+
+
+def check_xarray(path):
+    """Trajectories as (task, record, coordinate) with named coordinates and UDUNITS units; the dt
+    axis stored as time_step (xarray's `.dt` is the datetime accessor), parameter = "dt"."""
+    import xarray as xr
+    for engine in ("h5netcdf", "netcdf4"):
+        with xr.open_dataset(path, group="samples", engine=engine) as ds:
+            for o in ("argmin", "argmax"):
+                for v, units in ((f"trajectory_q_{o}", "m"), (f"trajectory_p_{o}", "kg m s-1")):
+                    da = ds[v]
+                    if da.dims != ("task", "record", "coordinate") or da.attrs.get("units") != units:
+                        fail(f"{engine}: {v} dims {da.dims}, units {da.attrs.get('units')!r}")
+            if list(ds.coordinate.values) != ["x1", "x2", "x3"] or list(ds.coordinate_units.values) != ["m"] * 3:
+                fail(f"{engine}: coordinate labels {ds.coordinate.values}")
+            if ds.trajectory_t.dims != ("task", "record") or "time_step" not in ds or "dt" in ds:
+                fail(f"{engine}: trajectory_t dims {ds.trajectory_t.dims}; samples {list(ds.data_vars)[:8]}")
+            last = ds.trajectory_p_argmin.sel(coordinate="x3").isel(record=-1)
+            if not (float(last.where(ds.restitution == 1.0).max()) - 1.0) < 1e-9:
+                fail(f"{engine}: sel(coordinate='x3') of the final record")
+        with xr.open_dataset(path, group="grid", engine=engine) as ds:
+            if "time_step" not in ds.coords or ds.time_step.attrs.get("parameter") != "dt" or ds.time_step.attrs.get("units") != "s":
+                fail(f"{engine}: grid coordinate time_step {dict(ds.coords)}")
+        with xr.open_dataset(path, group="energy", engine=engine) as ds:
+            if "time_step" not in ds["ratio_argmin"].dims:
+                fail(f"{engine}: energy maps dims {ds['ratio_argmin'].dims}")
+    print("ok: xarray (both engines): trajectories [task, record, coordinate] in m and kg m s-1, axis time_step (dt)")
 
 
 def check_billiards(simpact, path, d):

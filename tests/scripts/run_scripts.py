@@ -48,6 +48,11 @@ def make_sweeps(simpact, folder):
                 sys.exit(f"FAIL: {' '.join(command)} exited {done.returncode}:\n"
                          f"{done.stdout}{done.stderr}")
         paths[name] = path
+    path = os.path.join(folder, "cradle_timestep_3x3.h5")  # a time-stepped sweep (energy_maps)
+    if not os.path.exists(path):
+        subprocess.run([simpact, "run", os.path.join(HERE, "cradle_timestep_3x3.yaml"), "-o", path,
+                        "--overwrite", "--quiet"], capture_output=True, text=True, timeout=300, check=True)
+    paths["cradle_timestep_3x3"] = path
     return paths
 
 
@@ -155,6 +160,15 @@ def check_plot_xi(files, out):
     expect_error("plot_xi", ["no maps in group"], theta, "--group", "nonexistent", "-o",
                  f"{out}/x.png")
     expect_error("plot_xi", ["extension"], theta, "-o", f"{out}/x.jpeg")
+    # A paper's figure: own title and label, resolution; a signed cosine under --log (symlog).
+    expect_figure("plot_xi", f"{out}/paper.png", theta, "--title", "ξ over θ", "--label", "ξ",
+                  "--dpi", "300", "-o", f"{out}/paper.png")
+    if os.path.exists(f"{out}/paper.png") and os.path.exists(f"{out}/theta.png"):
+        check(png_size(f"{out}/paper.png")[0] == 2 * png_size(f"{out}/theta.png")[0], "--dpi 300 doubles the width")
+    done = expect_figure("plot_xi", f"{out}/cosine_log.png", plane, "--log", "--map", "/xi",
+                         "/outcomes/normalized_cosine", "-o", f"{out}/cosine_log.png")
+    check("no positive values" not in done.stderr, "a signed cosine on --log is drawn (symmetric log)", done)
+    expect_error("plot_xi", ["--dpi"], theta, "--dpi", "0", "-o", f"{out}/x.png")
     expect_error("plot_xi", ["not an HDF5 file"], os.path.join(HERE, "billiards_theta_65.yaml"),
                  "-o", f"{out}/x.png")
 
@@ -174,6 +188,10 @@ def check_fig5(files, out):
 
 
 def check_energy_maps(files, out):
+    # A time-stepped sweep: E_end/E_0 per ordering (no relative_loss maps), one row of panels.
+    done = expect_figure("energy_maps", f"{out}/energy_timestep.png", files["cradle_timestep_3x3"], "-o",
+                         f"{out}/energy_timestep.png")
+    check("ratio_argmin" in done.stdout, "energy_maps draws a time-stepped file's E_end/E_0", done)
     for name in SWEEPS:
         expect_figure("energy_maps", f"{out}/energy_{name}.png", files[name], "-o",
                       f"{out}/energy_{name}.png")

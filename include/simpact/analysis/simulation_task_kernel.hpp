@@ -46,6 +46,8 @@ struct SimulationStudyOptions {
   // j = 0..record (the initial state first, the final state last), S the task's step count.
   int record = 0;
   int record_dof = 0;      // coordinates per recorded state (the model's dof at the first task)
+  // Their names and units ("m", "rad" or "" unknown) at the first task; empty: q0, q1, ...
+  std::vector<std::string> record_coordinates, record_units;
   std::uint64_t seed = 0;  // the random ordering's draws: keyed by (seed, task, impact)
   NewtonOptions newton;    // the midpoint integrator's Newton settings (its defaults)
 };
@@ -57,6 +59,9 @@ std::vector<ParameterInfo> simulation_sweep_parameters(const std::string& model)
 // The number of coordinates of `model` built from a task's parameters (the integrator's are
 // ignored): sizes the recorded arrays. Throws InputError for parameters that build no model.
 int simulation_dof(const std::string& model, const ParameterSet& params);
+// The coordinates' names and units ("m", "rad", "" unknown) of the same model.
+void simulation_coordinates(const std::string& model, const ParameterSet& params, std::vector<std::string>& names,
+                            std::vector<std::string>& units);
 
 // The options a `simulate:` config selects (model, orderings, steps or t_end, record, seed);
 // record_dof is left to the caller, which sizes it from a task's parameters.

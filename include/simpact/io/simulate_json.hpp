@@ -79,6 +79,7 @@ struct SimulateReport {
     std::vector<double> momentum_before, momentum_after;
   };
   std::vector<std::string> coordinates;
+  std::vector<std::string> coordinate_units;  // "m", "rad" or "" (unknown), per coordinate
   std::vector<State> records;
   std::vector<Impact> impacts;
   double max_energy_drift = 0.0;

@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "simpact/core/array_dimension.hpp"
 #include "simpact/io/io_error.hpp"
 
 namespace simpact {
@@ -35,7 +36,12 @@ namespace simpact {
 struct AxisSpec {
   std::string name, units, long_name;
   std::vector<double> values;  // at least one
+  std::string parameter = {};  // the parameter's name when the stored name differs (attribute)
 };
+
+// The name a grid axis is stored under: the parameter's, unless xarray would shadow it by an
+// attribute of its own (`da.dt` is the datetime accessor): "dt" -> "time_step", else name + "_".
+std::string stored_axis_name(const std::string& parameter);
 
 // A grid-shaped float64 map /<group>/<name> (group "" = root), e.g. "energy", "after_mean".
 struct MapSpec {
@@ -58,6 +64,11 @@ struct SampleColumnSpec {
   std::int64_t length = 1;
   std::vector<std::int64_t> flag_values = {};  // integer columns: CF flag_values / flag_meanings
   std::string flag_meanings = {};
+  // Named trailing dimensions (extents multiplying to length) instead of <name>_element: the
+  // dataset is [task, dimensions...], each dimension a scale /samples/<dimension.name> shared by
+  // the columns naming it. units "" (mixed per element): no units attribute, the comment says why.
+  std::vector<ArrayDimension> dimensions = {};
+  std::string comment = {};
 };
 
 // One row of /provenance: one per run or resume.

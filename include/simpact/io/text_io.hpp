@@ -10,6 +10,9 @@ namespace simpact {
 std::string read_text_input(const std::string& path);
 // Writes `text` to `path` via a temporary file renamed into place, so an error never leaves a
 // partial file; "-" or "" writes to standard output. Throws IoError naming the file.
+// Missing folders of the output are created (as `run -o` does).
 void write_text_output(const std::string& path, const std::string& text);
+// Creates the missing folders above `target` (an output file); IoError naming `given` if it cannot.
+void create_parent_directories(const std::string& target, const std::string& given);
 
 }  // namespace simpact

@@ -31,6 +31,8 @@ class DynamicModel {
   virtual int dof() const = 0;
   virtual int contacts() const { return 0; }
   virtual std::string coordinate_name(int i) const { return "q" + std::to_string(i); }
+  // UDUNITS unit of coordinate i ("m" or "rad"); "" when the model does not know it.
+  virtual std::string coordinate_unit(int /*i*/) const { return ""; }
 
   // T and its derivatives at (q, v); second: also t_qq and t_qv. `mass` is always filled.
   virtual void kinetic(const DofVector& q, const DofVector& v, bool second,

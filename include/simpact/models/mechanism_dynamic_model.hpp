@@ -24,6 +24,7 @@ class MechanismDynamicModel final : public DynamicModel {
   int dof() const override { return mechanism_->nv(); }
   int contacts() const override { return mechanism_->contacts(); }
   std::string coordinate_name(int i) const override { return mechanism_->coordinate_name(i); }
+  std::string coordinate_unit(int i) const override { return mechanism_->coordinate_unit(i); }
   void kinetic(const DofVector& q, const DofVector& v, bool second, KineticDerivatives& out) const override;
   double potential(const DofVector& q, DofVector& gradient, DofMatrix* hessian) const override;
   bool has_forces() const override { return damped_; }

@@ -143,6 +143,8 @@ class MujocoMechanism {
   Eigen::VectorXd damping() const;
   // The name of coordinate i (the joint's, with [i] for a multi-dof joint).
   std::string coordinate_name(int i) const;
+  // "rad" (hinge, ball, a free joint's rotation) or "m" (slide, a free joint's translation).
+  std::string coordinate_unit(int i) const { return qvel_units_.at(static_cast<std::size_t>(i)); }
   // Empty when every joint is a hinge or a slide (qpos and qvel coordinates coincide), else the
   // first ball or free joint's name: the variational integrator steps q in R^n.
   std::string non_euclidean_joint() const;
@@ -151,7 +153,7 @@ class MujocoMechanism {
   struct Model;  // the loaded mjModel and its name tables
   std::unique_ptr<Model> model_;
   MechanismSpec spec_;
-  std::vector<std::string> qpos_names_, qvel_names_;
+  std::vector<std::string> qpos_names_, qvel_names_, qvel_units_;
   std::vector<ParameterInfo> parameters_;
   // What parameter i of parameters_ sets: a qpos/qvel index, an edit slot, or restitution.
   struct Target {

@@ -72,6 +72,8 @@ class PlanarLinkage final : public DynamicModel {
   int dof() const override { return dof_; }
   int contacts() const override { return static_cast<int>(contacts_.size()); }
   std::string coordinate_name(int i) const override;
+  // "rad" for a coordinate that turns some link (in some a_t), else "m".
+  std::string coordinate_unit(int i) const override;
   int masses() const { return static_cast<int>(masses_.size()); }
   // r_j(q) [m].
   Vec2 position(const DofVector& q, int mass) const;

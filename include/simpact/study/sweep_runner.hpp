@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include <csignal>
+#include <functional>
 #include <cstdint>
 #include <functional>
 #include <stdexcept>
@@ -65,6 +66,9 @@ struct SweepRunOptions {
   // signal cannot lose work (the front end says so at once: mpirun may kill the ranks before
   // the write ends).
   std::function<void()> on_final_write;
+  // Called on rank 0 once every rank agrees the run may start (after the output, lock and
+  // journal checks): the start banner, never printed before a refusal.
+  std::function<void()> on_start;
 };
 
 struct SweepRunSummary {

@@ -26,7 +26,10 @@ struct GridAxis {
 enum class TaskErrorMode { kAbort, kRecord };
 
 struct OutputOptions {
-  bool samples = false;         // write the per-task tables /samples/...
+  // Write the per-task tables /samples/...; default: only with a user-supplied design (design.file,
+  // design.zip), whose per-row outputs are the result (the maps hold their mean over the rows).
+  bool samples = false;
+  bool samples_given = false;   // output.samples is in the config
   bool momenta = false;         // per-task arrays: post-impact momentum under each ordering
   std::int64_t chunk_size = 0;  // tasks per chunk; 0 = chosen by the scheduler
   int compression = 4;          // gzip level 0..9
@@ -86,6 +89,10 @@ struct SweepConfig {
   std::optional<AuditSpec> audit;        // present: engines audited at every task (needs a mechanism file)
   std::string source_text;               // the YAML exactly as given
   std::string source_hash;               // sha256 hex of source_text
+  // The folder relative paths in the config (design.file, model.file) are resolved from: the
+  // config file's (absolute); "" for a config given as text. Stored in the result
+  // (root attribute config_folder) so that analyze and merge resolve them the same way.
+  std::string base_dir;
 
   std::int64_t grid_points() const;  // product of the axis sizes (1 with no grid)
   std::int64_t replicas() const;     // monte_carlo->samples_per_point, the design's rows, or 1

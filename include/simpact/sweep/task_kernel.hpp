@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "simpact/core/array_dimension.hpp"
 #include "simpact/core/parameter_set.hpp"
 
 namespace simpact {
@@ -21,6 +22,11 @@ struct ResultColumn {
   // Values per task: 1 = a scalar, reduced to grid maps; L > 1 = a small per-task array (e.g. a
   // post-impact momentum, or a time series), stored per task only, as /samples/<group>_<name>.
   std::int64_t length = 1;
+  // A per-task array with named dimensions (row-major, extents multiplying to length), stored
+  // [task, dimensions...]; empty: one dimension <group>_<name>_element.
+  std::vector<ArrayDimension> dimensions = {};
+  // Set when units is "" (units differ by element, e.g. m or rad per coordinate): why.
+  std::string comment = {};
 };
 
 // Per-task outcome code stored in /samples/status (and counted per grid point).
