@@ -22,7 +22,8 @@ struct Mpi {
   }
 };
 
-// Rank 0 decides; every rank throws the same one-line error, so all exit non-zero together.
+// Collective: any rank's error (the lowest failing rank's message) makes every rank throw the
+// same one-line AgreedError, so all exit non-zero together.
 inline void agree_or_throw(const Mpi& mpi, const std::string& error, bool input_error = true) {
   simpact::agree_or_throw(mpi.comm, error, input_error);
 }

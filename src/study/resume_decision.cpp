@@ -93,8 +93,8 @@ std::string check_free_space(const fs::path& dir, std::uintmax_t journal_bytes, 
 
 std::string decide_mode(const std::string& path, const std::string& journal, const SweepConfig& config,
                         const TaskKernel& kernel, const JournalManifest& manifest,
-                        const SweepRunOptions& options, OutputLock& lock, int& mode) {
-  mode = 0;
+                        const SweepRunOptions& options, OutputLock& lock, RunMode& mode) {
+  mode = RunMode::kFresh;
   if (manifest.chunk_count() > kMaxJournalChunks)
     return fmt::format(
         "{} tasks in chunks of {} make {} chunks, more than the journal indexes (2^32 = {}): "
@@ -123,7 +123,7 @@ std::string decide_mode(const std::string& path, const std::string& journal, con
                                        static_cast<double>(contents.record_bytes) / 1048576.0);
 
   if (options.overwrite) {
-    mode = 0;
+    mode = RunMode::kFresh;
   } else if (options.resume) {
     if (status == ManifestStatus::kOldVersion)
       return fmt::format(
@@ -160,16 +160,16 @@ std::string decide_mode(const std::string& path, const std::string& journal, con
             "--resume refused: '{}' {}: not replacing it (its journal is of this config; move "
             "the file away to finish the run)",
             path, id.what);
-      mode = 1;
+      mode = RunMode::kResume;
     } else if (out_exists) {
       if (!id.ours) return fmt::format("--resume refused: '{}' {}: refusing to replace it", path, id.what);
-      mode = id.complete ? 2 : 0;  // ours but incomplete without a journal: recompute
+      mode = id.complete ? RunMode::kAlreadyComplete : RunMode::kFresh;  // ours but incomplete without a journal: recompute
     }
   } else if (out_exists || has_journal) {
     return fmt::format("'{}' already exists: pass --resume to continue it or --overwrite to replace it",
                        out_exists ? path : journal);
   }
-  if (mode == 2) return "";  // a complete file needs no space
+  if (mode == RunMode::kAlreadyComplete) return "";  // a complete file needs no space
   return check_free_space(parent, contents.record_bytes, config, kernel);
 }
 

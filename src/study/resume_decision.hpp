@@ -10,10 +10,17 @@
 
 namespace simpact::detail {
 
-// Rank 0: may this run start, and how (mode 0 fresh, 1 resume from the journal, 2 already
-// complete)? Takes the output's lock. Returns the one-line refusal, or "".
+// How a run starts on its output (its int value is what rank 0 broadcasts).
+enum class RunMode : int {
+  kFresh = 0,            // compute every task into a new journal
+  kResume = 1,           // the journal's finished chunks are kept, the rest computed
+  kAlreadyComplete = 2,  // the output is complete: nothing to do
+};
+
+// Rank 0: may this run start, and how? Takes the output's lock. Returns the one-line refusal,
+// or "".
 std::string decide_mode(const std::string& path, const std::string& journal, const SweepConfig& config,
                         const TaskKernel& kernel, const JournalManifest& manifest,
-                        const SweepRunOptions& options, OutputLock& lock, int& mode);
+                        const SweepRunOptions& options, OutputLock& lock, RunMode& mode);
 
 }  // namespace simpact::detail

@@ -72,7 +72,7 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
   // ---- decide, on rank 0, whether this run may start (nothing is written before) ----------
   // Rank 0 holds the output's lock (<output>.journal/lock) for the whole run.
   std::string error;
-  int mode = 0;  // 0 fresh, 1 resume from journal, 2 already complete
+  detail::RunMode mode = detail::RunMode::kFresh;
   OutputLock lock;
   if (mpi.rank == 0) {
     try {
@@ -84,8 +84,10 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
   }
   agree_or_throw(mpi, error);
   if (mpi.rank == 0 && options.on_start) options.on_start();
-  MPI_Bcast(&mode, 1, MPI_INT, 0, comm);
-  if (mode == 2) {
+  int mode_value = static_cast<int>(mode);  // rank 0 decided
+  MPI_Bcast(&mode_value, 1, MPI_INT, 0, comm);
+  mode = static_cast<detail::RunMode>(mode_value);
+  if (mode == detail::RunMode::kAlreadyComplete) {
     summary.already_complete = summary.output_complete = true;
     if (mpi.rank == 0) summary.file_bytes = fs::file_size(path);
     return summary;
@@ -99,7 +101,7 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
   double hdf5_seconds = 0.0;
   if (mpi.rank == 0) {
     try {
-      if (mode == 0) {
+      if (mode == detail::RunMode::kFresh) {
         clear_journal(journal);  // (--overwrite, or a journal-less incomplete file of this config)
         create_journal(journal, manifest);
         // The file exists from the start, marked incomplete, so a killed job leaves an honest
@@ -126,7 +128,7 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
 
   // ---- which chunks remain ------------------------------------------------------------------
   std::vector<std::uint8_t> done(static_cast<std::size_t>(manifest.chunk_count()), 0);
-  if (mpi.rank == 0 && mode == 1) {
+  if (mpi.rank == 0 && mode == detail::RunMode::kResume) {
     const JournalIndex found = JournalIndex::scan(journal, manifest);
     done = found.done_bitmap();
     for (const auto& problem : found.problems()) summary.warnings.push_back("journal: " + problem);
@@ -218,7 +220,7 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
                     "to compute them)",
                     journal, missing),
         false);
-  if (mpi.rank == 0 && mode == 0)
+  if (mpi.rank == 0 && mode == detail::RunMode::kFresh)
     for (const auto& problem : index.problems()) summary.warnings.push_back("journal: " + problem);
   std::int64_t dropped = 0;
   std::vector<ProvenanceRow> provenance = read_provenance_lines(journal, dropped);

@@ -4,7 +4,8 @@
 // (when per-task output is wanted) or, by default, its per-grid-point partial statistics, so
 // that the journal grows with grid points × chunks rather than with tasks. A SIGKILL at any moment loses at
 // most the chunks in flight: a torn last record fails its checksum and is ignored. The HDF5 file is written
-// from the journal at the end (collectively), so a kill during that step is repaired by --resume.
+// from the journal at the end (collectively, or by rank 0 alone for a small sweep) into a staging file
+// renamed over the output, so a kill during that step is repaired by --resume.
 #pragma once
 
 #include <cstdint>
