@@ -241,7 +241,7 @@ PYBIND11_MODULE(_simpact, m) {
           ImpactBatchResult r;
           {
             py::gil_scoped_release release;
-            r = resolve_batch(b.batch, b.dof, b.contacts, raw_problem_maker(b), options, threads);
+            r = resolve_batch(b, options, threads);
           }
           return resolution_dict(std::move(r));
         });
@@ -257,7 +257,7 @@ PYBIND11_MODULE(_simpact, m) {
           CheckBatchResult c;
           {
             py::gil_scoped_release release;
-            c = check_batch(b.batch, b.dof, b.contacts, raw_problem_maker(b), input, options, threads);
+            c = check_batch(b, input, options, threads);
           }
           return check_dict(std::move(c));
         });
