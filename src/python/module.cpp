@@ -18,7 +18,9 @@
 #include "simpact/models/model_catalog.hpp"
 #include "simpact/models/mujoco_mechanism.hpp"
 #include "simpact/study/impact_batch.hpp"
+#include "simpact/study/design_service.hpp"
 #include "simpact/study/impact_service.hpp"
+#include "simpact/study/simulate_service.hpp"
 #include "simpact/version.hpp"
 
 namespace py = pybind11;
@@ -82,6 +84,91 @@ py::dict check_dict(CheckBatchResult&& c) {
   out["nearest_outcome"] = to_numpy(std::move(c.nearest_outcome), {B});
   out["printed_significant_digits"] = to_numpy(std::move(c.printed_significant_digits), {B});
   out["implied_impulses"] = to_numpy(std::move(c.implied_impulses), {B, k});
+  return out;
+}
+
+// `simpact simulate`'s report as NumPy: the records as arrays over the recorded steps.
+py::dict simulation_dict(SimulateReport&& r) {
+  const auto R = static_cast<py::ssize_t>(r.records.size());
+  const auto n = static_cast<py::ssize_t>(r.coordinates.size());
+  std::vector<std::int64_t> step;
+  std::vector<double> t, q, p, energy;
+  for (const auto& s : r.records) {
+    step.push_back(s.step);
+    t.push_back(s.t);
+    q.insert(q.end(), s.q.begin(), s.q.end());
+    p.insert(p.end(), s.p.begin(), s.p.end());
+    energy.push_back(s.energy);
+  }
+  py::dict out;
+  out["coordinates"] = r.coordinates;
+  out["step"] = to_numpy(std::move(step), {R});
+  out["t"] = to_numpy(std::move(t), {R});
+  out["q"] = to_numpy(std::move(q), {R, n});
+  out["p"] = to_numpy(std::move(p), {R, n});
+  out["energy"] = to_numpy(std::move(energy), {R});
+  py::list impacts;
+  for (auto& i : r.impacts) {
+    py::dict d;
+    d["step"] = i.step;
+    d["t"] = i.t;
+    d["contacts"] = i.contacts;
+    d["sequence"] = i.sequence;
+    d["energy_before"] = i.energy_before;
+    d["energy_after"] = i.energy_after;
+    d["restitution"] = i.restitution;
+    d["plastic"] = i.plastic;
+    d["zeno"] = i.zeno;
+    d["policy"] = std::string(ordering_policy_name(i.policy));
+    d["status"] = i.status;
+    d["momentum_before"] = to_numpy(std::move(i.momentum_before), {n});
+    d["momentum_after"] = to_numpy(std::move(i.momentum_after), {n});
+    impacts.append(d);
+  }
+  out["impacts"] = impacts;
+  out["max_energy_drift"] = r.max_energy_drift;
+  out["energy_initial"] = r.energy_initial;
+  out["energy_final"] = r.energy_final;
+  out["energy_residual"] = r.energy_residual;
+  py::dict work;
+  for (std::size_t j = 0; j < r.work_sources.size() && j < r.work.size(); ++j) work[py::str(r.work_sources[j])] = r.work[j];
+  out["work"] = work;
+  out["newton_mean"] = r.newton_mean;
+  out["newton_max"] = r.newton_max;
+  return out;
+}
+
+py::dict named(const NamedValues& values) {
+  py::dict d;
+  for (const auto& [name, value] : values) d[py::str(name)] = value;
+  return d;
+}
+
+// `simpact design`'s report: the rows ("initial", "optimized") as dicts.
+py::dict design_dict(const DesignReport& r) {
+  py::dict out;
+  out["model"] = r.model;
+  out["foot"] = r.foot;
+  out["at_bound"] = r.at_bound;
+  out["converged"] = r.converged();
+  py::list rows;
+  for (const auto& row : r.rows) {
+    py::dict d;
+    d["name"] = row.name;
+    d["status"] = row.status;
+    d["iterations"] = row.iterations;
+    d["configuration"] = named(row.configuration);
+    d["design"] = named(row.design);
+    d["gaps"] = named(row.gaps);
+    d["tail_length"] = row.tail_length;
+    d["metric_product"] = row.metric_product;
+    d["normalized_product"] = row.normalized_product;
+    py::dict points;
+    for (const auto& [name, xy] : row.points) points[py::str(name)] = py::make_tuple(xy[0], xy[1]);
+    d["points"] = points;
+    rows.append(d);
+  }
+  out["rows"] = rows;
   return out;
 }
 
@@ -231,6 +318,23 @@ PYBIND11_MODULE(_simpact, m) {
     py::gil_scoped_release release;
     return check_json(text, indent, base_dir);
   }, py::arg("text"), py::arg("indent") = -1, py::arg("base_dir") = "");
+
+  m.def("simulate_request", [](const std::string& text, const std::string& base_dir) {
+    SimulateRun run;
+    {
+      py::gil_scoped_release release;
+      run = run_simulation(text, base_dir);
+    }
+    return simulation_dict(std::move(run.report));
+  }, py::arg("text"), py::arg("base_dir") = "");
+  m.def("design_request", [](const std::string& text, const std::string& base_dir) {
+    DesignRun run;
+    {
+      py::gil_scoped_release release;
+      run = run_design(text, base_dir);
+    }
+    return design_dict(run.report);
+  }, py::arg("text"), py::arg("base_dir") = "");
 
   m.def("resolve_raw",
         [](const Array& mass, const Array& normals, const Array& momentum, bool velocity,

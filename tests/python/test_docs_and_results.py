@@ -15,10 +15,10 @@ def doc_blocks():
     return re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
 
 
-@pytest.mark.parametrize("index", range(3))
+@pytest.mark.parametrize("index", range(4))
 def test_doc_example_runs(index, tmp_path, monkeypatch):
     blocks = doc_blocks()
-    assert len(blocks) == 3
+    assert len(blocks) == 4
     monkeypatch.chdir(tmp_path)
     exec(compile(blocks[index], f"{DOC}:block{index}", "exec"), {"SOURCE": str(SOURCE)})
     if "sobol.png" in blocks[index]:
