@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <string>
 
-#include "analyze.hpp"
+#include "simpact/study/sweep_analysis.hpp"
 #include "commands.hpp"
 #include "mpi_session.hpp"
 #include "simpact/analysis/impact_task_kernel.hpp"
@@ -21,8 +21,8 @@
 #include "simpact/study/sweep_runner.hpp"
 #include "simpact/study/sweep_size_estimate.hpp"
 #include "simpact/sweep/parameter_space.hpp"
-#include "sweep_preflight.hpp"
-#include "sweep_setup.hpp"
+#include "simpact/study/sweep_preflight.hpp"
+#include "simpact/study/sweep_setup.hpp"
 #include "thread_setup.hpp"
 
 namespace simpact::app {

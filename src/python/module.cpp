@@ -2,11 +2,14 @@
 // layer over study/: NumPy arrays in, the batch services run with the GIL released, NumPy arrays
 // out. InputError becomes simpact.InputError (a ValueError) carrying the CLI's one-line message
 // and the field; runtime failures become RuntimeError.
+#include <mpi.h>
+#include <pybind11/functional.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -21,6 +24,7 @@
 #include "simpact/study/design_service.hpp"
 #include "simpact/study/impact_service.hpp"
 #include "simpact/study/simulate_service.hpp"
+#include "simpact/study/sweep_session.hpp"
 #include "simpact/version.hpp"
 
 namespace py = pybind11;
@@ -172,6 +176,70 @@ py::dict design_dict(const DesignReport& r) {
   return out;
 }
 
+// MPI for an in-process sweep: a singleton job of one rank, started on first use (funneled: only
+// the calling thread uses MPI) and finalized when the interpreter exits.
+void ensure_mpi() {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (initialized) return;
+  int provided = 0;
+  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+  py::module_::import("atexit").attr("register")(py::cpp_function([] {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized) MPI_Finalize();
+  }));
+}
+
+volatile std::sig_atomic_t g_run_stop = 0;
+extern "C" void on_run_stop(int sig) { g_run_stop = sig; }
+
+// SIGINT and SIGTERM stop the sweep (the chunk in hand finishes, the journal stays) while it runs
+// with the GIL released; Python's own handlers are back afterwards.
+class StopSignals {
+ public:
+  StopSignals() {
+    g_run_stop = 0;
+    struct sigaction action {};
+    action.sa_handler = on_run_stop;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &action, &old_int_);
+    sigaction(SIGTERM, &action, &old_term_);
+  }
+  ~StopSignals() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  struct sigaction old_int_ {}, old_term_ {};
+};
+
+py::dict run_summary_dict(const ConfigRunResult& r) {
+  const SweepRunSummary& s = r.summary;
+  py::dict out;
+  out["output"] = r.output;
+  out["tasks"] = s.tasks;
+  out["tasks_computed"] = s.tasks_computed;
+  out["chunks"] = s.chunks;
+  out["wall_seconds"] = s.wall_seconds;
+  out["hdf5_seconds"] = s.hdf5_seconds;
+  out["already_complete"] = s.already_complete;
+  out["interrupted_by"] = s.interrupted_by;
+  out["tasks_saved"] = s.tasks_saved;
+  out["output_complete"] = s.output_complete;
+  out["warnings"] = s.warnings;
+  out["inadmissible"] = r.inadmissible;
+  out["analysis"] = r.analysis_lines;
+  py::dict status;
+  for (int k = 0; k < kTaskStatusCount; ++k) status[py::str(kTaskStatusNames[k])] = s.status_counts[static_cast<std::size_t>(k)];
+  out["status_counts"] = status;
+  return out;
+}
+
 // The raw arrays, shapes already checked by the Python half: M (B,d,d), N (B,k,d), p (B,d),
 // gaps (B,k) or None, restitution (B,).
 RawImpactBatch raw_batch(const Array& mass, const Array& normals, const Array& momentum, bool velocity,
@@ -298,6 +366,28 @@ PYBIND11_MODULE(_simpact, m) {
       err.attr("item") = py::none();
       err.attr("line") = std::string(e.what());
       PyErr_SetObject(input_error.ptr(), err.ptr());
+    } catch (const ConfigErrors& e) {  // a config: every problem, one line each (.lines)
+      const std::string first = e.lines.empty() ? std::string("config: invalid") : e.lines.front();
+      const auto colon = first.find(": ");
+      py::object err = py::reinterpret_borrow<py::object>(input_error.ptr())(first);
+      err.attr("field") = colon == std::string::npos ? std::string("config") : first.substr(0, colon);
+      err.attr("item") = py::none();
+      err.attr("line") = first;
+      err.attr("lines") = e.lines;
+      PyErr_SetObject(input_error.ptr(), err.ptr());
+    } catch (const AgreedError& e) {  // a sweep refused before it started (the output exists, ...)
+      if (!e.input_error()) {
+        PyErr_SetString(PyExc_RuntimeError, e.what());
+        return;
+      }
+      const std::string line = e.what();
+      const auto colon = line.find(": ");
+      py::object err = py::reinterpret_borrow<py::object>(input_error.ptr())(line);
+      const std::string prefix = colon == std::string::npos ? "" : line.substr(0, colon);
+      err.attr("field") = prefix.empty() || prefix.find_first_of(" '\"") != std::string::npos ? "output" : prefix;
+      err.attr("item") = py::none();
+      err.attr("line") = line;
+      PyErr_SetObject(input_error.ptr(), err.ptr());
     }
   });
 
@@ -335,6 +425,42 @@ PYBIND11_MODULE(_simpact, m) {
     }
     return design_dict(run.report);
   }, py::arg("text"), py::arg("base_dir") = "");
+
+  m.def("run_config", [](const std::string& config_path, const std::string& output, bool resume, bool overwrite,
+                         int threads, const std::optional<std::function<void(std::int64_t, std::int64_t)>>& progress,
+                         double progress_interval, const std::string& command_line) {
+    ensure_mpi();
+    ConfigRunOptions options;
+    options.config_path = config_path;
+    options.output = output;
+    options.resume = resume;
+    options.overwrite = overwrite;
+    options.command_line = command_line;
+    options.progress_interval_s = progress_interval;
+    options.stop_signal = &g_run_stop;
+    if (progress) {
+      const auto callback = *progress;
+      options.on_progress = [callback](std::int64_t done, std::int64_t total) {
+        py::gil_scoped_acquire gil;
+        try {
+          callback(done, total);
+        } catch (py::error_already_set& e) {  // a failing progress display must not end the run
+          e.discard_as_unraisable("simpact.run progress callback");
+        }
+      };
+    }
+    options.threads = threads;
+    options.engine_info_log = false;  // progress comes through the callback
+    ConfigRunResult result;
+    {
+      StopSignals signals;
+      py::gil_scoped_release release;
+      result = run_config(MPI_COMM_SELF, options);
+    }
+    return run_summary_dict(result);
+  }, py::arg("config"), py::arg("output"), py::arg("resume") = false, py::arg("overwrite") = false,
+     py::arg("threads") = 0, py::arg("progress") = py::none(), py::arg("progress_interval") = 5.0,
+     py::arg("command_line") = "");
 
   m.def("resolve_raw",
         [](const Array& mass, const Array& normals, const Array& momentum, bool velocity,

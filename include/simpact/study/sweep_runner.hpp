@@ -9,6 +9,7 @@
 
 #include <csignal>
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -51,6 +52,9 @@ struct SweepRunOptions {
   // Set (to the signal number) by a SIGINT/SIGTERM handler: ranks stop claiming chunks, agree,
   // and return with `interrupted_by` set; the journal keeps the finished work for --resume.
   const volatile std::sig_atomic_t* stop_signal = nullptr;
+  // Rank 0, after each chunk it finished: tasks done so far (an estimate from the chunks claimed
+  // when several ranks work; exact on one) of the sweep's total. Empty: none.
+  std::function<void(std::int64_t done, std::int64_t total)> on_progress;
 };
 
 struct SweepRunSummary {
