@@ -23,6 +23,18 @@ def _groups(path):
     return out, attrs
 
 
+def info(path):
+    """What a result (or shard) file holds, as `simpact info --json` prints it (the same study
+    summary): status ("complete", "incomplete", "not_simpact"), tasks_done and progress_percent
+    (from the journal of an interrupted or running sweep), grid, maps, samples, task_status,
+    provenance. A missing path raises simpact.InputError (.field "file")."""
+    from . import _simpact
+
+    if not isinstance(path, (str, os.PathLike)):
+        raise input_error("file", f"must be a path (got {type(path).__name__})")
+    return _simpact.result_info(os.fspath(path))
+
+
 def _unflatten_trajectories(ds):
     """Time-stepped sweeps store each task's recorded states flat (state-major, one variable per
     ordering: samples/trajectory_q_argmin (task, states × n)); here they are

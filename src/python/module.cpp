@@ -23,6 +23,7 @@
 #include "simpact/study/impact_batch.hpp"
 #include "simpact/study/design_service.hpp"
 #include "simpact/study/impact_service.hpp"
+#include "simpact/study/result_info.hpp"
 #include "simpact/study/simulate_service.hpp"
 #include "simpact/study/sweep_session.hpp"
 #include "simpact/version.hpp"
@@ -240,6 +241,80 @@ py::dict run_summary_dict(const ConfigRunResult& r) {
   return out;
 }
 
+// `simpact info --json`'s document, key for key, from the same study summary.
+py::dict result_info_dict(const ResultInfo& info) {
+  py::dict d;
+  d["file"] = info.file;
+  d["status"] = ResultInfo::status_name(info.status);
+  if (info.status == ResultInfo::Status::kNotSimpact) {
+    d["reason"] = info.reason;
+    return d;
+  }
+  if (!info.readable) {
+    d["reason"] = info.reason;
+    py::dict journal;
+    journal["chunks_done"] = info.chunks_done;
+    journal["chunks"] = info.chunks;
+    journal["tasks_done"] = info.tasks_done;
+    journal["tasks"] = info.tasks;
+    d["journal"] = journal;
+    return d;
+  }
+  d["shard"] = info.shard.empty() ? py::object(py::none()) : py::object(py::str(info.shard));
+  d["schema_version"] = info.schema_version;
+  d["model"] = info.model;
+  d["orderings"] = info.orderings;
+  d["minimality"] = info.minimality;
+  d["tasks"] = info.tasks;
+  d["replicas"] = info.replicas;
+  d["chunks"] = info.chunks;
+  d["chunks_done"] = info.chunks_done;
+  d["tasks_done"] = info.tasks_done;
+  d["progress_percent"] = info.progress_percent();
+  d["journal"] = info.journal;
+  d["config_sha256"] = info.config_sha256;
+  py::list grid;
+  for (const auto& a : info.grid) {
+    py::dict axis;
+    axis["name"] = a.name;
+    axis["points"] = a.points;
+    axis["first"] = a.first;
+    axis["last"] = a.last;
+    axis["units"] = a.units;
+    axis["long_name"] = a.long_name;
+    grid.append(axis);
+  }
+  d["grid"] = grid;
+  py::list maps;
+  for (const auto& m : info.maps) maps.append(m.name);
+  d["maps"] = maps;
+  d["samples"] = info.samples;
+  if (info.has_task_status) {
+    py::dict status;
+    for (const auto& [name, count] : info.task_status) status[py::str(name)] = count;
+    d["task_status"] = status;
+  } else {
+    d["task_status"] = py::none();
+  }
+  py::list provenance;
+  for (const auto& row : info.provenance) {
+    py::dict r;
+    r["start"] = row.start_time;
+    r["end"] = row.end_time;
+    r["ranks"] = row.ranks;
+    r["threads"] = row.threads;
+    r["hosts"] = row.hosts;
+    r["slurm_job_id"] = row.slurm_job_id;
+    r["tasks_done"] = row.tasks_done;
+    r["version"] = row.version;
+    r["git_revision"] = row.git_revision;
+    r["command"] = row.command;
+    provenance.append(r);
+  }
+  d["provenance"] = provenance;
+  return d;
+}
+
 // The raw arrays, shapes already checked by the Python half: M (B,d,d), N (B,k,d), p (B,d),
 // gaps (B,k) or None, restitution (B,).
 RawImpactBatch raw_batch(const Array& mass, const Array& normals, const Array& momentum, bool velocity,
@@ -425,6 +500,9 @@ PYBIND11_MODULE(_simpact, m) {
     }
     return design_dict(run.report);
   }, py::arg("text"), py::arg("base_dir") = "");
+
+  m.def("result_info", [](const std::string& path) { return result_info_dict(describe_result(path)); },
+        py::arg("path"));
 
   m.def("run_config", [](const std::string& config_path, const std::string& output, bool resume, bool overwrite,
                          int threads, const std::optional<std::function<void(std::int64_t, std::int64_t)>>& progress,

@@ -1,6 +1,7 @@
 """simpact.run at ranks = 1 runs in this process through the study library (the code of `simpact
 run`): the same file bit for bit, progress through a callback, Ctrl-C (SIGINT) leaving a journal
 that resume=True finishes into the file an uninterrupted run writes; bad input."""
+import json
 import os
 import signal
 import subprocess
@@ -79,6 +80,11 @@ def test_sigint_leaves_a_resumable_journal(tmp_path, monkeypatch):
     assert any(n.startswith("cut.h5") and n != "cut.h5" for n in os.listdir(tmp_path))   # the journal
     with pytest.raises(simpact.InputError):   # not complete, exists: neither a fresh run
         simpact.run(str(tmp_path / "map.yaml"), out="cut.h5", quiet=True)
+    # simpact.info is `simpact info --json`: incomplete, progress from the journal
+    cut_info = simpact.info(tmp_path / "cut.h5")
+    p = cli(["info", "--json", str(tmp_path / "cut.h5")])
+    assert p.returncode == 3 and cut_info == json.loads(p.stdout)
+    assert cut_info["status"] == "incomplete" and cut_info["tasks_done"] == saved and cut_info["journal"]
     calls = []
     ds = simpact.run(str(tmp_path / "map.yaml"), out="cut.h5", resume=True, progress=lambda d, t: calls.append(d))
     assert ds.attrs["complete"] == 1 and calls[0] > saved - 64   # only the rest was computed
@@ -103,3 +109,24 @@ def test_run_bad_input(tmp_path, monkeypatch):
         simpact.run(bad, out="x.h5", quiet=True)
     assert e.value.field.startswith("orderings") and "argmin" in str(e.value)
     assert not (tmp_path / "x.h5").exists() and not list(tmp_path.glob(".simpact-config-*"))
+
+
+def test_info_is_the_cli_info(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    simpact.run(MAP, out="whole.h5", quiet=True)
+    mine = simpact.info("whole.h5")
+    p = cli(["info", "--json", "whole.h5"], cwd=tmp_path)
+    assert p.returncode == 0 and mine == json.loads(p.stdout)
+    assert mine["status"] == "complete" and mine["tasks_done"] == mine["tasks"] == 161 * 81
+    assert [a["name"] for a in mine["grid"]] == ["theta", "r_c"] and mine["grid"][0]["units"] == "rad"
+    assert sum(mine["task_status"].values()) == 161 * 81   # every task counted once
+    (tmp_path / "text.h5").write_text("not hdf5")
+    p = cli(["info", "--json", "text.h5"], cwd=tmp_path)
+    assert p.returncode == 4 and simpact.info("text.h5") == json.loads(p.stdout)
+    assert simpact.info("text.h5")["status"] == "not_simpact"
+    with pytest.raises(simpact.InputError) as e:
+        simpact.info(tmp_path / "missing.h5")
+    assert e.value.field == "file" and "does not exist" in str(e.value)
+    with pytest.raises(simpact.InputError) as e:
+        simpact.info(3)
+    assert e.value.field == "file"
