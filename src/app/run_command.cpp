@@ -19,9 +19,9 @@
 #include "simpact/io/sweep_config_yaml.hpp"
 #include "simpact/models/model_catalog.hpp"
 #include "simpact/study/sweep_runner.hpp"
+#include "simpact/study/sweep_session.hpp"
 #include "simpact/study/sweep_size_estimate.hpp"
 #include "simpact/sweep/parameter_space.hpp"
-#include "simpact/study/sweep_preflight.hpp"
 #include "simpact/study/sweep_setup.hpp"
 #include "thread_setup.hpp"
 
@@ -105,29 +105,12 @@ int dry_run(const SweepConfig& config, const TaskKernel& kernel, const std::stri
   const SweepSizeEstimate size = estimate_sweep_sizes(config, kernel);
   fmt::print("output: {} (at most {} before compression)   journal while running: at most {}\n", output,
              mib(size.file_bytes), mib(size.journal_bytes));
-  auto scratch = kernel.make_scratch();
-  std::vector<double> values(static_cast<std::size_t>(values_per_task(kernel)));
-  ParameterSet params;
-  const auto t0 = std::chrono::steady_clock::now();
-  std::int64_t calibrated = 0;
-  const std::int64_t n = config.task_count();
-  const std::int64_t stride = std::max<std::int64_t>(1, n / 4096);
-  double seconds = 0.0;
-  for (std::int64_t k = 0; k < n && seconds < 0.2; k += stride, ++calibrated) {
-    try {
-      space.parameters_of(k, params);
-      kernel.evaluate(k, params, *scratch, values.data());
-    } catch (const std::exception&) {  // a failing task costs little: count it all the same
-    }
-    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  }
-  const double per_task = calibrated > 0 ? seconds / static_cast<double>(calibrated) : 0.0;
-  const double workers = static_cast<double>(std::max(1, ranks) * std::max(1, threads));
-  const double total = per_task * static_cast<double>(n) / workers;
+  const ComputeTimeEstimate time = estimate_compute_time(config, kernel, ranks, threads);
+  const double total = time.total_seconds;
   fmt::print(
       "estimated compute time: {:.2f} s on {} rank(s) x {} thread(s) ({:.3g} us per task, from {} "
       "calibration tasks; plus start-up and file writing)\n",
-      total, ranks, threads, per_task * 1e6, calibrated);
+      total, ranks, threads, time.seconds_per_task * 1e6, time.calibration_tasks);
   // A plain number of seconds hides that a sweep cannot finish: say so.
   constexpr double kYear = 365.25 * 24 * 3600;
   if (total > kYear)
@@ -137,7 +120,7 @@ int dry_run(const SweepConfig& config, const TaskKernel& kernel, const std::stri
   if (journal.chunk_count() > kMaxJournalChunks)
     fmt::print("warning: {} tasks in chunks of {} make {} chunks, more than the journal indexes (2^32): "
                "the run will be refused; raise output.chunk_size\n",
-               n, journal.chunk_size, journal.chunk_count());
+               config.task_count(), journal.chunk_size, journal.chunk_count());
   fmt::print("dry run: nothing was written\n");
   return 0;
 }
@@ -195,43 +178,30 @@ int run_agreed(const RunArgs& args, MpiSession& mpi) {
     return 2;
   }
 
-  SweepConfig config;
-  std::vector<std::string> config_errors;
+  // The config, its kernel and every error the config alone shows (study: prepare_sweep), found
+  // before any file is created (exit 2); a config one rank cannot read stops every rank.
+  PreparedSweep prepared;
+  std::vector<std::string> errors;
   try {
-    config = load_config(args.config);
+    prepared = prepare_sweep(args.config);
   } catch (const ConfigErrors& e) {
-    config_errors = e.lines.empty() ? std::vector<std::string>{"config: invalid"} : e.lines;
+    errors = e.lines.empty() ? std::vector<std::string>{"config: invalid"} : e.lines;
+  } catch (const InputError& e) {
+    errors = {e.what()};
   }
-  try {  // a config one rank cannot read must stop every rank
-    agree_or_throw(MPI_COMM_WORLD, config_errors.empty() ? "" : config_errors.front(), true);
+  try {
+    agree_or_throw(MPI_COMM_WORLD, errors.empty() ? "" : errors.front(), true);
   } catch (const AgreedError& e) {
     if (root) {
-      if (config_errors.empty()) config_errors.push_back(e.what());
-      for (const auto& line : config_errors) std::fprintf(stderr, "simpact: error: %s\n", line.c_str());
+      if (errors.empty()) errors.push_back(e.what());
+      for (const auto& line : errors) std::fprintf(stderr, "simpact: error: %s\n", line.c_str());
     }
     return 2;
   }
-  std::string output = args.output;
-  if (output.empty())  // default: results/<config name>.h5
-    output = "results/" + std::filesystem::path(args.config).stem().string() + ".h5";
-  // Every error the config alone shows is found now, before any file is created (exit 2).
-  std::int64_t inadmissible = 0;
-  std::unique_ptr<TaskKernel> kernel_ptr;
-  {
-    std::string error;
-    try {
-      kernel_ptr = make_task_kernel(config);
-      error = preflight(config, *kernel_ptr, inadmissible);
-      if (error.empty()) error = check_sensitivity_outputs(config, *kernel_ptr);
-    } catch (const InputError& e) {
-      error = e.what();
-    }
-    if (!error.empty()) {
-      if (root) std::fprintf(stderr, "simpact: error: %s\n", error.c_str());
-      return 2;
-    }
-  }
-  const TaskKernel& kernel = *kernel_ptr;
+  const SweepConfig& config = prepared.config;
+  const std::int64_t inadmissible = prepared.inadmissible;
+  std::string output = args.output.empty() ? default_output_path(args.config) : args.output;
+  const TaskKernel& kernel = *prepared.kernel;
   const int threads = setup_threads(MPI_COMM_WORLD);
   if (args.dry_run) return root ? dry_run(config, kernel, output, mpi.size(), threads, inadmissible) : 0;
   // The output's directory (the default results/ too) is created once the input is valid; a
