@@ -226,9 +226,10 @@ void BM_BilliardsBatchCoreCliDefaults(benchmark::State& state) {
   const BilliardsBatch& b = billiards_batch();
   std::vector<ImpactProblem> problems;
   for (long i = 0; i < b.count; ++i)
-    problems.emplace_back(KineticMetric(Eigen::MatrixXd(Eigen::Map<const RowMajor>(b.mass.data() + i * 36, 6, 6))),
-                          Eigen::Map<const RowMajor>(b.normals.data() + i * 12, 2, 6),
-                          Eigen::Map<const Eigen::VectorXd>(b.momentum.data() + i * 6, 6), 1.0);
+    problems.emplace_back(
+        KineticMetric(Eigen::MatrixXd(Eigen::Map<const RowMajor>(b.mass.data() + i * 36, 6, 6))),
+        Eigen::Map<const RowMajor>(b.normals.data() + i * 12, 2, 6),
+        Eigen::Map<const Eigen::VectorXd>(b.momentum.data() + i * 6, 6), 1.0);
   ImpactWorkspace ws;
   const ResolveOptions options;
   std::size_t i = 0;

@@ -8,15 +8,15 @@
 #include <filesystem>
 #include <memory>
 
-#include "simpact/study/sweep_analysis.hpp"
 #include "commands.hpp"
 #include "simpact/analysis/morris_indices.hpp"
 #include "simpact/analysis/sobol_indices.hpp"
 #include "simpact/core/input_error.hpp"
 #include "simpact/io/sensitivity_file.hpp"
 #include "simpact/io/sweep_file_reader.hpp"
-#include "simpact/sweep/parameter_space.hpp"
+#include "simpact/study/sweep_analysis.hpp"
 #include "simpact/study/sweep_setup.hpp"
+#include "simpact/sweep/parameter_space.hpp"
 
 namespace simpact::app {
 

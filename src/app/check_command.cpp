@@ -14,7 +14,8 @@ namespace simpact::app {
 
 namespace {
 bool ends_with(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 }  // namespace
 
@@ -40,11 +41,13 @@ CommandRunner add_check_command(CLI::App& app) {
       throw InputError("--pretty", "cannot be combined with JSON Lines (one report per line)");
     // Build the whole report before writing anything: an error leaves no output file.
     if (lines) {
-      const CheckLinesReport report = check_json_lines(read_json_input(args->input), input_folder(args->input));
+      const CheckLinesReport report =
+          check_json_lines(read_json_input(args->input), input_folder(args->input));
       write_text_output(args->output, report.text);
       return report.inconsistent > 0 ? kExitInconsistent : kExitOk;
     }
-    const CheckReport report = check_report(read_json_input(args->input), args->indent(), input_folder(args->input));
+    const CheckReport report =
+        check_report(read_json_input(args->input), args->indent(), input_folder(args->input));
     write_text_output(args->output, report.json);
     return report.consistent ? kExitOk : kExitInconsistent;
   };

@@ -114,8 +114,8 @@ int info(const std::string& path, bool json) {
   else
     fmt::print("status: INCOMPLETE (interrupted or still running){}\n",
                info.journal ? " — resume with the same `simpact run CONFIG -o FILE --resume`" : "");
-  fmt::print("schema_version: {}   model: {}   orderings: {}   minimality: {}\n", info.schema_version, info.model,
-             info.orderings, info.minimality);
+  fmt::print("schema_version: {}   model: {}   orderings: {}   minimality: {}\n", info.schema_version,
+             info.model, info.orderings, info.minimality);
   fmt::print("tasks: {} ({} replicas per grid point)   done: {} ({:.1f}%), chunks {}/{}{}\n", info.tasks,
              info.replicas, info.tasks_done, info.progress_percent(), info.chunks_done, info.chunks,
              info.journal && !complete ? " (from the journal)" : "");
@@ -136,8 +136,8 @@ int info(const std::string& path, bool json) {
   }
   fmt::print("grid:\n");
   for (const auto& a : info.grid)
-    fmt::print("  {:<14} {:>7} points  {:.6g} .. {:.6g} [{}]  {}\n", a.name, a.points, a.first, a.last, a.units,
-               a.long_name);
+    fmt::print("  {:<14} {:>7} points  {:.6g} .. {:.6g} [{}]  {}\n", a.name, a.points, a.first, a.last,
+               a.units, a.long_name);
   fmt::print("maps: {}\n", info.maps.size());
   for (const auto& m : info.maps) fmt::print("  {:<40} [{}]  {}\n", m.name, m.units, m.long_name);
   fmt::print("samples: {}\n", info.samples.empty()

@@ -10,7 +10,6 @@
 #include <filesystem>
 #include <string>
 
-#include "simpact/study/sweep_analysis.hpp"
 #include "commands.hpp"
 #include "mpi_session.hpp"
 #include "simpact/analysis/impact_task_kernel.hpp"
@@ -18,11 +17,12 @@
 #include "simpact/io/chunk_journal.hpp"
 #include "simpact/io/sweep_config_yaml.hpp"
 #include "simpact/models/model_catalog.hpp"
+#include "simpact/study/sweep_analysis.hpp"
 #include "simpact/study/sweep_runner.hpp"
 #include "simpact/study/sweep_session.hpp"
+#include "simpact/study/sweep_setup.hpp"
 #include "simpact/study/sweep_size_estimate.hpp"
 #include "simpact/sweep/parameter_space.hpp"
-#include "simpact/study/sweep_setup.hpp"
 #include "thread_setup.hpp"
 
 namespace simpact::app {
@@ -118,9 +118,10 @@ int dry_run(const SweepConfig& config, const TaskKernel& kernel, const std::stri
                total / kYear);
   const JournalManifest journal = sweep_manifest(config, kernel);
   if (journal.chunk_count() > kMaxJournalChunks)
-    fmt::print("warning: {} tasks in chunks of {} make {} chunks, more than the journal indexes (2^32): "
-               "the run will be refused; raise output.chunk_size\n",
-               config.task_count(), journal.chunk_size, journal.chunk_count());
+    fmt::print(
+        "warning: {} tasks in chunks of {} make {} chunks, more than the journal indexes (2^32): "
+        "the run will be refused; raise output.chunk_size\n",
+        config.task_count(), journal.chunk_size, journal.chunk_count());
   fmt::print("dry run: nothing was written\n");
   return 0;
 }

@@ -20,8 +20,8 @@
 #include "simpact/core/impact_resolution.hpp"
 #include "simpact/models/model_catalog.hpp"
 #include "simpact/models/mujoco_mechanism.hpp"
-#include "simpact/study/impact_batch.hpp"
 #include "simpact/study/design_service.hpp"
+#include "simpact/study/impact_batch.hpp"
 #include "simpact/study/impact_service.hpp"
 #include "simpact/study/result_info.hpp"
 #include "simpact/study/simulate_service.hpp"
@@ -136,7 +136,8 @@ py::dict simulation_dict(SimulateReport&& r) {
   out["energy_final"] = r.energy_final;
   out["energy_residual"] = r.energy_residual;
   py::dict work;
-  for (std::size_t j = 0; j < r.work_sources.size() && j < r.work.size(); ++j) work[py::str(r.work_sources[j])] = r.work[j];
+  for (std::size_t j = 0; j < r.work_sources.size() && j < r.work.size(); ++j)
+    work[py::str(r.work_sources[j])] = r.work[j];
   out["work"] = work;
   out["newton_mean"] = r.newton_mean;
   out["newton_max"] = r.newton_max;
@@ -193,7 +194,9 @@ void ensure_mpi() {
 }
 
 volatile std::sig_atomic_t g_run_stop = 0;
-extern "C" void on_run_stop(int sig) { g_run_stop = sig; }
+extern "C" void on_run_stop(int sig) {
+  g_run_stop = sig;
+}
 
 // SIGINT and SIGTERM stop the sweep (the chunk in hand finishes, the journal stays) while it runs
 // with the GIL released; Python's own handlers are back afterwards.
@@ -216,7 +219,8 @@ class StopSignals {
   StopSignals& operator=(const StopSignals&) = delete;
 
  private:
-  struct sigaction old_int_ {}, old_term_ {};
+  struct sigaction old_int_ {
+  }, old_term_{};
 };
 
 py::dict run_summary_dict(const ConfigRunResult& r) {
@@ -236,7 +240,8 @@ py::dict run_summary_dict(const ConfigRunResult& r) {
   out["inadmissible"] = r.inadmissible;
   out["analysis"] = r.analysis_lines;
   py::dict status;
-  for (int k = 0; k < kTaskStatusCount; ++k) status[py::str(kTaskStatusNames[k])] = s.status_counts[static_cast<std::size_t>(k)];
+  for (int k = 0; k < kTaskStatusCount; ++k)
+    status[py::str(kTaskStatusNames[k])] = s.status_counts[static_cast<std::size_t>(k)];
   out["status_counts"] = status;
   return out;
 }
@@ -459,7 +464,8 @@ PYBIND11_MODULE(_simpact, m) {
       const auto colon = line.find(": ");
       py::object err = py::reinterpret_borrow<py::object>(input_error.ptr())(line);
       const std::string prefix = colon == std::string::npos ? "" : line.substr(0, colon);
-      err.attr("field") = prefix.empty() || prefix.find_first_of(" '\"") != std::string::npos ? "output" : prefix;
+      err.attr("field") =
+          prefix.empty() || prefix.find_first_of(" '\"") != std::string::npos ? "output" : prefix;
       err.attr("item") = py::none();
       err.attr("line") = line;
       PyErr_SetObject(input_error.ptr(), err.ptr());
@@ -484,61 +490,71 @@ PYBIND11_MODULE(_simpact, m) {
     return check_json(text, indent, base_dir);
   }, py::arg("text"), py::arg("indent") = -1, py::arg("base_dir") = "");
 
-  m.def("simulate_request", [](const std::string& text, const std::string& base_dir) {
-    SimulateRun run;
-    {
-      py::gil_scoped_release release;
-      run = run_simulation(text, base_dir);
-    }
-    return simulation_dict(std::move(run.report));
-  }, py::arg("text"), py::arg("base_dir") = "");
-  m.def("design_request", [](const std::string& text, const std::string& base_dir) {
-    DesignRun run;
-    {
-      py::gil_scoped_release release;
-      run = run_design(text, base_dir);
-    }
-    return design_dict(run.report);
-  }, py::arg("text"), py::arg("base_dir") = "");
-
-  m.def("result_info", [](const std::string& path) { return result_info_dict(describe_result(path)); },
-        py::arg("path"));
-
-  m.def("run_config", [](const std::string& config_path, const std::string& output, bool resume, bool overwrite,
-                         int threads, const std::optional<std::function<void(std::int64_t, std::int64_t)>>& progress,
-                         double progress_interval, const std::string& command_line) {
-    ensure_mpi();
-    ConfigRunOptions options;
-    options.config_path = config_path;
-    options.output = output;
-    options.resume = resume;
-    options.overwrite = overwrite;
-    options.command_line = command_line;
-    options.progress_interval_s = progress_interval;
-    options.stop_signal = &g_run_stop;
-    if (progress) {
-      const auto callback = *progress;
-      options.on_progress = [callback](std::int64_t done, std::int64_t total) {
-        py::gil_scoped_acquire gil;
-        try {
-          callback(done, total);
-        } catch (py::error_already_set& e) {  // a failing progress display must not end the run
-          e.discard_as_unraisable("simpact.run progress callback");
+  m.def(
+      "simulate_request",
+      [](const std::string& text, const std::string& base_dir) {
+        SimulateRun run;
+        {
+          py::gil_scoped_release release;
+          run = run_simulation(text, base_dir);
         }
-      };
-    }
-    options.threads = threads;
-    options.engine_info_log = false;  // progress comes through the callback
-    ConfigRunResult result;
-    {
-      StopSignals signals;
-      py::gil_scoped_release release;
-      result = run_config(MPI_COMM_SELF, options);
-    }
-    return run_summary_dict(result);
-  }, py::arg("config"), py::arg("output"), py::arg("resume") = false, py::arg("overwrite") = false,
-     py::arg("threads") = 0, py::arg("progress") = py::none(), py::arg("progress_interval") = 5.0,
-     py::arg("command_line") = "");
+        return simulation_dict(std::move(run.report));
+      },
+      py::arg("text"), py::arg("base_dir") = "");
+  m.def(
+      "design_request",
+      [](const std::string& text, const std::string& base_dir) {
+        DesignRun run;
+        {
+          py::gil_scoped_release release;
+          run = run_design(text, base_dir);
+        }
+        return design_dict(run.report);
+      },
+      py::arg("text"), py::arg("base_dir") = "");
+
+  m.def(
+      "result_info", [](const std::string& path) { return result_info_dict(describe_result(path)); },
+      py::arg("path"));
+
+  m.def(
+      "run_config",
+      [](const std::string& config_path, const std::string& output, bool resume, bool overwrite, int threads,
+         const std::optional<std::function<void(std::int64_t, std::int64_t)>>& progress,
+         double progress_interval, const std::string& command_line) {
+        ensure_mpi();
+        ConfigRunOptions options;
+        options.config_path = config_path;
+        options.output = output;
+        options.resume = resume;
+        options.overwrite = overwrite;
+        options.command_line = command_line;
+        options.progress_interval_s = progress_interval;
+        options.stop_signal = &g_run_stop;
+        if (progress) {
+          const auto callback = *progress;
+          options.on_progress = [callback](std::int64_t done, std::int64_t total) {
+            py::gil_scoped_acquire gil;
+            try {
+              callback(done, total);
+            } catch (py::error_already_set& e) {  // a failing progress display must not end the run
+              e.discard_as_unraisable("simpact.run progress callback");
+            }
+          };
+        }
+        options.threads = threads;
+        options.engine_info_log = false;  // progress comes through the callback
+        ConfigRunResult result;
+        {
+          StopSignals signals;
+          py::gil_scoped_release release;
+          result = run_config(MPI_COMM_SELF, options);
+        }
+        return run_summary_dict(result);
+      },
+      py::arg("config"), py::arg("output"), py::arg("resume") = false, py::arg("overwrite") = false,
+      py::arg("threads") = 0, py::arg("progress") = py::none(), py::arg("progress_interval") = 5.0,
+      py::arg("command_line") = "");
 
   m.def("resolve_raw",
         [](const Array& mass, const Array& normals, const Array& momentum, bool velocity,

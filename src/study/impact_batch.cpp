@@ -284,7 +284,8 @@ void gather_outcomes(OutcomeIndex& index, ImpactBatchResult& r) {
   r.outcome_energy.resize(n);
   for (std::size_t b = 0; b < B; ++b) {
     const ThreadOutcomes& rows = index.rows[static_cast<std::size_t>(index.thread[b])];
-    const auto from = static_cast<std::size_t>(index.first[b]), count = static_cast<std::size_t>(index.count[b]);
+    const auto from = static_cast<std::size_t>(index.first[b]),
+               count = static_cast<std::size_t>(index.count[b]);
     const auto to = static_cast<std::size_t>(r.outcome_offsets[b]);
     std::copy_n(rows.momentum.begin() + static_cast<long>(from * D), count * D,
                 r.outcome_momentum.begin() + static_cast<long>(to * D));
@@ -292,7 +293,8 @@ void gather_outcomes(OutcomeIndex& index, ImpactBatchResult& r) {
                 r.outcome_velocity.begin() + static_cast<long>(to * D));
     std::copy_n(rows.impulses.begin() + static_cast<long>(from * K), count * K,
                 r.outcome_impulses.begin() + static_cast<long>(to * K));
-    std::copy_n(rows.energy.begin() + static_cast<long>(from), count, r.outcome_energy.begin() + static_cast<long>(to));
+    std::copy_n(rows.energy.begin() + static_cast<long>(from), count,
+                r.outcome_energy.begin() + static_cast<long>(to));
   }
 }
 
@@ -339,7 +341,8 @@ class RawSource {
                                                  batch_.gaps ? k : 0);
     bool built = false;
     t.problem.reset();  // it borrows the system about to be rebuilt
-    if (fits_fixed_sizes(static_cast<int>(d), closed_contact_count(static_cast<int>(k), gaps, batch_.gap_tolerance))) {
+    if (fits_fixed_sizes(static_cast<int>(d),
+                         closed_contact_count(static_cast<int>(k), gaps, batch_.gap_tolerance))) {
       try {
         t.mass = Eigen::Map<const RowMajor>(batch_.mass_matrix + item * d * d, d, d);
         const Eigen::Map<const Eigen::VectorXd> p(batch_.momentum + item * d, d);
@@ -350,8 +353,9 @@ class RawSource {
           t.momentum = p;
         }
         const double restitution = batch_.restitution ? batch_.restitution[item] : batch_.restitution_value;
-        t.system.emplace(KineticMetric(t.mass), Eigen::Map<const RowMajor>(batch_.normals + item * k * d, k, d),
-                         gaps, batch_.gap_tolerance);
+        t.system.emplace(KineticMetric(t.mass),
+                         Eigen::Map<const RowMajor>(batch_.normals + item * k * d, k, d), gaps,
+                         batch_.gap_tolerance);
         t.problem.emplace(*t.system, t.momentum, restitution);
         built = true;
       } catch (const InputError&) {
@@ -397,17 +401,16 @@ void for_each_item(long batch, int nthreads, Source& source, const ResolveOption
 
 // resolve_batch on any source.
 template <typename Source>
-ImpactBatchResult resolve_items(long batch, int dof, int contacts, Source& source, const ResolveOptions& options,
-                                int nthreads) {
+ImpactBatchResult resolve_items(long batch, int dof, int contacts, Source& source,
+                                const ResolveOptions& options, int nthreads) {
   ImpactBatchResult r;
   allocate(r, batch, dof, contacts);
   OutcomeIndex index(batch, nthreads);
   index.reserve(dof, contacts, options.policy == OrderingPolicy::kAll ? 2 : 1);
-  for_each_item(batch, nthreads, source, options,
-                [&](long item, int thread, const auto& problem, auto& ws) {
-                  const auto res = resolve_impact(problem, options, ws);
-                  store_resolution(problem, res, ws, item, thread, r, index);
-                });
+  for_each_item(batch, nthreads, source, options, [&](long item, int thread, const auto& problem, auto& ws) {
+    const auto res = resolve_impact(problem, options, ws);
+    store_resolution(problem, res, ws, item, thread, r, index);
+  });
   gather_outcomes(index, r);
   return r;
 }
@@ -509,8 +512,8 @@ CheckBatchResult check_batch(long batch, int dof, int contacts, const BatchProbl
   return check_items(batch, dof, contacts, source, input, options, batch_thread_count(threads));
 }
 
-CheckBatchResult check_batch(const RawImpactBatch& batch, const CheckBatchInput& input, const ResolveOptions& options,
-                             int threads) {
+CheckBatchResult check_batch(const RawImpactBatch& batch, const CheckBatchInput& input,
+                             const ResolveOptions& options, int threads) {
   check_shape(batch.batch, batch.dof, batch.contacts);
   const int nthreads = batch_thread_count(threads);
   RawSource source(batch, nthreads);

@@ -101,7 +101,8 @@ CheckReport check_on(const CheckRequest& request, int indent) {
   const PostImpactCheck check =
       check_post_impact_state(problem, typename S::DofVector(request.momentum_after), request.tolerance,
                               request.consistency_tolerance, resolution, *workspace);
-  return {check_to_json(request, check, resolution, *workspace, indent), check.consistent_with_propagative_model};
+  return {check_to_json(request, check, resolution, *workspace, indent),
+          check.consistent_with_propagative_model};
 }
 
 }  // namespace
@@ -143,7 +144,7 @@ CheckLinesReport check_json_lines(const std::string& jsonl_text, const std::stri
       try {
         const CheckReport report = check_report(line, -1, base_dir);
         if (bad_lines > 0) continue;  // no report is kept once a line is bad
-        out.text += report.json;  // one line: compact, its own newline ensured
+        out.text += report.json;      // one line: compact, its own newline ensured
         if (out.text.empty() || out.text.back() != '\n') out.text += '\n';
         if (!report.consistent) ++out.inconsistent;
       } catch (const ConfigErrors& e) {
@@ -165,8 +166,9 @@ CheckLinesReport check_json_lines(const std::string& jsonl_text, const std::stri
   }
   out.requests = line_number;
   if (bad_lines > kReportedBadLines)
-    errors.push_back("input: " + std::to_string(bad_lines - kReportedBadLines) + " more bad lines not listed (" +
-                     std::to_string(bad_lines) + " of " + std::to_string(line_number) + ")");
+    errors.push_back("input: " + std::to_string(bad_lines - kReportedBadLines) +
+                     " more bad lines not listed (" + std::to_string(bad_lines) + " of " +
+                     std::to_string(line_number) + ")");
   if (line_number == 0) errors.push_back("input: no check request (JSON Lines: one request per line)");
   if (!errors.empty()) throw ConfigErrors(std::move(errors));
   return out;

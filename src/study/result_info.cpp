@@ -116,7 +116,8 @@ ResultInfo describe_result(const std::string& path) {
   const auto maps = file->has_attribute("map_datasets") ? file->string_array_attribute("map_datasets")
                                                         : std::vector<std::string>{};
   for (const auto& m : maps)
-    info.maps.push_back({m, file->object_string_attribute(m, "units"), file->object_string_attribute(m, "long_name")});
+    info.maps.push_back(
+        {m, file->object_string_attribute(m, "units"), file->object_string_attribute(m, "long_name")});
   if (file->has_attribute("sample_datasets")) info.samples = file->string_array_attribute("sample_datasets");
   // Tasks per status, summed from the /status/<name> count maps.
   if (complete)

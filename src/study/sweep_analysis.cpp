@@ -16,8 +16,8 @@
 #include "simpact/core/input_error.hpp"
 #include "simpact/io/sensitivity_file.hpp"
 #include "simpact/io/sweep_file_reader.hpp"
-#include "simpact/sweep/parameter_space.hpp"
 #include "simpact/study/sweep_setup.hpp"
+#include "simpact/sweep/parameter_space.hpp"
 
 namespace simpact {
 

@@ -18,7 +18,8 @@ namespace {
 std::vector<std::pair<double, std::string>> support_extremes(const Distribution& d) {
   std::vector<std::pair<double, std::string>> out;
   if (d.kind == DistributionKind::kChoice) {
-    for (std::size_t i = 0; i < d.values.size(); ++i) out.push_back({d.values[i], fmt::format("values[{}]", i)});
+    for (std::size_t i = 0; i < d.values.size(); ++i)
+      out.push_back({d.values[i], fmt::format("values[{}]", i)});
     return out;
   }
   // quantile clamps u into (0, 1): these are the smallest and largest draws the sampler makes.

@@ -42,7 +42,8 @@ ConfigRunResult run_config(MPI_Comm comm, const ConfigRunOptions& options) {
   result.output = options.output.empty() ? default_output_path(options.config_path) : options.output;
   {  // the output's directory, once the input is valid; a failure agreed by every rank
     std::string error;
-    if (const auto parent = std::filesystem::path(result.output).parent_path(); rank == 0 && !parent.empty()) {
+    if (const auto parent = std::filesystem::path(result.output).parent_path();
+        rank == 0 && !parent.empty()) {
       std::error_code ec;
       std::filesystem::create_directories(parent, ec);
       if (ec || !std::filesystem::is_directory(parent))

@@ -1,7 +1,6 @@
 #include "simpact/study/sweep_setup.hpp"
 
 #include "simpact/analysis/audit_task_kernel.hpp"
-
 #include "simpact/analysis/function_task_kernel.hpp"
 #include "simpact/analysis/simulation_task_kernel.hpp"
 #include "simpact/integrate/dynamic_models.hpp"
@@ -34,7 +33,8 @@ DynamicCatalog dynamic_catalog() {
 
 // `model: {file: ...}`: the mechanism's parameter schema (loading the file checks its names).
 void mechanism_catalog(const MechanismFileSpec& file, std::vector<ParameterInfo>& parameters) {
-  parameters = MujocoMechanism({file.file, file.contacts, file.place, file.gap_tolerance, "model"}).parameters();
+  parameters =
+      MujocoMechanism({file.file, file.contacts, file.place, file.gap_tolerance, "model"}).parameters();
 }
 
 // A time-stepped sweep's kernel; recorded arrays are sized by the first task's model.
@@ -59,7 +59,6 @@ bool is_impact_model(const std::string& name) {
   return !is_test_function(name);
 }
 
-
 std::vector<ParameterInfo> sweep_model_parameters(const std::string& name) {
   if (is_test_function(name)) return make_test_function(name)->parameters();
   return make_model(name)->parameters();
@@ -69,9 +68,9 @@ std::unique_ptr<TaskKernel> make_task_kernel(const SweepConfig& config) {
   if (config.simulate) return make_simulation_kernel(config);
   if (config.audit) {
     const MechanismFileSpec& f = *config.mechanism;
-    return std::make_unique<AuditTaskKernel>(
-        std::make_shared<const MujocoMechanism>(MechanismSpec{f.file, f.contacts, f.place, f.gap_tolerance, "model"}),
-        *config.audit);
+    return std::make_unique<AuditTaskKernel>(std::make_shared<const MujocoMechanism>(MechanismSpec{
+                                                 f.file, f.contacts, f.place, f.gap_tolerance, "model"}),
+                                             *config.audit);
   }
   if (!config.mechanism && is_test_function(config.model))
     return std::make_unique<FunctionTaskKernel>(make_test_function(config.model));
@@ -81,8 +80,8 @@ std::unique_ptr<TaskKernel> make_task_kernel(const SweepConfig& config) {
 std::unique_ptr<ImpactModel> make_impact_model(const SweepConfig& config) {
   if (!config.mechanism) return make_model(config.model);
   const MechanismFileSpec& f = *config.mechanism;
-  return std::make_unique<MechanismImpactModel>(
-      std::make_shared<const MujocoMechanism>(MechanismSpec{f.file, f.contacts, f.place, f.gap_tolerance, "model"}));
+  return std::make_unique<MechanismImpactModel>(std::make_shared<const MujocoMechanism>(
+      MechanismSpec{f.file, f.contacts, f.place, f.gap_tolerance, "model"}));
 }
 
 SweepConfig load_config(const std::string& path) {

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstddef>
 #include <exception>
 #include <vector>
-#include <cstddef>
 
 #include "simpact/study/sweep_runner.hpp"
 #include "simpact/sweep/parameter_space.hpp"

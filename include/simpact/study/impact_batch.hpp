@@ -118,7 +118,7 @@ struct CheckBatchResult {
 CheckBatchResult check_batch(long batch, int dof, int contacts, const BatchProblemMaker& make,
                              const CheckBatchInput& input, const ResolveOptions& options, int threads);
 // Raw problems built in place, as resolve_batch(const RawImpactBatch&, ..).
-CheckBatchResult check_batch(const RawImpactBatch& batch, const CheckBatchInput& input, const ResolveOptions& options,
-                             int threads);
+CheckBatchResult check_batch(const RawImpactBatch& batch, const CheckBatchInput& input,
+                             const ResolveOptions& options, int threads);
 
 }  // namespace simpact

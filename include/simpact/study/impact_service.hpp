@@ -42,9 +42,9 @@ CheckReport check_report(const std::string& json_text, int indent = -1, const st
 // A trailing newline ends the last line; any other empty line is a bad line. Every bad line is
 // reported, each error line prefixed "line N: " (N from 1), by ConfigErrors, before any report.
 struct CheckLinesReport {
-  std::string text;        // the reports, one per line, each ending in '\n'
-  long requests = 0;       // lines read
-  long inconsistent = 0;   // of which not consistent with the propagative model
+  std::string text;       // the reports, one per line, each ending in '\n'
+  long requests = 0;      // lines read
+  long inconsistent = 0;  // of which not consistent with the propagative model
 };
 CheckLinesReport check_json_lines(const std::string& jsonl_text, const std::string& base_dir = "");
 

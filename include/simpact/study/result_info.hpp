@@ -16,7 +16,7 @@ struct ResultInfo {
   enum class Status { kComplete, kIncomplete, kNotSimpact };
   std::string file;
   Status status = Status::kNotSimpact;
-  std::string reason;  // not_simpact, or an unreadable output with a journal: why
+  std::string reason;    // not_simpact, or an unreadable output with a journal: why
   bool readable = true;  // false: only the journal could be read (an unreadable output)
   std::string shard;     // "i/N" for a shard file, else empty
   std::int64_t schema_version = 0;

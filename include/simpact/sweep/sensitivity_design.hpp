@@ -81,7 +81,9 @@ class SensitivityDesign {
   void point(std::int64_t index, double* values) const;
   // saltelli/morris/radial: the unit-cube coordinates the values come from.
   void unit_point(std::int64_t index, double* u) const;
-  SensitivityDesignRow row(std::int64_t index) const { return {index / rows_per_base_, index % rows_per_base_}; }
+  SensitivityDesignRow row(std::int64_t index) const {
+    return {index / rows_per_base_, index % rows_per_base_};
+  }
 
   // morris: the coordinate moved into row `index` (step ≥ 1), and its signed step (+Δ or −Δ)
   // in unit-cube coordinates.
