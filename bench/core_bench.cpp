@@ -4,6 +4,7 @@
 // ≥ 5e6/s with a single policy, ≥ 1e6/s with the full outcome set and ξ.
 #include <benchmark/benchmark.h>
 
+#include <cmath>
 #include <random>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "simpact/core/plastic_impact.hpp"
 #include "simpact/models/billiards_model.hpp"
 #include "simpact/models/cradle_model.hpp"
+#include "simpact/study/impact_batch.hpp"
 
 namespace {
 
@@ -171,6 +173,98 @@ void BM_Random4ContactInelasticAll(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_Random4ContactInelasticAll);
+
+// The batch of bench/python_resolve.py (random θ, masses and cue direction; d = 6, 2 contacts) as
+// flat row-major arrays, for the batch path (what simpact.resolve runs) and the core alone on it.
+struct BilliardsBatch {
+  long count = 0;
+  std::vector<double> mass, normals, momentum;
+};
+const BilliardsBatch& billiards_batch() {
+  static const BilliardsBatch batch = [] {
+    BilliardsBatch b;
+    b.count = 4096;
+    std::mt19937_64 rng(1);
+    std::uniform_real_distribution<double> theta_d(kPi / 3 + 0.05, kPi), mass_d(0.5, 2.0), angle_d(-0.2, 0.2);
+    b.mass.assign(static_cast<std::size_t>(b.count) * 36, 0.0);
+    b.normals.assign(static_cast<std::size_t>(b.count) * 12, 0.0);
+    b.momentum.assign(static_cast<std::size_t>(b.count) * 6, 0.0);
+    for (long i = 0; i < b.count; ++i) {
+      const double theta = theta_d(rng), angle = angle_d(rng);
+      double m[3];
+      for (double& mi : m) mi = mass_d(rng);
+      double* M = b.mass.data() + i * 36;
+      for (int j = 0; j < 3; ++j) M[(2 * j) * 6 + 2 * j] = M[(2 * j + 1) * 6 + 2 * j + 1] = m[j];
+      double* N = b.normals.data() + i * 12;
+      const double c = std::cos(theta / 2), s = std::sin(theta / 2);
+      N[0] = c, N[1] = s, N[4] = -c, N[5] = -s;
+      N[6 + 2] = c, N[6 + 3] = -s, N[6 + 4] = -c, N[6 + 5] = s;
+      double* p = b.momentum.data() + i * 6;
+      p[4] = m[2] * std::cos(angle), p[5] = m[2] * std::sin(angle);
+    }
+    return b;
+  }();
+  return batch;
+}
+
+RawImpactBatch raw_billiards_batch() {
+  const BilliardsBatch& b = billiards_batch();
+  RawImpactBatch raw;
+  raw.batch = b.count;
+  raw.dof = 6;
+  raw.contacts = 2;
+  raw.mass_matrix = b.mass.data();
+  raw.normals = b.normals.data();
+  raw.momentum = b.momentum.data();
+  return raw;
+}
+
+// The core alone on that batch, with simpact resolve's defaults (plastic outcome, ξ): problems
+// built beforehand, not timed.
+void BM_BilliardsBatchCoreCliDefaults(benchmark::State& state) {
+  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const BilliardsBatch& b = billiards_batch();
+  std::vector<ImpactProblem> problems;
+  for (long i = 0; i < b.count; ++i)
+    problems.emplace_back(
+        KineticMetric(Eigen::MatrixXd(Eigen::Map<const RowMajor>(b.mass.data() + i * 36, 6, 6))),
+        Eigen::Map<const RowMajor>(b.normals.data() + i * 12, 2, 6),
+        Eigen::Map<const Eigen::VectorXd>(b.momentum.data() + i * 6, 6), 1.0);
+  ImpactWorkspace ws;
+  const ResolveOptions options;
+  std::size_t i = 0;
+  for (auto _ : state) {
+    ImpactResolution res = resolve_impact(problems[i], options, ws);
+    benchmark::DoNotOptimize(res);
+    i = i + 1 == problems.size() ? 0 : i + 1;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_BilliardsBatchCoreCliDefaults);
+
+// simpact.resolve's C++ half on one thread: problems built in place, results into the arrays.
+void BM_BilliardsBatchResolveBatch(benchmark::State& state) {
+  const RawImpactBatch raw = raw_billiards_batch();
+  const ResolveOptions options;
+  for (auto _ : state) {
+    ImpactBatchResult r = resolve_batch(raw, options, 1);
+    benchmark::DoNotOptimize(r);
+  }
+  state.SetItemsProcessed(state.iterations() * raw.batch);
+}
+BENCHMARK(BM_BilliardsBatchResolveBatch);
+
+// The same through the per-item request (raw_problem_maker): what the batch path was before.
+void BM_BilliardsBatchResolveViaRequests(benchmark::State& state) {
+  const RawImpactBatch raw = raw_billiards_batch();
+  const ResolveOptions options;
+  for (auto _ : state) {
+    ImpactBatchResult r = resolve_batch(raw.batch, raw.dof, raw.contacts, raw_problem_maker(raw), options, 1);
+    benchmark::DoNotOptimize(r);
+  }
+  state.SetItemsProcessed(state.iterations() * raw.batch);
+}
+BENCHMARK(BM_BilliardsBatchResolveViaRequests);
 
 }  // namespace
 

@@ -1,10 +1,78 @@
-"""Mechanisms from MJCF/URDF files (MuJoCo 2.2.2): M(q), φ(q), Dφ(q), placement and impacts."""
+"""Mechanisms from MJCF/URDF files (MuJoCo 2.2.2): M(q), φ(q), Dφ(q), placement, impacts, time
+stepping (`simpact simulate`) and impact design (`simpact design`)."""
+import dataclasses
+import json
 import os
 
 import numpy as np
 
 from . import _simpact
 from .impacts import Check, Resolution, _after, call, _tolerance, as_array, input_error, make_record, options_json
+
+
+@dataclasses.dataclass
+class Simulation:
+    """`simpact simulate` of a mechanism, as arrays: the recorded states (step, t, q, p, energy
+    over the records; q and p are (R, n) over `coordinates`), the impacts (one dict each, as the
+    JSON's), the energy bookkeeping [J] (work by source) and Newton's iteration counts."""
+    coordinates: list
+    step: np.ndarray
+    t: np.ndarray
+    q: np.ndarray
+    p: np.ndarray
+    energy: np.ndarray
+    impacts: list
+    max_energy_drift: float
+    energy_initial: float
+    energy_final: float
+    energy_residual: float
+    work: dict
+    newton_mean: float
+    newton_max: int
+
+
+@dataclasses.dataclass
+class Design:
+    """`simpact design` of a mechanism: rows "initial" (placed so every contact touches) and
+    "optimized" (normals g-orthogonal, or at −cos(π/m) for dihedral_m), each a dict of
+    configuration, design, gaps, normalized_product, ...; `converged` as the CLI's exit 0."""
+    model: str
+    foot: str
+    rows: list
+    at_bound: list
+    converged: bool
+
+    @property
+    def optimized(self):
+        return self.rows[-1]
+
+
+def _request_text(doc):
+    """A request document as the CLI reads it (NumPy values as JSON numbers, exactly)."""
+    def plain(value):
+        if isinstance(value, np.ndarray):
+            return value.tolist()
+        if isinstance(value, np.generic):
+            return value.item()
+        if isinstance(value, dict):
+            return {str(k): plain(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [plain(v) for v in value]
+        return value
+    doc = {k: plain(v) for k, v in doc.items() if v is not None}
+    try:
+        return json.dumps(doc, allow_nan=False)
+    except (TypeError, ValueError) as e:
+        bad = next((k for k, v in doc.items() if not _json_ok(v)), "request")
+        raise input_error(bad, f"must be finite JSON numbers, strings or arrays ({e})") from None
+
+
+def _json_ok(value):
+    try:
+        json.dumps(value, allow_nan=False)
+        return True
+    except (TypeError, ValueError):
+        return False
 
 
 class Mechanism:
@@ -124,3 +192,31 @@ class Mechanism:
                                _tolerance(consistency_tolerance, "consistency_tolerance"),
                                options_json(ordering, minimality, seed, limits), int(threads))
         return make_record(Check, arrays, batched)
+
+    def _spec(self):
+        return {"file": os.path.abspath(self.file), "contacts": [list(c) for c in self.contacts]}
+
+    def simulate(self, q0=None, v0=None, dt=None, steps=None, *, p0=None, t_end=None, restitution=None,
+                 ordering=None, record=None, params=None, **options):
+        """Time-step the mechanism through its impacts, as `simpact simulate {"mechanism": ...,
+        "q0": q0, "v0": v0, "dt": dt, "steps": steps, ...}` (the same run, bit for bit). options:
+        the request's other keys (simultaneity_tolerance, gap_tolerance, localization_tolerance,
+        newton, seed). Returns a Simulation."""
+        doc = {"mechanism": self._spec(), "params": params, "q0": q0, "v0": v0, "p0": p0, "dt": dt,
+               "steps": steps, "t_end": t_end, "restitution": restitution, "ordering": ordering,
+               "record": record, **options}
+        return Simulation(**_simpact.simulate_request(_request_text(doc), ""))
+
+    def design(self, params=None, place=None, free=None, *, dihedral_m=None, **options):
+        """Impact design: place the mechanism so every contact touches, then move the `free`
+        parameters until the contact normals are g-orthogonal, as `simpact design {"mechanism": ...,
+        "params", "place", "free", "dihedral_m"}`. place defaults to the Mechanism's `place`;
+        free: {name: {"min", "max", "scale"}} or a list of names. options: cosine_tolerance,
+        gap_tolerance, length_scale, max_iterations. Returns a Design."""
+        if place is None and self.place_coordinates:
+            place = list(self.place_coordinates)
+        if free is not None and not isinstance(free, dict):
+            free = {str(name): {} for name in free}
+        doc = {"mechanism": self._spec(), "params": params, "place": place, "free": free,
+               "dihedral_m": dihedral_m, **options}
+        return Design(**_simpact.design_request(_request_text(doc), ""))

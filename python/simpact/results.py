@@ -23,6 +23,66 @@ def _groups(path):
     return out, attrs
 
 
+def info(path):
+    """What a result (or shard) file holds, as `simpact info --json` prints it (the same study
+    summary): status ("complete", "incomplete", "not_simpact"), tasks_done and progress_percent
+    (from the journal of an interrupted or running sweep), grid, maps, samples, task_status,
+    provenance. A missing path raises simpact.InputError (.field "file")."""
+    from . import _simpact
+
+    if not isinstance(path, (str, os.PathLike)):
+        raise input_error("file", f"must be a path (got {type(path).__name__})")
+    return _simpact.result_info(os.fspath(path))
+
+
+def _unflatten_trajectories(ds):
+    """Time-stepped sweeps store each task's recorded states flat (state-major, one variable per
+    ordering: samples/trajectory_q_argmin (task, states × n)); here they are
+    samples_trajectory_q and samples_trajectory_p over (task, ordering, step, coordinate), and
+    samples_trajectory_t (and ξ) over (task, step)."""
+    import re
+
+    import xarray as xr
+
+    if "samples_trajectory_t" not in ds:
+        return ds
+    t = ds["samples_trajectory_t"]
+    steps = t.shape[1]
+    found = {}
+    for name in list(ds.data_vars):
+        m = re.fullmatch(r"samples_trajectory_([qp])_(\w+)", name)
+        if m and ds[name].ndim == 2:
+            found.setdefault(m.group(1), []).append((m.group(2), name))
+    drop = []
+    out = {}
+    for kind, items in found.items():
+        items.sort(key=lambda item: ["argmin", "argmax"].index(item[0]) if item[0] in ("argmin", "argmax") else 2)
+        arrays = []
+        for ordering, name in items:
+            flat = ds[name]
+            n = flat.shape[1] // steps
+            arrays.append(flat.values.reshape(flat.shape[0], steps, n))
+            drop += [name, flat.dims[1]]
+        attrs = dict(ds[items[0][1]].attrs)
+        attrs["long_name"] = ("recorded generalized coordinates" if kind == "q" else "recorded momenta") + \
+            " per ordering"
+        out[f"samples_trajectory_{kind}"] = xr.DataArray(
+            np.stack(arrays, axis=1), dims=("task", "ordering", "step", "coordinate"), attrs=attrs,
+            coords={"ordering": [o for o, _ in items],
+                    "coordinate": ("coordinate", np.arange(arrays[0].shape[2]),
+                                   {"long_name": "index of the generalized coordinate (the model's order)",
+                                    "units": "1"})})
+    step_dims = {}
+    for name in list(ds.data_vars):
+        if name.startswith("samples_trajectory_") and name not in drop and ds[name].ndim == 2 \
+                and ds[name].shape[1] == steps and ds[name].dims[1] != "step":
+            step_dims[ds[name].dims[1]] = "step"
+    ds = ds.drop_vars([v for v in drop if v in ds.variables])
+    ds = ds.drop_vars([d for d in step_dims if d in ds.variables])
+    ds = ds.rename_dims({d: "step" for d in step_dims if d in ds.dims})
+    return ds.assign(out)
+
+
 def open_result(path):
     """The sweep file `path` as an xarray.Dataset (read into memory; the file is closed).
 
@@ -51,6 +111,6 @@ def open_result(path):
         ds = ds.rename({v: prefix + v for v in ds.data_vars}).load()
         ds.close()
         parts.append(ds)
-    merged = xr.merge(parts, compat="override", combine_attrs="drop_conflicts")
+    merged = _unflatten_trajectories(xr.merge(parts, compat="override", combine_attrs="drop_conflicts"))
     merged.attrs = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in attrs.items()}
     return merged

@@ -1,5 +1,6 @@
-"""Sweeps from Python: simpact.run(config) runs the `simpact run` of the same build (one rank in
-process's own child, or `mpirun -n ranks` for ranks > 1) and returns the result as a Dataset."""
+"""Sweeps from Python: simpact.run(config) runs a sweep through the study library in this process
+(ranks = 1), or the `simpact run` of the same build under `mpirun -n ranks`, and returns the
+result as a Dataset."""
 import json
 import os
 import shutil
@@ -7,6 +8,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 from .impacts import input_error
 
@@ -23,31 +25,111 @@ def simpact_program():
     return found
 
 
-def run(config, out, ranks=1, resume=False, threads=None, quiet=False, open_result=True):
+def _progress_printer(quiet):
+    """The progress callback: a tqdm bar when tqdm is installed, else one line per update."""
+    if quiet:
+        return None, lambda: None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        last = [0.0]
+
+        def line(done, total):  # at most one line a second, and the last
+            now = time.monotonic()
+            if now - last[0] >= 1.0 or done >= total:
+                last[0] = now
+                sys.stderr.write(f"simpact: {done}/{total} tasks ({100.0 * done / max(total, 1):.0f}%)\n")
+                sys.stderr.flush()
+        return line, lambda: None
+    bar = {}
+
+    def update(done, total):
+        if "bar" not in bar:
+            bar["bar"] = tqdm(total=total, unit="task", desc="simpact run")
+        bar["bar"].update(done - bar["bar"].n)
+
+    return update, lambda: bar["bar"].close() if "bar" in bar else None
+
+
+def run(config, out, ranks=1, resume=False, threads=None, quiet=False, open_result=True, overwrite=False,
+        progress=None):
     """Runs a sweep: config is a YAML file path or a dict (written as YAML); out the HDF5 file.
-    ranks > 1 runs under `mpirun -n ranks`. Progress lines of `simpact run` go to stderr (quiet:
-    none). Ctrl-C stops the run and leaves its journal: run(..., resume=True) finishes it.
-    Bad input raises simpact.InputError with the program's one-line message (exit 2); other
-    failures RuntimeError. Returns open_result(out) (or out's path with open_result=False)."""
+    ranks = 1 runs in this process through the study library (`simpact run`'s own code):
+    progress goes to `progress(done, total)` if given, else a tqdm bar if tqdm is installed, else
+    a line per chunk on stderr (quiet: none). Ctrl-C (SIGINT) finishes the chunk in hand, keeps the
+    journal and raises KeyboardInterrupt: run(..., resume=True) finishes it. ranks > 1 runs
+    `simpact run` under `mpirun -n ranks`. Bad input raises simpact.InputError with the
+    program's one-line message (.lines: all of them); other failures RuntimeError. Returns
+    open_result(out) (or out's path with open_result=False)."""
     if not isinstance(ranks, int) or ranks < 1:
         raise input_error("ranks", f"must be an integer >= 1 (got {ranks!r})")
+    if threads is not None and (not isinstance(threads, int) or threads < 1):
+        raise input_error("threads", f"must be an integer >= 1 (got {threads!r})")
+    if progress is not None and not callable(progress):
+        raise input_error("progress", "must be a callable progress(done, total)")
     tmp = None
     if isinstance(config, dict):
         # JSON is YAML: the dict goes to a file in the working directory, so that relative paths
         # in it (model: {file: ...}) read from there, as they would from a config file there.
         fd, tmp = tempfile.mkstemp(prefix=".simpact-config-", suffix=".yaml", dir=os.getcwd())
         with os.fdopen(fd, "w") as f:
-            json.dump(config, f, allow_nan=False)
+            try:
+                json.dump(config, f, allow_nan=False)
+            except (TypeError, ValueError) as e:
+                f.close()
+                os.unlink(tmp)
+                raise input_error("config", f"must be JSON-like (numbers, strings, lists, dicts): {e}") from None
         config_path = tmp
     elif isinstance(config, (str, os.PathLike)):
         config_path = os.fspath(config)
     else:
         raise input_error("config", f"must be a YAML file path or a dict (got {type(config).__name__})")
-    args = [simpact_program(), "run", config_path, "-o", os.fspath(out)]
+    try:
+        if ranks == 1:
+            _run_in_process(config_path, os.fspath(out), resume, overwrite, threads, quiet, progress)
+        else:
+            _run_mpirun(config_path, os.fspath(out), ranks, resume, overwrite, threads, quiet)
+    finally:
+        if tmp:
+            os.unlink(tmp)
+    if not open_result:
+        return os.fspath(out)
+    from .results import open_result as open_
+    return open_(out)
+
+
+def _run_in_process(config_path, out, resume, overwrite, threads, quiet, progress):
+    from . import _simpact
+
+    close = lambda: None  # noqa: E731
+    if progress is None:
+        progress, close = _progress_printer(quiet)
+    command = f"simpact.run({config_path!r}, out={out!r}" + (", resume=True" if resume else "") + ")"
+    try:
+        s = _simpact.run_config(config_path, out, resume, overwrite, int(threads or 0), progress, 5.0, command)
+    finally:
+        close()
+    for warning in s["warnings"]:
+        sys.stderr.write(f"simpact: warning: {warning}\n")
+    if s["interrupted_by"]:
+        if s["output_complete"]:
+            raise KeyboardInterrupt(f"interrupted after {out} was complete")
+        raise KeyboardInterrupt(f"interrupted: {s['tasks_saved']} of {s['tasks']} tasks are saved in the journal of "
+                                f"{out}; resume with simpact.run(..., resume=True)")
+    if not quiet:
+        for line in s["analysis"]:
+            sys.stderr.write(f"simpact: {line}\n")
+    return s
+
+
+def _run_mpirun(config_path, out, ranks, resume, overwrite, threads, quiet):
+    args = ["mpirun", "-n", str(ranks), simpact_program(), "run", config_path, "-o", out]
     if resume:
         args.append("--resume")
-    if ranks > 1:
-        args = ["mpirun", "-n", str(ranks)] + args
+    if overwrite:
+        args.append("--overwrite")
+    if quiet:
+        args.append("--quiet")
     env = dict(os.environ)
     if threads is not None:
         env["OMP_NUM_THREADS"] = str(int(threads))
@@ -58,9 +140,6 @@ def run(config, out, ranks=1, resume=False, threads=None, quiet=False, open_resu
         proc.send_signal(signal.SIGINT)
         proc.wait()
         raise
-    finally:
-        if tmp:
-            os.unlink(tmp)
     if not quiet and stderr:
         sys.stderr.write("".join(l + "\n" for l in stderr.splitlines() if not l.startswith("simpact: error: ")))
     errors = [l[len("simpact: error: "):] for l in stderr.splitlines() if l.startswith("simpact: error: ")]
@@ -72,7 +151,3 @@ def run(config, out, ranks=1, resume=False, threads=None, quiet=False, open_resu
         raise err
     if proc.returncode != 0:
         raise RuntimeError(f"simpact run exited {proc.returncode}: " + "; ".join(errors or [stderr.strip()]))
-    if not open_result:
-        return os.fspath(out)
-    from .results import open_result as open_
-    return open_(out)

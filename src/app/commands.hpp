@@ -21,6 +21,7 @@ constexpr int kExitFailure = 1;     // runtime: I/O, HDF5, a failing task, inter
 constexpr int kExitInput = 2;       // bad command line, JSON, YAML or input file (one line per problem)
 constexpr int kExitIncomplete = 3;  // the result file is incomplete (interrupted or running): resume it
 constexpr int kExitNotResult = 4;   // `info`: the file is not a simpact result (not HDF5, or no schema)
+constexpr int kExitInconsistent = 5;  // `check`: a state not consistent with the propagative model
 
 // A JSON command's input file ("-": standard input). One that cannot be read is an input error
 // (exit 2), like a bad JSON document.

@@ -8,7 +8,8 @@
 //   simpact models [NAME]               the models and their parameters
 //   simpact analyze results.h5          sensitivity indices of a sweep with a sensitivity design
 // Exit codes (one table, README "Exit codes"): 0 ok, 1 runtime failure, 2 input error (command
-// line, JSON, YAML: one line per problem), 3 incomplete result, 4 not a simpact result file.
+// line, JSON, YAML: one line per problem), 3 incomplete result, 4 not a simpact result file,
+// 5 `check`: a state not consistent with the propagative model.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -53,7 +54,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.footer(
       "Exit codes: 0 ok, 1 runtime failure (I/O, HDF5, internal), 2 input error (command line, JSON,\n"
-      "YAML), 3 incomplete result (resume it), 4 not a simpact result file.\n"
+      "YAML), 3 incomplete result (resume it), 4 not a simpact result file, 5 check: a state not\n"
+      "consistent with the propagative model.\n"
       "Start with: simpact models billiards; simpact run configs/billiards_theta.yaml");
   std::map<std::string, simpact::app::CommandRunner> runners;
   runners["resolve"] = simpact::app::add_resolve_command(app);

@@ -17,7 +17,7 @@
 #include "simpact/io/sweep_file_reader.hpp"
 #include "simpact/models/model_catalog.hpp"
 #include "simpact/study/sweep_runner.hpp"
-#include "sweep_setup.hpp"
+#include "simpact/study/sweep_setup.hpp"
 
 namespace simpact::app {
 

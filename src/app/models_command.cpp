@@ -16,7 +16,7 @@
 #include "simpact/models/model_catalog.hpp"
 #include "simpact/models/mujoco_mechanism.hpp"
 #include "simpact/models/test_functions.hpp"
-#include "sweep_setup.hpp"
+#include "simpact/study/sweep_setup.hpp"
 
 namespace simpact::app {
 

@@ -13,7 +13,6 @@
 #include <filesystem>
 #include <string>
 
-#include "analyze.hpp"
 #include "commands.hpp"
 #include "mpi_session.hpp"
 #include "simpact/analysis/impact_task_kernel.hpp"
@@ -22,11 +21,12 @@
 #include "simpact/io/io_error.hpp"
 #include "simpact/io/sweep_config_yaml.hpp"
 #include "simpact/models/model_catalog.hpp"
+#include "simpact/study/sweep_analysis.hpp"
 #include "simpact/study/sweep_runner.hpp"
+#include "simpact/study/sweep_session.hpp"
+#include "simpact/study/sweep_setup.hpp"
 #include "simpact/study/sweep_size_estimate.hpp"
 #include "simpact/sweep/parameter_space.hpp"
-#include "sweep_preflight.hpp"
-#include "sweep_setup.hpp"
 #include "thread_setup.hpp"
 
 namespace simpact::app {
@@ -243,43 +243,30 @@ int run_agreed(const RunArgs& args, MpiSession& mpi) {
     return 2;
   }
 
-  SweepConfig config;
-  std::vector<std::string> config_errors;
+  // The config, its kernel and every error the config alone shows (study: prepare_sweep), found
+  // before any file is created (exit 2); a config one rank cannot read stops every rank.
+  PreparedSweep prepared;
+  std::vector<std::string> errors;
   try {
-    config = load_config(args.config);
+    prepared = prepare_sweep(args.config);
   } catch (const ConfigErrors& e) {
-    config_errors = e.lines.empty() ? std::vector<std::string>{"config: invalid"} : e.lines;
+    errors = e.lines.empty() ? std::vector<std::string>{"config: invalid"} : e.lines;
+  } catch (const InputError& e) {
+    errors = {e.what()};
   }
-  try {  // a config one rank cannot read must stop every rank
-    agree_or_throw(MPI_COMM_WORLD, config_errors.empty() ? "" : config_errors.front(), true);
+  try {
+    agree_or_throw(MPI_COMM_WORLD, errors.empty() ? "" : errors.front(), true);
   } catch (const AgreedError& e) {
     if (root) {
-      if (config_errors.empty()) config_errors.push_back(e.what());
-      for (const auto& line : config_errors) std::fprintf(stderr, "simpact: error: %s\n", line.c_str());
+      if (errors.empty()) errors.push_back(e.what());
+      for (const auto& line : errors) std::fprintf(stderr, "simpact: error: %s\n", line.c_str());
     }
     return 2;
   }
-  std::string output = args.output;
-  if (output.empty())  // default: results/<config name>.h5
-    output = "results/" + std::filesystem::path(args.config).stem().string() + ".h5";
-  // Every error the config alone shows is found now, before any file is created (exit 2).
-  std::int64_t inadmissible = 0;
-  std::unique_ptr<TaskKernel> kernel_ptr;
-  {
-    std::string error;
-    try {
-      kernel_ptr = make_task_kernel(config);
-      error = preflight(config, *kernel_ptr, inadmissible);
-      if (error.empty()) error = check_sensitivity_outputs(config, *kernel_ptr);
-    } catch (const InputError& e) {
-      error = e.what();
-    }
-    if (!error.empty()) {
-      if (root) std::fprintf(stderr, "simpact: error: %s\n", error.c_str());
-      return 2;
-    }
-  }
-  const TaskKernel& kernel = *kernel_ptr;
+  const SweepConfig& config = prepared.config;
+  const std::int64_t inadmissible = prepared.inadmissible;
+  std::string output = args.output.empty() ? default_output_path(args.config) : args.output;
+  const TaskKernel& kernel = *prepared.kernel;
   const int threads = setup_threads(MPI_COMM_WORLD, args.threads);
   if (args.dry_run) return root ? dry_run(config, kernel, output, mpi.size(), threads, inadmissible) : 0;
   // The output's directory (the default results/ too) is created once the input is valid; a

@@ -47,6 +47,11 @@ class OdeScene final : public EngineScene {
       : scene_(std::move(scene)), dt_(1.0 / settings.rate_hz), restitution_(restitution) {
     init_ode_for_this_thread();
     world_ = dWorldCreate();
+    // ODE's default step threading is one process-wide object with fake (no-op) mutexes: two
+    // threads stepping their own worlds through it corrupt its job list (an abort in ReleaseAJob,
+    // every other fig2b run at 2 threads). Each world gets its own self-threaded implementation.
+    threading_ = dThreadingAllocateSelfThreadedImplementation();
+    dWorldSetStepThreadingImplementation(world_, dThreadingImplementationGetFunctions(threading_), threading_);
     space_ = dSimpleSpaceCreate(nullptr);
     contacts_ = dJointGroupCreate(0);
     dWorldSetGravity(world_, scene_.gravity[0], scene_.gravity[1], scene_.gravity[2]);
@@ -112,6 +117,7 @@ class OdeScene final : public EngineScene {
     dJointGroupDestroy(contacts_);
     dSpaceDestroy(space_);  // destroys its geoms
     dWorldDestroy(world_);  // and the bodies and joints
+    dThreadingFreeImplementation(threading_);
   }
 
   void step() override {
@@ -191,6 +197,7 @@ class OdeScene final : public EngineScene {
   double dt_, restitution_;
   bool quick_ = false;
   dWorldID world_ = nullptr;
+  dThreadingImplementationID threading_ = nullptr;
   dSpaceID space_ = nullptr;
   dJointGroupID contacts_ = nullptr;
   std::vector<dBodyID> bodies_;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "simpact/core/impact_diagnostics.hpp"
 #include "simpact/core/post_impact_check.hpp"
@@ -94,14 +96,15 @@ std::string resolve_on(const ResolveRequest& request, int indent) {
 }
 
 template <typename S>
-std::string check_on(const CheckRequest& request, int indent) {
+CheckReport check_on(const CheckRequest& request, int indent) {
   const BasicImpactProblem<S>& problem = request.impact.problem_on<S>();
   auto workspace = std::make_unique<BasicImpactWorkspace<S>>(request.impact.options.limits);
   const BasicImpactResolution<S> resolution = resolve_impact(problem, request.impact.options, *workspace);
   const PostImpactCheck check =
       check_post_impact_state(problem, typename S::DofVector(request.momentum_after), request.tolerance,
                               request.consistency_tolerance, resolution, *workspace);
-  return check_to_json(request, check, resolution, *workspace, indent);
+  return {check_to_json(request, check, resolution, *workspace, indent),
+          check.consistent_with_propagative_model};
 }
 
 }  // namespace
@@ -112,10 +115,65 @@ std::string resolve_json(const std::string& json_text, int indent, const std::st
                            : resolve_on<FixedSizes>(request, indent);
 }
 
-std::string check_json(const std::string& json_text, int indent, const std::string& base_dir) {
+CheckReport check_report(const std::string& json_text, int indent, const std::string& base_dir) {
   const CheckRequest request = parse_check_request(json_text, base_dir);
   return request.impact.dynamic() ? check_on<DynamicSizes>(request, indent)
                                   : check_on<FixedSizes>(request, indent);
+}
+
+std::string check_json(const std::string& json_text, int indent, const std::string& base_dir) {
+  return check_report(json_text, indent, base_dir).json;
+}
+
+CheckLinesReport check_json_lines(const std::string& jsonl_text, const std::string& base_dir) {
+  CheckLinesReport out;
+  std::vector<std::string> errors;
+  constexpr long kReportedBadLines = 20;  // a wholly wrong file is summed up, not printed whole
+  long bad_lines = 0;
+  std::size_t begin = 0;
+  long line_number = 0;
+  while (begin < jsonl_text.size()) {
+    const std::size_t end = std::min(jsonl_text.find('\n', begin), jsonl_text.size());
+    std::string line = jsonl_text.substr(begin, end - begin);
+    begin = end + 1;
+    ++line_number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const std::string where = "line " + std::to_string(line_number) + ": ";
+    std::vector<std::string> problems;
+    if (line.find_first_not_of(" \t") == std::string::npos) {
+      problems.push_back("input: empty line (JSON Lines: one check request per line)");
+    } else {
+      try {
+        const CheckReport report = check_report(line, -1, base_dir);
+        if (bad_lines > 0) continue;  // no report is kept once a line is bad
+        out.text += report.json;      // one line: compact, its own newline ensured
+        if (out.text.empty() || out.text.back() != '\n') out.text += '\n';
+        if (!report.consistent) ++out.inconsistent;
+      } catch (const ConfigErrors& e) {
+        problems = e.lines;
+      } catch (const InputError& e) {  // one line per problem, as the single-request command
+        const std::string text = e.what();
+        std::size_t from = 0;
+        while (from <= text.size()) {
+          const std::size_t to = std::min(text.find('\n', from), text.size());
+          if (to > from) problems.push_back(text.substr(from, to - from));
+          from = to + 1;
+        }
+      }
+    }
+    if (problems.empty()) continue;
+    if (++bad_lines <= kReportedBadLines)
+      for (const auto& text : problems) errors.push_back(where + text);
+    out.text.clear();
+  }
+  out.requests = line_number;
+  if (bad_lines > kReportedBadLines)
+    errors.push_back("input: " + std::to_string(bad_lines - kReportedBadLines) +
+                     " more bad lines not listed (" + std::to_string(bad_lines) + " of " +
+                     std::to_string(line_number) + ")");
+  if (line_number == 0) errors.push_back("input: no check request (JSON Lines: one request per line)");
+  if (!errors.empty()) throw ConfigErrors(std::move(errors));
+  return out;
 }
 
 }  // namespace simpact

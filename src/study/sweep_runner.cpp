@@ -186,7 +186,13 @@ SweepRunSummary run_sweep(MPI_Comm comm, const SweepConfig& config, const TaskKe
         break;
       }
       computed += chunk.count;
-      if (mpi.rank == 0) progress.update(std::max<std::int64_t>(0, already) + claimed * manifest.chunk_size);
+      if (mpi.rank == 0) {
+        progress.update(std::max<std::int64_t>(0, already) + claimed * manifest.chunk_size);
+        if (options.on_progress)
+          options.on_progress(std::min(summary.tasks, std::max<std::int64_t>(0, already) +
+                                                          (claimed + 1) * manifest.chunk_size),
+                              summary.tasks);
+      }
     }
     if (stopping()) stop = static_cast<int>(*options.stop_signal);
     try {

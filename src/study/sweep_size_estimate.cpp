@@ -1,9 +1,14 @@
 #include "simpact/study/sweep_size_estimate.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstddef>
+#include <exception>
+#include <vector>
 
 #include "simpact/study/sweep_runner.hpp"
+#include "simpact/sweep/parameter_space.hpp"
 
 namespace simpact {
 
@@ -39,6 +44,31 @@ SweepSizeEstimate estimate_sweep_sizes(const SweepConfig& config, const TaskKern
     per_task += inputs + 4.0 + scalars;  // + status, counter, grid_point, replica
   }
   e.file_bytes += tasks * 8.0 * per_task;
+  return e;
+}
+
+ComputeTimeEstimate estimate_compute_time(const SweepConfig& config, const TaskKernel& kernel, int ranks,
+                                          int threads, double budget_s) {
+  const ParameterSpace space(config);
+  auto scratch = kernel.make_scratch();
+  std::vector<double> values(static_cast<std::size_t>(values_per_task(kernel)));
+  ParameterSet params;
+  const auto t0 = std::chrono::steady_clock::now();
+  ComputeTimeEstimate e;
+  const std::int64_t n = config.task_count();
+  const std::int64_t stride = std::max<std::int64_t>(1, n / 4096);
+  double seconds = 0.0;
+  for (std::int64_t k = 0; k < n && seconds < budget_s; k += stride, ++e.calibration_tasks) {
+    try {
+      space.parameters_of(k, params);
+      kernel.evaluate(k, params, *scratch, values.data());
+    } catch (const std::exception&) {  // a failing task costs little: count it all the same
+    }
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  e.seconds_per_task = e.calibration_tasks > 0 ? seconds / static_cast<double>(e.calibration_tasks) : 0.0;
+  const double workers = static_cast<double>(std::max(1, ranks) * std::max(1, threads));
+  e.total_seconds = e.seconds_per_task * static_cast<double>(n) / workers;
   return e;
 }
 

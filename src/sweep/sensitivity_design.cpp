@@ -77,7 +77,7 @@ SensitivityDesign::SensitivityDesign(DesignSpec spec)
 
 void SensitivityDesign::unit_point(std::int64_t index, double* u) const {
   const std::size_t d = dimension();
-  const DesignRow r = row(index);
+  const SensitivityDesignRow r = row(index);
   switch (spec_.kind) {
     case DesignKind::kPoints:
     case DesignKind::kZip:
@@ -173,7 +173,7 @@ void SensitivityDesign::morris_trajectory(std::int64_t trajectory, std::vector<d
 }
 
 std::size_t SensitivityDesign::morris_moved(std::int64_t index) const {
-  const DesignRow r = row(index);
+  const SensitivityDesignRow r = row(index);
   if (spec_.kind != DesignKind::kMorris || r.role < 1)
     throw std::logic_error("morris_moved: not a Morris step");
   std::vector<double> start, sign;
@@ -183,7 +183,7 @@ std::size_t SensitivityDesign::morris_moved(std::int64_t index) const {
 }
 
 double SensitivityDesign::morris_step(std::int64_t index) const {
-  const DesignRow r = row(index);
+  const SensitivityDesignRow r = row(index);
   if (spec_.kind != DesignKind::kMorris || r.role < 1)
     throw std::logic_error("morris_step: not a Morris step");
   std::vector<double> start, sign;

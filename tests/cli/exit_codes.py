@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The exit-code table of README ("Exit codes"), command by command, on the real program:
 0 ok, 1 runtime failure, 2 input error (one line per problem: command line, JSON, YAML),
-3 incomplete result, 4 not a simpact result file. Also `simpact` alone, `simpact models`,
+3 incomplete result, 4 not a simpact result file, 5 `check`: a state not consistent with the
+propagative model (one request, or any line of JSON Lines). Also `simpact` alone, `simpact models`,
 `run -o` creating its directories, `run --dry-run`, threads per rank, `info --json` with
 progress from the journal of a killed sweep, inadmissible grid points under on_task_error.
 
@@ -166,7 +167,33 @@ def main():
            "resolve unwritable output (runtime)", 1)
     expect(sh([s, "resolve", "--frob"]), 2, "resolve bad option", 1)
     chk = '{"model": "billiards", "params": {"theta": 2.0944}, "momentum_after": [0, 0, 0, 0, 0, 0]}'
-    expect(sh([s, "check"], stdin=chk), 0, "check")
+    # check: exit 5 for a state the propagative model does not allow (all balls stopped), 0 for one
+    # it does (the resolve outcome), the report on stdout either way
+    p = sh([s, "check"], stdin=chk)
+    expect(p, 5, "check of an inconsistent state", 0)
+    check(p.returncode == 5 and json.loads(p.stdout)["consistent_with_propagative_model"] is False,
+          "check exit 5: the report is written")
+    outcome = json.loads(sh([s, "resolve"], stdin=good).stdout)["outcomes"][0]["momentum"]
+    consistent = chk.replace("[0, 0, 0, 0, 0, 0]", json.dumps(outcome))
+    expect(sh([s, "check"], stdin=consistent), 0, "check of a consistent state", 0)
+    # check --jsonl: one request per line, one report per line; 5 if any line is inconsistent
+    p = sh([s, "check", "--jsonl"], stdin=consistent + "\n" + consistent + "\n")
+    expect(p, 0, "check --jsonl, all consistent", 0)
+    check(len(p.stdout.splitlines()) == 2 and all(json.loads(x)["consistent_with_propagative_model"]
+                                                 for x in p.stdout.splitlines()), "check --jsonl: two reports")
+    jsonl = os.path.join(d, "states.jsonl")
+    with open(jsonl, "w") as f:
+        f.write(consistent + "\n" + chk + "\n" + consistent + "\n")
+    p = sh([s, "check", jsonl])  # .jsonl: JSON Lines without the flag
+    expect(p, 5, "check of a .jsonl file with one inconsistent line", 0)
+    check([json.loads(x)["consistent_with_propagative_model"] for x in p.stdout.splitlines()] == [True, False, True],
+          "check .jsonl: reports in line order")
+    p = sh([s, "check", "--jsonl", "-o", os.path.join(d, "bad.jsonl")],
+           stdin=consistent + "\n\n" + chk.replace('"momentum_after"', '"momentum_aftr"') + "\n")
+    expect(p, 2, "check --jsonl with an empty and a bad line", 3, ("line 2: input: empty line", "line 3: momentum_aftr"))
+    check(not os.path.exists(os.path.join(d, "bad.jsonl")), "check --jsonl with a bad line: no output file")
+    expect(sh([s, "check", "--jsonl", "--pretty"], stdin=chk), 2, "check --jsonl --pretty", 1, ("--pretty",))
+    expect(sh([s, "check", "--jsonl"], stdin=""), 2, "check --jsonl of nothing", 1, ("no check request",))
     expect(sh([s, "check"], stdin='{"model": "billiards", "params": {"theta": 2.0944}, "tolerance": 2}'),
            2, "check with two problems", 2, ("momentum_after", "tolerance"))
     # a nonzero number below the doubles is not 0 (it was: no_impact, exit 0)

@@ -15,10 +15,10 @@ def doc_blocks():
     return re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
 
 
-@pytest.mark.parametrize("index", range(3))
+@pytest.mark.parametrize("index", range(4))
 def test_doc_example_runs(index, tmp_path, monkeypatch):
     blocks = doc_blocks()
-    assert len(blocks) == 3
+    assert len(blocks) == 4
     monkeypatch.chdir(tmp_path)
     exec(compile(blocks[index], f"{DOC}:block{index}", "exec"), {"SOURCE": str(SOURCE)})
     if "sobol.png" in blocks[index]:
@@ -69,3 +69,40 @@ def test_open_result_and_run_bad_input(tmp_path, monkeypatch):
         simpact.run(42, out="x.h5")
     assert e.value.field == "config"
     assert not os.path.exists("x.h5")
+
+
+CONFIGS = sorted((SOURCE / "configs").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=[c.stem for c in CONFIGS])
+def test_open_result_of_every_shipped_config(config, tmp_path):
+    """Every configs/*.yaml, run by the program, opens whole: no phony dimension, every variable and
+    coordinate with units, the maps over the grid's own coordinates, and the time-stepped records
+    as (task, ordering, step, coordinate) rather than flattened."""
+    import h5py
+
+    out = tmp_path / (config.stem + ".h5")
+    p = cli(["run", str(config), "-o", str(out), "--quiet"])
+    assert p.returncode == 0, p.stderr
+    ds = simpact.open_result(out)
+    assert ds.attrs["complete"] == 1 and "schema_version" in ds.attrs
+    assert not [d for d in ds.dims if str(d).startswith("phony_dim") or str(d).endswith("_element")], dict(ds.sizes)
+    for name in list(ds.data_vars) + list(ds.coords):
+        if ds[name].dtype.kind not in "OUS":   # labels (parameter, ordering names) carry none
+            assert "units" in ds[name].attrs, name
+    with h5py.File(out, "r") as f:   # the root maps keep the file's dimension scales, in order
+        for name, item in f.items():
+            if isinstance(item, h5py.Dataset) and item.dims and name in ds.data_vars and item.ndim > 0:
+                scales = [dim[0].name.split("/")[-1] if len(dim) else None for dim in item.dims]
+                if all(scales):
+                    assert list(ds[name].dims) == scales, (name, ds[name].dims, scales)
+                assert ds[name].shape == item.shape, name
+    text = config.read_text()
+    if re.search(r"^\s+record:\s*\d", text, re.M):   # a time-stepped sweep recording states
+        q, t = ds["samples_trajectory_q"], ds["samples_trajectory_t"]
+        assert q.dims == ("task", "ordering", "step", "coordinate") and t.dims == ("task", "step")
+        assert list(q["ordering"].values) == ["argmin", "argmax"]
+        assert q.shape[0] == ds.sizes["task"] and q.shape[2] == t.shape[1] >= 2
+        assert ds["samples_trajectory_p"].dims == q.dims and t.attrs["units"] == "s"
+        assert q.attrs["units"].startswith("SI") and np.isfinite(t.values).all()
+        assert (np.diff(t.values, axis=1) > 0).all()   # the states in time order

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import simpact
-from conftest import SOURCE, cli_error, cli_json, nan_array, same_bits
+from conftest import SOURCE, cli, cli_error, cli_json, nan_array, same_bits
 
 CRADLE = SOURCE / "examples" / "mechanisms" / "cradle3.xml"
 BILLIARDS = SOURCE / "examples" / "mechanisms" / "billiards.xml"
@@ -86,3 +86,89 @@ def test_mechanism_bad_input(cradle, tmp_path):
     with pytest.raises(simpact.InputError) as e:
         cradle.check([0, 0, 0], qvel=[1, 0, 0])
     assert e.value.field == "momentum_after"
+
+
+MECHANISMS = SOURCE / "examples" / "mechanisms"
+
+
+def test_simulate_is_the_cli_request(cradle):
+    """Mechanism.simulate = `simpact simulate` of examples/mechanisms/cradle3_simulate.json, bit for
+    bit (the JSON prints doubles to round-trip), and the physics the example's comment states."""
+    request = json.load(open(MECHANISMS / "cradle3_simulate.json"))
+    p = cli(["simulate"], stdin=json.dumps(request), cwd=MECHANISMS)
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    s = cradle.simulate(request["q0"], request["v0"], request["dt"], request["steps"],
+                        restitution=request["restitution"], record=request["record"])
+    assert s.coordinates == out["coordinates"]
+    assert s.step.tolist() == [r["step"] for r in out["records"]] == [0, 600]
+    assert same_bits(s.t, [r["t"] for r in out["records"]])
+    assert same_bits(s.q, np.array([r["q"] for r in out["records"]]))
+    assert same_bits(s.p, np.array([r["p"] for r in out["records"]]))
+    assert same_bits(s.energy, [r["energy"] for r in out["records"]])
+    assert len(s.impacts) == len(out["impacts"]) >= 1
+    for mine, theirs in zip(s.impacts, out["impacts"]):
+        assert mine["step"] == theirs["step"] and mine["contacts"] == theirs["contacts"]
+        assert mine["status"] == theirs["status"] and mine["policy"] == theirs["policy"]
+        assert same_bits(mine["momentum_after"], theirs["momentum_after"])
+        assert same_bits(mine["energy_after"], theirs["energy_after"])
+    assert same_bits(s.max_energy_drift, out["max_energy_drift"])
+    assert same_bits(s.energy_final, out["energy"]["final"])
+    # "ends at [0.1, 0.1, 0.8] m/s" (R = 0.7, unit masses: p = q̇)
+    np.testing.assert_allclose(s.p[-1], [0.1, 0.1, 0.8], atol=1e-9)
+
+
+def test_simulate_bad_input(cradle):
+    with pytest.raises(simpact.InputError) as e:
+        cradle.simulate([-0.5, 0, 0], [1, 0, 0], dt=-1.0, steps=10)
+    assert e.value.field == "dt"
+    with pytest.raises(simpact.InputError) as e:
+        cradle.simulate([-0.5, 0], [1, 0, 0], dt=1e-3, steps=10)  # nq = 3
+    assert e.value.field == "q0"
+    with pytest.raises(simpact.InputError) as e:
+        cradle.simulate([-0.5, 0, 0], [1, 0, 0], dt=1e-3, steps=10, newton_tol=1e-9)  # not a key
+    assert e.value.field == "newton_tol"
+    with pytest.raises(simpact.InputError) as e:
+        cradle.simulate([-0.5, 0, 0], [np.nan, 0, 0], dt=1e-3, steps=10)
+    assert e.value.field == "v0"
+    with pytest.raises(simpact.InputError) as e:
+        cradle.simulate([0.1, 0, 0], [1, 0, 0], dt=1e-3, steps=10)  # ball a inside ball b
+    assert e.value.field == "q0" and "penetrates" in str(e.value)
+
+
+def test_design_is_the_cli_request():
+    """Mechanism.design = `simpact design examples/mechanisms/biped_design.json`, bit for bit: both
+    feet touch and the normals are g-orthogonal in the optimized row."""
+    request = json.load(open(MECHANISMS / "biped_design.json"))
+    p = cli(["design"], stdin=json.dumps(request), cwd=MECHANISMS)
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    biped = simpact.Mechanism.from_file(MECHANISMS / "biped.xml",
+                                        contacts=[tuple(c) for c in request["mechanism"]["contacts"]],
+                                        place=request["place"])
+    d = biped.design(request["params"], free=request["free"])  # place: the Mechanism's
+    assert d.converged and [r["name"] for r in d.rows] == ["initial", "optimized"]
+    rows = out["rows"] if "rows" in out else [out[k] for k in ("initial", "optimized")]
+    assert len(rows) == 2
+    for mine, theirs in zip(d.rows, rows):
+        assert mine["status"] == theirs["status"] and mine["iterations"] == theirs["iterations"]
+        assert same_bits(mine["normalized_product"], theirs["normalized_product"])
+        for group in ("configuration", "design", "gaps"):
+            want = theirs[group]
+            assert list(mine[group]) == list(want)
+            assert same_bits(list(mine[group].values()), list(want.values()))
+    assert abs(d.optimized["normalized_product"]) < 1e-6
+    assert max(abs(g) for g in d.optimized["gaps"].values()) < 1e-6
+
+
+def test_design_bad_input():
+    biped = simpact.Mechanism.from_file(MECHANISMS / "biped.xml", contacts=[("floor", "foot_l"), ("floor", "foot_r")])
+    with pytest.raises(simpact.InputError) as e:
+        biped.design({"qpos.root_z": -0.1}, place=["qpos.root_zz"], free=["qpos.hip_r"])
+    assert e.value.field.startswith("place")
+    with pytest.raises(simpact.InputError) as e:
+        biped.design({"qpos.root_z": -0.1}, place=["qpos.root_z"], free=["qpos.hip_r"], dihedral_m=1)
+    assert e.value.field == "dihedral_m"
+    with pytest.raises(simpact.InputError) as e:
+        biped.design({"qpos.root_z": float("inf")}, place=["qpos.root_z"], free=["qpos.hip_r"])
+    assert e.value.field == "params"

@@ -177,3 +177,43 @@ def test_resolve_model_bad_input():
         simpact.resolve_model("billiards", theta=[2.0, 0.1])  # θ below π/3: the balls overlap
     line = cli_error("resolve", {"model": "billiards", "params": {"theta": 0.1}})
     assert e.value.item == 1 and e.value.line == line
+
+
+def test_batch_mixing_fixed_and_dynamic_paths_matches_cli():
+    """Items of one batch on both size paths (10 contacts: all closed is the dynamic path, 7 closed
+    the fixed one) and a bad item between them: each as `simpact resolve` gives it, bit for bit."""
+    d = 11
+    masses = np.array([1.0, 3.0, 1.0, 2.0, 1.0, 3.0, 1.0, 2.0, 1.0, 3.0, 1.0])
+    m = np.broadcast_to(np.diag(masses), (4, d, d)).copy()
+    n = np.zeros((10, d))
+    for i in range(10):
+        n[i, i], n[i, i + 1] = -1.0, 1.0
+    v = np.zeros((4, d))
+    v[:, 0] = [1.0, 1.5, 2.0, 0.5]
+    gaps = np.zeros((4, 10))
+    gaps[1, [2, 5, 8]] = 0.1   # 7 closed contacts: the fixed path
+    gaps[3, [1, 4, 7]] = 0.2
+    r = simpact.resolve(m, n, velocity=v, gaps=gaps, restitution=[1.0, 0.5, 0.8, 1.0])
+    for b in range(4):
+        out, _ = cli_json("resolve", dict(mass_matrix=m[b].tolist(), normals=n.tolist(), velocity=v[b].tolist(),
+                                          gaps=gaps[b].tolist(), restitution=[1.0, 0.5, 0.8, 1.0][b]))
+        assert simpact.impacts.STATUS_NAMES[r.status[b]] == out["status"]
+        assert same_bits(r.xi[b], nan_array([out["xi"]])[0])
+        assert same_bits(r.outcomes(b), nan_array([o["momentum"] for o in out["outcomes"]]))
+        assert same_bits(r.plastic_momentum[b], out["plastic"]["momentum"])
+        assert same_bits(r.momentum_before[b], out["momentum_before"])
+        lo, hi = r.outcome_offsets[b], r.outcome_offsets[b + 1]
+        assert same_bits(r.outcome_impulses[lo:hi], np.array([o["impulses"] for o in out["outcomes"]]))
+    bad = v.copy()
+    bad[2, 3] = np.inf
+    with pytest.raises(simpact.InputError) as e:
+        simpact.resolve(m, n, velocity=bad, gaps=gaps)
+    assert e.value.item == 2 and e.value.field == "velocity"
+    assert str(e.value) == "velocity: must be finite (found NaN or Inf) (batch item 2)"
+    m_bad = m.copy()
+    m_bad[1, 0, 1] = 0.5  # not symmetric: the request's message, from the request's order of checks
+    with pytest.raises(simpact.InputError) as e:
+        simpact.resolve(m_bad, n, velocity=v, gaps=gaps)
+    line = cli_error("resolve", dict(mass_matrix=m_bad[1].tolist(), normals=n.tolist(), velocity=v[1].tolist(),
+                                     gaps=gaps[1].tolist()))
+    assert e.value.item == 1 and str(e.value) == line + " (batch item 1)"

@@ -94,6 +94,9 @@ struct ImpactBatchResult {
 // BatchInputError after the loop.
 ImpactBatchResult resolve_batch(long batch, int dof, int contacts, const BatchProblemMaker& make,
                                 const ResolveOptions& options, int threads);
+// The same for raw problems, built in place per thread (no request per item): equal, bit for bit,
+// to resolve_batch(.., raw_problem_maker(batch), ..), errors included, and faster.
+ImpactBatchResult resolve_batch(const RawImpactBatch& batch, const ResolveOptions& options, int threads);
 
 // What `simpact check` adds, per item: the post-impact state to check and the tolerances.
 struct CheckBatchInput {
@@ -115,5 +118,8 @@ struct CheckBatchResult {
 
 CheckBatchResult check_batch(long batch, int dof, int contacts, const BatchProblemMaker& make,
                              const CheckBatchInput& input, const ResolveOptions& options, int threads);
+// Raw problems built in place, as resolve_batch(const RawImpactBatch&, ..).
+CheckBatchResult check_batch(const RawImpactBatch& batch, const CheckBatchInput& input,
+                             const ResolveOptions& options, int threads);
 
 }  // namespace simpact

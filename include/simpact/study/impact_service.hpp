@@ -30,4 +30,22 @@ std::string resolve_json(const std::string& json_text, int indent = -1, const st
 // The whole `simpact check`: parse, resolve, compare, serialize.
 std::string check_json(const std::string& json_text, int indent = -1, const std::string& base_dir = "");
 
+// `simpact check` with its verdict: the JSON report and whether the state is consistent with the
+// propagative model (the command exits 5 when it is not).
+struct CheckReport {
+  std::string json;
+  bool consistent = false;
+};
+CheckReport check_report(const std::string& json_text, int indent = -1, const std::string& base_dir = "");
+
+// `simpact check --jsonl`: JSON Lines, one request per line → one compact report per line, in order.
+// A trailing newline ends the last line; any other empty line is a bad line. Every bad line is
+// reported, each error line prefixed "line N: " (N from 1), by ConfigErrors, before any report.
+struct CheckLinesReport {
+  std::string text;       // the reports, one per line, each ending in '\n'
+  long requests = 0;      // lines read
+  long inconsistent = 0;  // of which not consistent with the propagative model
+};
+CheckLinesReport check_json_lines(const std::string& jsonl_text, const std::string& base_dir = "");
+
 }  // namespace simpact

@@ -69,6 +69,9 @@ struct SweepRunOptions {
   // Called on rank 0 once every rank agrees the run may start (after the output, lock and
   // journal checks): the start banner, never printed before a refusal.
   std::function<void()> on_start;
+  // Rank 0, after each chunk it finished: tasks done so far (an estimate from the chunks claimed
+  // when several ranks work; exact on one) of the sweep's total. Empty: none.
+  std::function<void(std::int64_t done, std::int64_t total)> on_progress;
 };
 
 struct SweepRunSummary {

@@ -3,6 +3,8 @@
 // the free-space check that refuses a run whose results cannot fit.
 #pragma once
 
+#include <cstdint>
+
 #include "simpact/sweep/sweep_config.hpp"
 #include "simpact/sweep/task_kernel.hpp"
 
@@ -14,5 +16,16 @@ struct SweepSizeEstimate {
 };
 
 SweepSizeEstimate estimate_sweep_sizes(const SweepConfig& config, const TaskKernel& kernel);
+
+// The compute time of a sweep, from a calibration of about `budget_s` seconds of tasks spread over
+// the whole task range on this thread, scaled to ranks × threads (start-up and file writing not
+// counted). Failing tasks are timed like the others.
+struct ComputeTimeEstimate {
+  std::int64_t calibration_tasks = 0;
+  double seconds_per_task = 0.0;  // [s]
+  double total_seconds = 0.0;     // [s] on ranks × threads
+};
+ComputeTimeEstimate estimate_compute_time(const SweepConfig& config, const TaskKernel& kernel, int ranks,
+                                          int threads, double budget_s = 0.2);
 
 }  // namespace simpact

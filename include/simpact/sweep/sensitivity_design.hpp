@@ -62,7 +62,7 @@ struct SensitivitySpec {
 };
 
 // What a row of a sensitivity design is, for the estimators.
-struct DesignRow {
+struct SensitivityDesignRow {
   std::int64_t base = 0;  // saltelli/radial: base sample i; morris: trajectory
   // saltelli: 0 = A, 1..D = AB_j (j = role−1), D+1..2D = BA_j (second order), last = B.
   // morris: step 0..D (0 = the trajectory's start). radial: 0 = A, 1..D = A with column j from B.
@@ -81,7 +81,9 @@ class SensitivityDesign {
   void point(std::int64_t index, double* values) const;
   // saltelli/morris/radial: the unit-cube coordinates the values come from.
   void unit_point(std::int64_t index, double* u) const;
-  DesignRow row(std::int64_t index) const { return {index / rows_per_base_, index % rows_per_base_}; }
+  SensitivityDesignRow row(std::int64_t index) const {
+    return {index / rows_per_base_, index % rows_per_base_};
+  }
 
   // morris: the coordinate moved into row `index` (step ≥ 1), and its signed step (+Δ or −Δ)
   // in unit-cube coordinates.

@@ -11,7 +11,7 @@
 #include "simpact/io/sweep_config_yaml.hpp"
 #include "simpact/sweep/task_kernel.hpp"
 
-namespace simpact::app {
+namespace simpact {
 
 struct AnalyzeOverrides {
   std::vector<std::string> outputs;  // empty: the config's sensitivity.outputs (else all scalars)
@@ -36,4 +36,4 @@ struct AnalyzeSummary {
 AnalyzeSummary analyze_result(const std::string& path, const SweepConfig& config,
                               const AnalyzeOverrides& overrides);
 
-}  // namespace simpact::app
+}  // namespace simpact

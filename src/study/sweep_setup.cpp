@@ -1,4 +1,4 @@
-#include "sweep_setup.hpp"
+#include "simpact/study/sweep_setup.hpp"
 
 #include "simpact/analysis/audit_task_kernel.hpp"
 #include "simpact/analysis/function_task_kernel.hpp"
@@ -9,7 +9,7 @@
 #include "simpact/models/test_functions.hpp"
 #include "simpact/sweep/parameter_space.hpp"
 
-namespace simpact::app {
+namespace simpact {
 
 namespace {
 bool catalog(const std::string& model, std::vector<ParameterInfo>& parameters) {
@@ -103,4 +103,4 @@ ImpactStudyOptions study_options(const SweepConfig& config) {
   return o;
 }
 
-}  // namespace simpact::app
+}  // namespace simpact

@@ -12,7 +12,7 @@
 #include "simpact/io/sweep_config_yaml.hpp"
 #include "simpact/sweep/task_kernel.hpp"
 
-namespace simpact::app {
+namespace simpact {
 
 SweepConfig load_config(const std::string& path);
 // base_dir: the folder relative paths resolve from (a result's config_folder attribute).
@@ -29,4 +29,4 @@ std::unique_ptr<ImpactModel> make_impact_model(const SweepConfig& config);
 // FunctionTaskKernel. The sweep engine only sees the TaskKernel interface.
 std::unique_ptr<TaskKernel> make_task_kernel(const SweepConfig& config);
 
-}  // namespace simpact::app
+}  // namespace simpact

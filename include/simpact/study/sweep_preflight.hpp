@@ -8,7 +8,7 @@
 #include "simpact/sweep/sweep_config.hpp"
 #include "simpact/sweep/task_kernel.hpp"
 
-namespace simpact::app {
+namespace simpact {
 
 // Checks the parameters of every grid point (its first replica), then, at the first admissible
 // point, every value each Monte Carlo distribution can draw at its extremes (each `choice` value,
@@ -17,4 +17,4 @@ namespace simpact::app {
 // are recorded as failed tasks), and draws are not checked (their failures are recorded too).
 std::string preflight(const SweepConfig& config, const TaskKernel& kernel, std::int64_t& inadmissible);
 
-}  // namespace simpact::app
+}  // namespace simpact

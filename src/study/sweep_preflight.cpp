@@ -1,4 +1,4 @@
-#include "sweep_preflight.hpp"
+#include "simpact/study/sweep_preflight.hpp"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 #include "simpact/sweep/parameter_space.hpp"
 #include "simpact/sweep/sampling.hpp"
 
-namespace simpact::app {
+namespace simpact {
 
 namespace {
 
@@ -63,4 +63,4 @@ std::string preflight(const SweepConfig& config, const TaskKernel& kernel, std::
   return "";
 }
 
-}  // namespace simpact::app
+}  // namespace simpact

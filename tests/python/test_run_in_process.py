@@ -1,0 +1,132 @@
+"""simpact.run at ranks = 1 runs in this process through the study library (the code of `simpact
+run`): the same file bit for bit, progress through a callback, Ctrl-C (SIGINT) leaving a journal
+that resume=True finishes into the file an uninterrupted run writes; bad input."""
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+import pytest
+
+import simpact
+from conftest import SOURCE, cli
+
+MAP = {"model": "billiards", "grid": {"theta": {"start": "pi/3", "stop": "pi", "num": 161},
+                                      "r_c": {"start": 1.0, "stop": 3.0, "num": 81}},
+       "orderings": ["all", "argmin", "argmax"], "output": {"chunk_size": 64}}
+
+
+def datasets(path):
+    """Every dataset outside the bookkeeping groups, as bytes (bit-for-bit comparison)."""
+    out = {}
+    with h5py.File(path, "r") as f:
+        def visit(name, obj):
+            if isinstance(obj, h5py.Dataset) and not name.startswith(("provenance", "progress", "config")):
+                out[name] = np.asarray(obj[()]).tobytes()
+        f.visititems(visit)
+    return out
+
+
+def test_in_process_run_is_the_cli_run(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "map.yaml").write_text(__import__("json").dumps(MAP))
+    calls = []
+    ds = simpact.run(str(tmp_path / "map.yaml"), out="py.h5", progress=lambda done, total: calls.append((done, total)))
+    assert ds.xi.dims == ("theta", "r_c") and ds.attrs["complete"] == 1
+    total = 161 * 81
+    assert calls[-1] == (total, total) and all(b[0] >= a[0] for a, b in zip(calls, calls[1:]))
+    assert len(calls) == -(-total // 64)   # one call per chunk of 64
+    p = cli(["run", str(tmp_path / "map.yaml"), "-o", str(tmp_path / "cli.h5"), "--quiet"])
+    assert p.returncode == 0, p.stderr
+    mine, theirs = datasets(tmp_path / "py.h5"), datasets(tmp_path / "cli.h5")
+    assert mine.keys() == theirs.keys() and "xi" in mine
+    assert all(mine[k] == theirs[k] for k in mine)
+
+
+CHILD = """
+import sys, time, simpact
+started = []
+def progress(done, total):
+    if not started:
+        started.append(1)
+        print("started", flush=True)
+    time.sleep(0.02)
+try:
+    simpact.run(sys.argv[1], out=sys.argv[2], progress=progress)
+    print("finished", flush=True)
+except KeyboardInterrupt as e:
+    print("interrupted:", e, flush=True)
+    sys.exit(130)
+"""
+
+
+def test_sigint_leaves_a_resumable_journal(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "map.yaml").write_text(__import__("json").dumps(MAP))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.dirname(os.path.dirname(simpact.__file__))]
+                                                      + sys.path))
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(tmp_path / "map.yaml"), "cut.h5"], cwd=tmp_path,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    assert child.stdout.readline().strip() == "started"
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=120)
+    assert child.returncode == 130, (out, err)
+    assert "interrupted:" in out and "resume with simpact.run(..., resume=True)" in out
+    saved = int(out.split("interrupted: ")[2].split(" of ")[0])
+    assert 0 < saved < 161 * 81
+    assert any(n.startswith("cut.h5") and n != "cut.h5" for n in os.listdir(tmp_path))   # the journal
+    with pytest.raises(simpact.InputError):   # not complete, exists: neither a fresh run
+        simpact.run(str(tmp_path / "map.yaml"), out="cut.h5", quiet=True)
+    # simpact.info is `simpact info --json`: incomplete, progress from the journal
+    cut_info = simpact.info(tmp_path / "cut.h5")
+    p = cli(["info", "--json", str(tmp_path / "cut.h5")])
+    assert p.returncode == 3 and cut_info == json.loads(p.stdout)
+    assert cut_info["status"] == "incomplete" and cut_info["tasks_done"] == saved and cut_info["journal"]
+    calls = []
+    ds = simpact.run(str(tmp_path / "map.yaml"), out="cut.h5", resume=True, progress=lambda d, t: calls.append(d))
+    assert ds.attrs["complete"] == 1 and calls[0] > saved - 64   # only the rest was computed
+    simpact.run(str(tmp_path / "map.yaml"), out="whole.h5", quiet=True)
+    cut, whole = datasets(tmp_path / "cut.h5"), datasets(tmp_path / "whole.h5")
+    assert cut.keys() == whole.keys() and [k for k in cut if cut[k] != whole[k]] == ["run"]
+    with h5py.File(tmp_path / "cut.h5", "r") as f:
+        assert f["run"].shape == (2,)   # /run: one row per run (the interrupted one, the resume)
+
+
+def test_run_bad_input(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for kwargs, field in [({"ranks": 0}, "ranks"), ({"threads": 0}, "threads"), ({"progress": 3}, "progress")]:
+        with pytest.raises(simpact.InputError) as e:
+            simpact.run(MAP, out="x.h5", **kwargs)
+        assert e.value.field == field
+    with pytest.raises(simpact.InputError) as e:
+        simpact.run(42, out="x.h5")
+    assert e.value.field == "config"
+    bad = dict(MAP, orderings=["argmn"])
+    with pytest.raises(simpact.InputError) as e:
+        simpact.run(bad, out="x.h5", quiet=True)
+    assert e.value.field.startswith("orderings") and "argmin" in str(e.value)
+    assert not (tmp_path / "x.h5").exists() and not list(tmp_path.glob(".simpact-config-*"))
+
+
+def test_info_is_the_cli_info(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    simpact.run(MAP, out="whole.h5", quiet=True)
+    mine = simpact.info("whole.h5")
+    p = cli(["info", "--json", "whole.h5"], cwd=tmp_path)
+    assert p.returncode == 0 and mine == json.loads(p.stdout)
+    assert mine["status"] == "complete" and mine["tasks_done"] == mine["tasks"] == 161 * 81
+    assert [a["name"] for a in mine["grid"]] == ["theta", "r_c"] and mine["grid"][0]["units"] == "rad"
+    assert sum(mine["task_status"].values()) == 161 * 81   # every task counted once
+    (tmp_path / "text.h5").write_text("not hdf5")
+    p = cli(["info", "--json", "text.h5"], cwd=tmp_path)
+    assert p.returncode == 4 and simpact.info("text.h5") == json.loads(p.stdout)
+    assert simpact.info("text.h5")["status"] == "not_simpact"
+    with pytest.raises(simpact.InputError) as e:
+        simpact.info(tmp_path / "missing.h5")
+    assert e.value.field == "file" and "does not exist" in str(e.value)
+    with pytest.raises(simpact.InputError) as e:
+        simpact.info(3)
+    assert e.value.field == "file"
