@@ -15,6 +15,7 @@
 
 #include "fuzz_check.hpp"
 #include "simpact/core/input_error.hpp"
+#include "simpact/io/impact_json.hpp"  // InputErrors: several independent mistakes
 #include "simpact/integrate/midpoint_integrator.hpp"
 #include "simpact/integrate/simulation.hpp"
 #include "simpact/study/simulate_service.hpp"
@@ -53,6 +54,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   simpact::SimulateRequest request;
   try {
     request = simpact::parse_simulate_request(text, simpact::fuzz::simulate_budget());
+  } catch (const simpact::InputErrors& e) {  // several independent mistakes: one line each
+    for (const auto& one : e.errors()) {
+      const std::string what = one.what();
+      require(what.find('\n') == std::string::npos, "each of several InputErrors is one line");
+      require(what.rfind(one.field() + ": ", 0) == 0, "each of several InputErrors starts with its field");
+    }
+    return 0;
   } catch (const simpact::InputError& e) {
     const std::string what = e.what();
     require(what.find('\n') == std::string::npos, "an InputError is one line");

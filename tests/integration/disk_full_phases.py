@@ -192,22 +192,23 @@ def main():
         if not any("analysis of" in line for _, _, line in analysis):
             fail(f"at-end analysis, {ranks} rank(s): no slack made the analysis fail: {analysis}")
 
-    # ---- one rank alone cannot write the final file (EFBIG under ulimit -f, as a quota would) --------
+    # ---- one rank alone cannot write the final file (EFBIG under ulimit -f, as a quota would): rank
+    # 0, which writes a small sweep's file alone (larger ones collectively) --------------------------
     work = f"{d}/efbig"
     os.makedirs(work)
     out = f"{work}/out.h5"
     limit_kib = 4400  # above any rank's journal file (< 4 MB), below the 2-rank final file (5 MB)
-    cmd = ["mpirun", "-n", "2", "sh", "-c", f"trap '' XFSZ; [ $OMPI_COMM_WORLD_RANK = 1 ] && ulimit -f {limit_kib}; "
+    cmd = ["mpirun", "-n", "2", "sh", "-c", f"trap '' XFSZ; [ $OMPI_COMM_WORLD_RANK = 0 ] && ulimit -f {limit_kib}; "
            f"exec {SIMPACT} run {config} -o {out} -q"]
     rc, _, err, seconds, _ = run_filling(cmd, work, lambda: False, 0)
-    line = one_line(rc, err, "final write, rank 1 over ulimit -f")
+    line = one_line(rc, err, "final write, rank 0 over ulimit -f")
     if not journal_records(f"{out}.journal"):
         fail("EFBIG on one rank: the journal is gone")
     p = subprocess.run(run_cmd(2, config, out, ("--resume",)), env=sc.env(1), capture_output=True, text=True,
                        timeout=LIMIT * 3)
     if p.returncode != 0 or contents(out) != contents(ref):
         fail(f"EFBIG on one rank: --resume without the limit: rc {p.returncode} {p.stderr}")
-    print(f"ok: final write, rank 1 over ulimit -f: failed in {seconds:.1f} s, resumed: {line}")
+    print(f"ok: final write, rank 0 over ulimit -f: failed in {seconds:.1f} s, resumed: {line}")
 
     # ---- simpact analyze on a full disk: the complete file is left exactly as it was ----------------
     mnt = f"{d}/analyze"
