@@ -51,7 +51,7 @@ def _unflatten_trajectories(ds):
     found = {}
     for name in list(ds.data_vars):
         m = re.fullmatch(r"samples_trajectory_([qp])_(\w+)", name)
-        if m and ds[name].ndim == 2:
+        if m and ds[name].ndim in (2, 3):
             found.setdefault(m.group(1), []).append((m.group(2), name))
     drop = []
     out = {}
@@ -60,18 +60,24 @@ def _unflatten_trajectories(ds):
         arrays = []
         for ordering, name in items:
             flat = ds[name]
+            if flat.ndim == 3:  # stored (task, record, coordinate) already
+                arrays.append(flat.values)
+                drop.append(name)
+                continue
             n = flat.shape[1] // steps
             arrays.append(flat.values.reshape(flat.shape[0], steps, n))
             drop += [name, flat.dims[1]]
         attrs = dict(ds[items[0][1]].attrs)
         attrs["long_name"] = ("recorded generalized coordinates" if kind == "q" else "recorded momenta") + \
             " per ordering"
+        coords = {"ordering": [o for o, _ in items]}
+        if "coordinate" not in ds.coords:  # the file's own coordinate names, where it has them
+            coords["coordinate"] = ("coordinate", np.arange(arrays[0].shape[2]),
+                                    {"long_name": "index of the generalized coordinate (the model's order)",
+                                     "units": "1"})
         out[f"samples_trajectory_{kind}"] = xr.DataArray(
             np.stack(arrays, axis=1), dims=("task", "ordering", "step", "coordinate"), attrs=attrs,
-            coords={"ordering": [o for o, _ in items],
-                    "coordinate": ("coordinate", np.arange(arrays[0].shape[2]),
-                                   {"long_name": "index of the generalized coordinate (the model's order)",
-                                    "units": "1"})})
+            coords=coords)
     step_dims = {}
     for name in list(ds.data_vars):
         if name.startswith("samples_trajectory_") and name not in drop and ds[name].ndim == 2 \

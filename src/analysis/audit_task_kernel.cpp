@@ -89,6 +89,10 @@ AuditTaskKernel::AuditTaskKernel(std::shared_ptr<const MujocoMechanism> mechanis
                             who + ": post-impact qvel of the engine in the mechanism's qvel order (" +
                                 qvel_order + "); NaN unless engine_status is 0"};
       velocity.length = mechanism_->nv();
+      // One named dimension shared by every engine's array: the mechanism's qvel coordinates.
+      ArrayDimension coordinate{"qvel_coordinate", mechanism_->nv(), "velocity coordinate (MuJoCo qvel order)"};
+      for (int i = 0; i < mechanism_->nv(); ++i) coordinate.labels.push_back(mechanism_->coordinate_name(i));
+      velocity.dimensions = {coordinate};
       columns_.push_back(std::move(velocity));
       runs_.push_back(std::move(run));
     }

@@ -24,7 +24,9 @@ def audit_datasets(path):
     with h5py.File(path, "r") as f:
         def visit(name, obj):
             if isinstance(obj, h5py.Dataset) and (name.startswith("audit_") or name.startswith("samples")):
-                out[name] = (obj.dtype.str, obj.shape, np.ascontiguousarray(obj[()]).tobytes())
+                v = obj[()]  # strings (coordinate names) by value, not by their object pointers
+                out[name] = (obj.dtype.str, obj.shape,
+                             repr(v.tolist()) if v.dtype == object else np.ascontiguousarray(v).tobytes())
         f.visititems(visit)
     return out
 
@@ -78,7 +80,7 @@ def check_exported_states(simpact, path, tmp):
                 with open(req, "w") as out:
                     json.dump(request, out)
                 p = subprocess.run([simpact, "check", req], capture_output=True, text=True)
-                if p.returncode != 0:
+                if p.returncode not in (0, 5):  # 5: not consistent with the propagative model (the report is written)
                     sys.exit(f"FAIL: simpact check on {g} task {task}: {p.stderr}")
                 report = json.loads(p.stdout)
                 for key, column in fields.items():
