@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "simpact/analysis/impact_task_kernel.hpp"
 #include "simpact/audit/engine_catalog.hpp"
 #include "simpact/core/input_error.hpp"
 #include "simpact/core/post_impact_check.hpp"
@@ -20,21 +21,6 @@ struct AuditScratch final : TaskScratch {
   MechanismEvaluation evaluation;
 };
 
-TaskStatus task_status(ResolveStatus s) {
-  switch (s) {
-    case ResolveStatus::kOk:
-      return TaskStatus::kOk;
-    case ResolveStatus::kNoImpact:
-      return TaskStatus::kNoImpact;
-    case ResolveStatus::kNoElasticOutcome:
-      return TaskStatus::kNoElasticOutcome;
-    case ResolveStatus::kCapHit:
-      return TaskStatus::kCapHit;
-    default:
-      return TaskStatus::kFailed;
-  }
-}
-
 }  // namespace
 
 AuditTaskKernel::AuditTaskKernel(std::shared_ptr<const MujocoMechanism> mechanism, const AuditSpec& spec)
@@ -47,7 +33,8 @@ AuditTaskKernel::AuditTaskKernel(std::shared_ptr<const MujocoMechanism> mechanis
                       "smallest (E_after - E_before)/E_before over the propagative outcomes"});
   columns_.push_back({"relative_energy_error_max", "audit_model", "1",
                       "largest (E_after - E_before)/E_before over the propagative outcomes"});
-  columns_.push_back({"xi", "audit_model", "1", "indeterminacy xi of the impact over the propagative outcome set"});
+  columns_.push_back(
+      {"xi", "audit_model", "1", "indeterminacy xi of the impact over the propagative outcome set"});
   std::string qvel_order;
   for (const std::string& name : mechanism_->qvel_names())
     qvel_order += (qvel_order.empty() ? "" : ", ") + name;
@@ -90,7 +77,8 @@ AuditTaskKernel::AuditTaskKernel(std::shared_ptr<const MujocoMechanism> mechanis
                                 qvel_order + "); NaN unless engine_status is 0"};
       velocity.length = mechanism_->nv();
       // One named dimension shared by every engine's array: the mechanism's qvel coordinates.
-      ArrayDimension coordinate{"qvel_coordinate", mechanism_->nv(), "velocity coordinate (MuJoCo qvel order)"};
+      ArrayDimension coordinate{"qvel_coordinate", mechanism_->nv(),
+                                "velocity coordinate (MuJoCo qvel order)"};
       for (int i = 0; i < mechanism_->nv(); ++i) coordinate.labels.push_back(mechanism_->coordinate_name(i));
       velocity.dimensions = {coordinate};
       columns_.push_back(std::move(velocity));
@@ -170,7 +158,7 @@ TaskStatus AuditTaskKernel::evaluate(std::int64_t task, const ParameterSet& para
     for (double v : mapping.values) *out++ = v;
     for (int j = 0; j < mechanism_->nv(); ++j) *out++ = settled ? r.qvel[j] : kNaN;
   }
-  return task_status(resolution.status);
+  return task_status_of(resolution.status);
 }
 
 }  // namespace simpact

@@ -16,22 +16,6 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-TaskStatus status_of(ResolveStatus s) {
-  switch (s) {
-    case ResolveStatus::kOk:
-      return TaskStatus::kOk;
-    case ResolveStatus::kNoImpact:
-      return TaskStatus::kNoImpact;
-    case ResolveStatus::kNoElasticOutcome:
-      return TaskStatus::kNoElasticOutcome;
-    case ResolveStatus::kCapHit:
-      return TaskStatus::kCapHit;
-    case ResolveStatus::kPlasticUnverified:
-      return TaskStatus::kFailed;
-  }
-  return TaskStatus::kFailed;
-}
-
 // (E_before − E_after) / E_before, 0 without kinetic energy.
 double loss(const ImpactTaskValues& v, double after) {
   const double e0 = v.energy_before;
@@ -220,7 +204,7 @@ TaskStatus ImpactTaskKernel::compute_on(std::int64_t task, const BasicImpactProb
   if (has_all_) {
     options.policy = OrderingPolicy::kAll;
     const BasicImpactResolution<S> r = resolve_impact(problem, options, workspace, &shared, &branches);
-    worse(status_of(r.status));
+    worse(task_status_of(r.status));
     // A capped or failed resolution publishes nothing it did not compute: NaN, counted by status.
     const bool exact = r.status != ResolveStatus::kCapHit && r.status != ResolveStatus::kPlasticUnverified;
     v.xi_all = r.xi;
@@ -248,14 +232,14 @@ TaskStatus ImpactTaskKernel::compute_on(std::int64_t task, const BasicImpactProb
     if (!found(s)) continue;
     const BasicSinglePolicyOutcome<S> o =
         single_policy_outcome(problem, shared, branches.branches[branch_of[s]], workspace.outcomes);
-    worse(status_of(o.status));
+    worse(task_status_of(o.status));
     publish(s, o.momentum, o.energy, o.steps);
   }
   for (std::size_t s = 0; s < single_.size(); ++s) {
     if (found(s)) continue;
     options.policy = single_[s];
     const BasicImpactResolution<S> r = resolve_impact(problem, options, workspace, &shared);
-    worse(status_of(r.status));
+    worse(task_status_of(r.status));
     v.ok[s] = 0;
     v.after[s] = v.steps[s] = kNaN;
     if (r.outcome_count > 0 && r.status != ResolveStatus::kCapHit) {
@@ -278,6 +262,22 @@ TaskStatus ImpactTaskKernel::evaluate(std::int64_t task, const ParameterSet& par
   const TaskStatus status = compute(task, params, scratch);
   write_columns(table_, scratch.values, results);
   return status;
+}
+
+TaskStatus task_status_of(ResolveStatus s) {
+  switch (s) {
+    case ResolveStatus::kOk:
+      return TaskStatus::kOk;
+    case ResolveStatus::kNoImpact:
+      return TaskStatus::kNoImpact;
+    case ResolveStatus::kNoElasticOutcome:
+      return TaskStatus::kNoElasticOutcome;
+    case ResolveStatus::kCapHit:
+      return TaskStatus::kCapHit;
+    case ResolveStatus::kPlasticUnverified:
+      return TaskStatus::kFailed;
+  }
+  return TaskStatus::kFailed;
 }
 
 }  // namespace simpact

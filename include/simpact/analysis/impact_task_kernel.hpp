@@ -99,4 +99,8 @@ class ImpactTaskKernel final : public TaskKernel {
   int headline_ = -1;
 };
 
+// A resolution's status as a task's (plastic outcome unverified: failed): every impact kernel's
+// one mapping.
+TaskStatus task_status_of(ResolveStatus status);
+
 }  // namespace simpact
