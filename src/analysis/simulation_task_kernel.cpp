@@ -66,8 +66,8 @@ int simulation_dof(const std::string& model, const ParameterSet& params) {
   return build_system(model, params).model->dof();
 }
 
-void simulation_coordinates(const std::string& model, const ParameterSet& params, std::vector<std::string>& names,
-                            std::vector<std::string>& units) {
+void simulation_coordinates(const std::string& model, const ParameterSet& params,
+                            std::vector<std::string>& names, std::vector<std::string>& units) {
   const DynamicSystem system = build_system(model, params);
   names.clear();
   units.clear();
@@ -171,19 +171,21 @@ SimulationTaskKernel::SimulationTaskKernel(SimulationStudyOptions options) : opt
     if (options_.record_coordinates.size() == static_cast<std::size_t>(dof)) {
       coordinate_dim.labels = options_.record_coordinates;
       for (std::size_t i = 0; i < options_.record_units.size() && i < coordinate_dim.labels.size(); ++i)
-        coordinate_dim.label_units.push_back(options_.record_units[i].empty() ? "unknown" : options_.record_units[i]);
-      if (coordinate_dim.label_units.size() != coordinate_dim.labels.size()) coordinate_dim.label_units.clear();
+        coordinate_dim.label_units.push_back(options_.record_units[i].empty() ? "unknown"
+                                                                              : options_.record_units[i]);
+      if (coordinate_dim.label_units.size() != coordinate_dim.labels.size())
+        coordinate_dim.label_units.clear();
       const auto& u = coordinate_dim.label_units;
-      if (!u.empty() && u.front() != "unknown" && std::all_of(u.begin(), u.end(), [&u](const std::string& x) {
-            return x == u.front();
-          })) {
+      if (!u.empty() && u.front() != "unknown" &&
+          std::all_of(u.begin(), u.end(), [&u](const std::string& x) { return x == u.front(); })) {
         q_units = u.front();
         p_units = q_units == "rad" ? "kg m2 s-1" : "kg m s-1";
       }
     }
     const std::string mixed =
-        q_units.empty() ? "units differ by coordinate: coordinate_units (q: m or rad; p: kg m s-1 or kg m2 s-1)"
-                        : "";
+        q_units.empty()
+            ? "units differ by coordinate: coordinate_units (q: m or rad; p: kg m s-1 or kg m2 s-1)"
+            : "";
     t.push_back(
         {{"t", "trajectory", "s", "times of the recorded states", states, {record_dim}},
          [](const SimulationTaskValues& v, double* out) { std::copy(v.times.begin(), v.times.end(), out); }});
@@ -191,24 +193,37 @@ SimulationTaskKernel::SimulationTaskKernel(SimulationStudyOptions options) : opt
     for (std::size_t a = 0; a < single.size(); ++a)
       for (std::size_t b = a + 1; b < single.size(); ++b, ++pair) {
         const std::string na = name(single[a]), nb = name(single[b]);
-        t.push_back({{"xi_" + na + "_vs_" + nb, "trajectory", "1",
+        t.push_back({{"xi_" + na + "_vs_" + nb,
+                      "trajectory",
+                      "1",
                       "indeterminacy between the " + na + " and " + nb +
                           " orderings at every recorded state (as xi_maps/" + na + "_vs_" + nb +
                           ", with the momenta and the " + na + " configuration at that time)",
-                      states, {record_dim}},
+                      states,
+                      {record_dim}},
                      [pair](const SimulationTaskValues& v, double* out) {
                        std::copy(v.pair_xi_records[pair].begin(), v.pair_xi_records[pair].end(), out);
                      }});
       }
     for (std::size_t s = 0; s < single.size(); ++s) {
       const std::string o = name(single[s]);
-      t.push_back({{"q_" + o, "trajectory", q_units, "recorded generalized coordinates, ordering " + o,
-                    states * dof, {record_dim, coordinate_dim}, mixed},
+      t.push_back({{"q_" + o,
+                    "trajectory",
+                    q_units,
+                    "recorded generalized coordinates, ordering " + o,
+                    states * dof,
+                    {record_dim, coordinate_dim},
+                    mixed},
                    [s](const SimulationTaskValues& v, double* out) {
                      std::copy(v.q_records[s].begin(), v.q_records[s].end(), out);
                    }});
-      t.push_back({{"p_" + o, "trajectory", p_units, "recorded conjugate momenta, ordering " + o,
-                    states * dof, {record_dim, coordinate_dim}, mixed},
+      t.push_back({{"p_" + o,
+                    "trajectory",
+                    p_units,
+                    "recorded conjugate momenta, ordering " + o,
+                    states * dof,
+                    {record_dim, coordinate_dim},
+                    mixed},
                    [s](const SimulationTaskValues& v, double* out) {
                      std::copy(v.p_records[s].begin(), v.p_records[s].end(), out);
                    }});

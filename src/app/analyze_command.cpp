@@ -84,7 +84,8 @@ int analyze(const AnalyzeArgs& args) {
     return kExitIncomplete;
   }
   const std::string text = reader->string_dataset("config");
-  const std::string folder = reader->has_attribute("config_folder") ? reader->string_attribute("config_folder") : "";
+  const std::string folder =
+      reader->has_attribute("config_folder") ? reader->string_attribute("config_folder") : "";
   reader.reset();
   const SweepConfig config = parse_config_text(text, folder);
   const AnalyzeSummary s = analyze_result(args.file, config, o);
@@ -115,7 +116,8 @@ CommandRunner add_analyze_command(CLI::App& app) {
   return [args, seed, confidence] {
     if (!args->deprecated_outputs.empty()) {
       std::fprintf(stderr, "simpact: warning: analyze --output is deprecated: use --variable\n");
-      args->outputs.insert(args->outputs.end(), args->deprecated_outputs.begin(), args->deprecated_outputs.end());
+      args->outputs.insert(args->outputs.end(), args->deprecated_outputs.begin(),
+                           args->deprecated_outputs.end());
     }
     args->seed_given = seed->count() > 0;
     args->confidence_given = confidence->count() > 0;

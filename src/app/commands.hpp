@@ -17,10 +17,10 @@ using CommandRunner = std::function<int()>;
 
 // The exit codes of every command (README "Exit codes").
 constexpr int kExitOk = 0;
-constexpr int kExitFailure = 1;     // runtime: I/O, HDF5, a failing task, internal error
-constexpr int kExitInput = 2;       // bad command line, JSON, YAML or input file (one line per problem)
-constexpr int kExitIncomplete = 3;  // the result file is incomplete (interrupted or running): resume it
-constexpr int kExitNotResult = 4;   // `info`: the file is not a simpact result (not HDF5, or no schema)
+constexpr int kExitFailure = 1;       // runtime: I/O, HDF5, a failing task, internal error
+constexpr int kExitInput = 2;         // bad command line, JSON, YAML or input file (one line per problem)
+constexpr int kExitIncomplete = 3;    // the result file is incomplete (interrupted or running): resume it
+constexpr int kExitNotResult = 4;     // `info`: the file is not a simpact result (not HDF5, or no schema)
 constexpr int kExitInconsistent = 5;  // `check`: a state not consistent with the propagative model
 
 // A JSON command's input file ("-": standard input). One that cannot be read is an input error
@@ -79,8 +79,9 @@ inline std::shared_ptr<JsonCommandArgs> add_json_command_arguments(CLI::App* sub
   auto args = std::make_shared<JsonCommandArgs>();
   sub->add_option("input", args->input, input_what + " JSON file ('-' or absent: standard input)");
   sub->add_option("-o,--output", args->output,
-                  "write the " + output_what + " to this file instead of standard output (missing "
-                  "folders are created)")
+                  "write the " + output_what +
+                      " to this file instead of standard output (missing "
+                      "folders are created)")
       ->check(non_empty_path());
   sub->add_flag("--pretty", args->pretty, "indent the " + (pretty_what.empty() ? output_what : pretty_what));
   return args;

@@ -172,9 +172,10 @@ int dry_run(const SweepConfig& config, const TaskKernel& kernel, const std::stri
       "calibration tasks; the threads measured {:.2f}x one thread; plus start-up and file writing)\n",
       total, ranks, threads, per_task * 1e6, calibrated, speedup);
   const char* wait = std::getenv("OMP_WAIT_POLICY");
-  fmt::print("threads: {} per rank (--threads, OMP_NUM_THREADS, else the cores this rank may use); idle "
-             "threads: OMP_WAIT_POLICY={}\n",
-             threads, wait != nullptr ? wait : "(runtime default)");
+  fmt::print(
+      "threads: {} per rank (--threads, OMP_NUM_THREADS, else the cores this rank may use); idle "
+      "threads: OMP_WAIT_POLICY={}\n",
+      threads, wait != nullptr ? wait : "(runtime default)");
   // A plain number of seconds hides that a sweep cannot finish: say so.
   constexpr double kYear = 365.25 * 24 * 3600;
   if (total > kYear)

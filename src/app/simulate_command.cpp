@@ -5,9 +5,9 @@
 #include <string>
 
 #include "commands.hpp"
-#include "simpact/models/dynamic_models.hpp"
 #include "simpact/io/impact_json.hpp"
 #include "simpact/io/simulate_hdf5.hpp"
+#include "simpact/models/dynamic_models.hpp"
 #include "simpact/study/simulate_service.hpp"
 
 namespace simpact::app {

@@ -80,7 +80,8 @@ int setup_threads(MPI_Comm comm, int requested) {
         "{} rank(s) x {} thread(s) on a node with {} usable core(s): oversubscribed, expect slow "
         "progress ({})",
         node_ranks, threads, cores,
-        threads > 1 ? "lower --threads or OMP_NUM_THREADS" : fmt::format("use at most {} rank(s) per node", cores));
+        threads > 1 ? "lower --threads or OMP_NUM_THREADS"
+                    : fmt::format("use at most {} rank(s) per node", cores));
   MPI_Comm_free(&node);
   return threads;
 }

@@ -60,7 +60,8 @@ class BulletScene final : public EngineScene {
       pose.setIdentity();
       if (geom.type != PrimitiveGeom::Type::kPlane) {
         // A box or capsule is posed in its own frame (on a free body that is the body frame).
-        const bool shaped = geom.type == PrimitiveGeom::Type::kBox || geom.type == PrimitiveGeom::Type::kCapsule;
+        const bool shaped =
+            geom.type == PrimitiveGeom::Type::kBox || geom.type == PrimitiveGeom::Type::kCapsule;
         const Eigen::Matrix3d& r = shaped ? geom.rotation : body.rotation;
         pose.setBasis(
             btMatrix3x3(r(0, 0), r(0, 1), r(0, 2), r(1, 0), r(1, 1), r(1, 2), r(2, 0), r(2, 1), r(2, 2)));

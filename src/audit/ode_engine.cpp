@@ -51,7 +51,8 @@ class OdeScene final : public EngineScene {
     // threads stepping their own worlds through it corrupt its job list (an abort in ReleaseAJob,
     // every other fig2b run at 2 threads). Each world gets its own self-threaded implementation.
     threading_ = dThreadingAllocateSelfThreadedImplementation();
-    dWorldSetStepThreadingImplementation(world_, dThreadingImplementationGetFunctions(threading_), threading_);
+    dWorldSetStepThreadingImplementation(world_, dThreadingImplementationGetFunctions(threading_),
+                                         threading_);
     space_ = dSimpleSpaceCreate(nullptr);
     contacts_ = dJointGroupCreate(0);
     dWorldSetGravity(world_, scene_.gravity[0], scene_.gravity[1], scene_.gravity[2]);

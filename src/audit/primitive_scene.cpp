@@ -113,7 +113,8 @@ PrimitiveScene primitive_scene(const MujocoMechanism& mechanism, const Mechanism
         geom.offset = geom.normal.dot(centre);
       } else {
         refuse(element,
-               "only spheres, boxes and capsules centred on their body, and planes on static bodies, are expressed");
+               "only spheres, boxes and capsules centred on their body, and planes on static bodies, are "
+               "expressed");
       }
       body.geoms.push_back(geom);
     }

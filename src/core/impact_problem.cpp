@@ -260,7 +260,8 @@ bool BasicImpactProblem<S>::certainly_farther(const ContactVector& a, const Cont
     magnitude += std::abs(di) * norms[i];
   }
   // Rounding of the quadratic form (~2kε) and of A itself (~2dε), times (Σ|Δλ_i| ||u_i||_g)².
-  const double rounding = (4.0 * k + 4.0 * dof() + 4.0) * std::numeric_limits<double>::epsilon() * magnitude * magnitude;
+  const double rounding =
+      (4.0 * k + 4.0 * dof() + 4.0) * std::numeric_limits<double>::epsilon() * magnitude * magnitude;
   return squared - rounding > bound * bound;
 }
 

@@ -17,8 +17,8 @@ constexpr double kEps = std::numeric_limits<double>::epsilon();
 struct Normalized {
   int k = 0;
   double g[kK][kK];
-  double s[kK];      // c⁻_i / ||u_i||_g
-  double enter[kK];  // the exact path's entering tolerance, normalized
+  double s[kK];         // c⁻_i / ||u_i||_g
+  double enter[kK];     // the exact path's entering tolerance, normalized
   double feasible[kK];  // the feasibility tolerance tol_i / ||u_i||_g
 };
 

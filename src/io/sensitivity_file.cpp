@@ -37,8 +37,8 @@ void write_group(const std::string& path, hid_t root, const std::vector<Sensitiv
   auto axis_scales = [&](hid_t location) {
     std::vector<h5::Dataset> scales;
     for (const auto& axis : axes) {
-      h5::Dataset scale =
-          h5::Dataset::create(location, axis.name, H5T_IEEE_F64LE, h5::Dataspace::simple({axis.values.size()}));
+      h5::Dataset scale = h5::Dataset::create(location, axis.name, H5T_IEEE_F64LE,
+                                              h5::Dataspace::simple({axis.values.size()}));
       scale.write(H5T_NATIVE_DOUBLE, axis.values.data());
       scale.make_scale(axis.name);
       h5::write_string_attribute(scale.id(), "units", axis.units);
@@ -73,7 +73,8 @@ void write_group(const std::string& path, hid_t root, const std::vector<Sensitiv
       dims.push_back(parameters.size());
       if (index.pairwise) {
         dims.push_back(parameters.size());
-        if (!parameter_2) parameter_2.emplace(name_scale(g.id(), "parameter_2", "second analysed parameter (of S2)"));
+        if (!parameter_2)
+          parameter_2.emplace(name_scale(g.id(), "parameter_2", "second analysed parameter (of S2)"));
       }
       h5::Dataset d = h5::Dataset::create(g.id(), index.name, H5T_IEEE_F64LE, h5::Dataspace::simple(dims));
       d.write(H5T_NATIVE_DOUBLE, index.values.data());

@@ -161,15 +161,18 @@ void validate(const SweepFileLayout& layout) {
     for (const ArrayDimension& dim : column.dimensions) {
       product *= dim.extent;
       const auto [it, fresh] = dimensions.emplace(dim.name, &dim);
-      const bool bad = !valid_link_name(dim.name) || columns.count(dim.name) != 0 ||
-                       columns.count(dim.name + "_units") != 0 || dim.extent < 1 ||
-                       (!dim.labels.empty() && dim.labels.size() != static_cast<std::size_t>(dim.extent)) ||
-                       (!dim.label_units.empty() && dim.label_units.size() != static_cast<std::size_t>(dim.extent)) ||
-                       (!fresh && (it->second->extent != dim.extent || it->second->labels != dim.labels));
-      if (bad) throw IoError("sweep file layout: bad array dimension '" + dim.name + "' of '" + column.name + "'");
+      const bool bad =
+          !valid_link_name(dim.name) || columns.count(dim.name) != 0 ||
+          columns.count(dim.name + "_units") != 0 || dim.extent < 1 ||
+          (!dim.labels.empty() && dim.labels.size() != static_cast<std::size_t>(dim.extent)) ||
+          (!dim.label_units.empty() && dim.label_units.size() != static_cast<std::size_t>(dim.extent)) ||
+          (!fresh && (it->second->extent != dim.extent || it->second->labels != dim.labels));
+      if (bad)
+        throw IoError("sweep file layout: bad array dimension '" + dim.name + "' of '" + column.name + "'");
     }
     if (!column.dimensions.empty() && product != column.length)
-      throw IoError("sweep file layout: the dimensions of '" + column.name + "' do not multiply to its length");
+      throw IoError("sweep file layout: the dimensions of '" + column.name +
+                    "' do not multiply to its length");
   }
   if (layout.task_count < 0 || layout.chunk_count < 0) {
     throw IoError("sweep file layout: negative task or chunk count");
@@ -270,8 +273,8 @@ void write_structure(const hid_t root, const SweepFileLayout& layout) {
         if (dimension_scales.count(dim.name) != 0) continue;
         const std::string path = "samples/" + dim.name;
         h5::Dataset scale = dim.labels.empty()
-                                ? create_index_scale(root, path, dim.name, static_cast<hsize_t>(dim.extent), false,
-                                                     0, dim.long_name)
+                                ? create_index_scale(root, path, dim.name, static_cast<hsize_t>(dim.extent),
+                                                     false, 0, dim.long_name)
                                 : write_string_scale(root, path, dim.labels);
         if (!dim.labels.empty()) {
           scale.make_scale(dim.name);
@@ -306,7 +309,8 @@ void write_structure(const hid_t root, const SweepFileLayout& layout) {
       dataset.attach_scale(task, 0);
       for (std::size_t d = 0; d < column.dimensions.size(); ++d)
         dataset.attach_scale(dimension_scales.at(column.dimensions[d].name), static_cast<unsigned>(d + 1));
-      if (column.length > 1 && column.dimensions.empty()) {  // every dimension labelled, or xarray refuses the group
+      if (column.length > 1 &&
+          column.dimensions.empty()) {  // every dimension labelled, or xarray refuses the group
         const h5::Dataset element = create_index_scale(root, name + "_element", column.name + "_element",
                                                        dims[1], false, 0, "element index of " + column.name);
         dataset.attach_scale(element, 1);
@@ -385,10 +389,10 @@ namespace simpact {
 std::string stored_axis_name(const std::string& parameter) {
   if (parameter == "dt") return "time_step";
   // Attributes of xarray's DataArray and Dataset that `obj.<name>` would return instead.
-  static const std::set<std::string> kShadowed = {
-      "T",      "attrs",  "chunks", "coords", "data",  "dims",     "dtype",    "dt",    "encoding", "imag",
-      "indexes", "loc",   "name",   "nbytes", "ndim",  "plot",     "real",     "shape", "size",     "sizes",
-      "str",    "values", "variable"};
+  static const std::set<std::string> kShadowed = {"T",     "attrs",  "chunks",   "coords", "data",    "dims",
+                                                  "dtype", "dt",     "encoding", "imag",   "indexes", "loc",
+                                                  "name",  "nbytes", "ndim",     "plot",   "real",    "shape",
+                                                  "size",  "sizes",  "str",      "values", "variable"};
   return kShadowed.count(parameter) != 0 ? parameter + "_" : parameter;
 }
 

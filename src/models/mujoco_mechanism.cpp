@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <limits>
 
+#include "mujoco_mechanism_internals.hpp"
 #include "simpact/core/input_error.hpp"
 #include "simpact/core/magnitude_range.hpp"
 #include "simpact/models/impact_model.hpp"
@@ -62,76 +63,6 @@ std::string resolve_relative_path(const std::string& path, const std::string& ba
 }
 
 // ---- the loaded model --------------------------------------------------------------------------
-
-// What an edit parameter sets in a workspace's model copy.
-struct EditTarget {
-  enum Kind { kMass, kSize, kPos } kind;
-  int id;     // body or geom
-  int index;  // component (size, pos)
-};
-
-struct MujocoMechanism::Model {
-  mjModel* m = nullptr;
-  std::vector<EditTarget> edits;
-  ~Model() {
-    if (m) mj_deleteModel(m);
-  }
-};
-
-class MujocoMechanism::Workspace {
- public:
-  explicit Workspace(const mjModel* base) : base_(base) {
-    m = mj_copyModel(nullptr, base);
-    d = mj_makeData(m);
-    if (!m || !d) throw std::bad_alloc();
-    // MuJoCo takes a "simple" dof's inertia from dof_M0, fixed when the file was compiled; the
-    // full composite-rigid-body pass follows mass.<body> edits.
-    std::fill_n(m->dof_simplenum, m->nv, 0);
-  }
-  ~Workspace() {
-    if (d) mj_deleteData(d);
-    if (m) mj_deleteModel(m);
-  }
-  Workspace(const Workspace&) = delete;
-  Workspace& operator=(const Workspace&) = delete;
-
-  // The model fields parameters may edit, back to the file's values, then the edits applied.
-  void apply(const std::vector<EditTarget>& targets, const std::vector<std::pair<int, double>>& edits) {
-    if (edits.empty() && !edited_) return;
-    std::copy_n(base_->body_mass, base_->nbody, m->body_mass);
-    std::copy_n(base_->body_subtreemass, base_->nbody, m->body_subtreemass);
-    std::copy_n(base_->body_inertia, 3 * base_->nbody, m->body_inertia);
-    std::copy_n(base_->body_pos, 3 * base_->nbody, m->body_pos);
-    std::copy_n(base_->geom_size, 3 * base_->ngeom, m->geom_size);
-    for (const auto& [slot, value] : edits) {
-      const EditTarget& t = targets[slot];
-      if (t.kind == EditTarget::kMass) {
-        const double old = base_->body_mass[t.id];
-        m->body_mass[t.id] = value;
-        // Same shape, new density: the inertia scales with the mass.
-        for (int i = 0; i < 3; ++i)
-          m->body_inertia[3 * t.id + i] = old > 0 ? base_->body_inertia[3 * t.id + i] * value / old : 0.0;
-      } else if (t.kind == EditTarget::kSize) {
-        m->geom_size[3 * t.id + t.index] = value;
-      } else {
-        m->body_pos[3 * t.id + t.index] = value;
-      }
-    }
-    if (!edits.empty()) {  // subtree masses (mj_comPos divides by them) follow the new masses
-      std::copy_n(m->body_mass, m->nbody, m->body_subtreemass);
-      for (int b = m->nbody - 1; b > 0; --b)
-        m->body_subtreemass[m->body_parentid[b]] += m->body_subtreemass[b];
-    }
-    edited_ = !edits.empty();
-  }
-
-  mjModel* m = nullptr;
-  mjData* d = nullptr;
-
- private:
-  const mjModel* base_;
-  bool edited_ = false;
-};
 
 MujocoMechanism::MujocoMechanism(MechanismSpec spec)
     : model_(std::make_unique<Model>()), spec_(std::move(spec)) {
@@ -394,14 +325,6 @@ PairDistance pair_distance(const mjModel* m, mjData* d, int ga, int gb) {
   return out;
 }
 
-// Kinematics, the composite-rigid-body inertia and the com-based frames mj_jac needs.
-void forward_position(const mjModel* m, mjData* d, const Eigen::VectorXd& qpos) {
-  std::copy_n(qpos.data(), m->nq, d->qpos);
-  mj_kinematics(m, d);
-  mj_comPos(m, d);
-  mj_crb(m, d);
-}
-
 void gaps_at(const mjModel* m, mjData* d, const std::vector<int>& geoms, Eigen::VectorXd& gaps) {
   const int k = static_cast<int>(geoms.size() / 2);
   gaps.resize(k);
@@ -503,81 +426,6 @@ void MujocoMechanism::place(MechanismState& state, Workspace& workspace) const {
                                  "fewer than {} independent combinations of them",
                                  fmt::join(spec_.place, ", "), rank_needed));
   state.qpos = q;
-}
-
-void MujocoMechanism::mass_matrix(const MechanismState& state, const Eigen::VectorXd& qpos,
-                                  Workspace& workspace, Eigen::MatrixXd& mass) const {
-  workspace.apply(model_->edits, state.edits);
-  const mjModel* m = workspace.m;
-  forward_position(m, workspace.d, qpos);
-  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> dense(m->nv, m->nv);
-  mj_fullM(m, dense.data(), workspace.d->qM);
-  mass = dense;
-}
-
-double MujocoMechanism::potential(const MechanismState& state, const Eigen::VectorXd& qpos,
-                                  Workspace& workspace, Eigen::VectorXd* gradient) const {
-  workspace.apply(model_->edits, state.edits);
-  const mjModel* m = workspace.m;
-  mjData* d = workspace.d;
-  forward_position(m, d, qpos);
-  const Eigen::Map<const Eigen::Vector3d> g(m->opt.gravity);
-  double v = 0.0;
-  if (gradient) gradient->setZero(m->nv);
-  Eigen::Matrix<double, 3, Eigen::Dynamic, Eigen::RowMajor> jac(3, m->nv);
-  for (int b = 1; b < m->nbody; ++b) {
-    const double mass = m->body_mass[b];
-    if (mass == 0.0) continue;
-    const Eigen::Map<const Eigen::Vector3d> x(d->xipos + 3 * b);
-    v -= mass * g.dot(x);
-    if (gradient) {  // ∂V/∂q = −m Jᵀg at the body's centre of mass
-      mj_jac(m, d, jac.data(), nullptr, d->xipos + 3 * b, b);
-      *gradient -= mass * jac.transpose() * g;
-    }
-  }
-  for (int j = 0; j < m->njnt; ++j) {
-    const double k = m->jnt_stiffness[j];
-    const int type = m->jnt_type[j];
-    if (k == 0.0 || (type != mjJNT_HINGE && type != mjJNT_SLIDE)) continue;
-    const int a = m->jnt_qposadr[j];
-    const double stretch = qpos[a] - m->qpos_spring[a];
-    v += 0.5 * k * stretch * stretch;
-    if (gradient) (*gradient)[m->jnt_dofadr[j]] += k * stretch;
-  }
-  return v;
-}
-
-double MujocoMechanism::gap_length_scale(const MechanismState& state, const Eigen::VectorXd& qpos,
-                                         Workspace& workspace) const {
-  workspace.apply(model_->edits, state.edits);
-  const mjModel* m = workspace.m;
-  mjData* d = workspace.d;
-  std::copy_n(qpos.data(), m->nq, d->qpos);
-  mj_kinematics(m, d);
-  double scale = 0.0;
-  for (int g : contact_geoms_) {
-    const Eigen::Map<const Eigen::Vector3d> x(d->geom_xpos + 3 * g);
-    scale = std::max(scale, x.cwiseAbs().maxCoeff() + m->geom_rbound[g]);
-  }
-  return scale;
-}
-
-Eigen::VectorXd MujocoMechanism::damping() const {
-  return Eigen::Map<const Eigen::VectorXd>(model_->m->dof_damping, model_->m->nv);
-}
-
-std::string MujocoMechanism::coordinate_name(int i) const {
-  return qvel_names_.at(i).substr(5);
-}
-
-std::string MujocoMechanism::non_euclidean_joint() const {
-  const mjModel* m = model_->m;
-  for (int j = 0; j < m->njnt; ++j)
-    if (m->jnt_type[j] == mjJNT_BALL || m->jnt_type[j] == mjJNT_FREE) {
-      const char* raw = mj_id2name(m, mjOBJ_JOINT, j);
-      return raw && *raw ? raw : fmt::format("joint{}", j);
-    }
-  return "";
 }
 
 bool MujocoMechanism::needs_dynamic_sizes() const {

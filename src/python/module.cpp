@@ -562,35 +562,34 @@ PYBIND11_MODULE(_simpact, m) {
       py::arg("threads") = 0, py::arg("progress") = py::none(), py::arg("progress_interval") = 5.0,
       py::arg("command_line") = "");
 
-  m.def("resolve_raw",
-        [](const Array& mass, const Array& normals, const Array& momentum, bool velocity,
-           const std::optional<Array>& gaps, const Array& restitution, double gap_tolerance,
-           const std::string& options_json, int threads) {
-          const ResolveOptions options = parse_resolve_options(options_json);
-          const RawImpactBatch b = raw_batch(mass, normals, momentum, velocity, gaps, restitution, gap_tolerance);
-          ImpactBatchResult r;
-          {
-            py::gil_scoped_release release;
-            r = resolve_batch(b, options, threads);
-          }
-          return resolution_dict(std::move(r));
-        });
+  m.def("resolve_raw", [](const Array& mass, const Array& normals, const Array& momentum, bool velocity,
+                          const std::optional<Array>& gaps, const Array& restitution, double gap_tolerance,
+                          const std::string& options_json, int threads) {
+    const ResolveOptions options = parse_resolve_options(options_json);
+    const RawImpactBatch b = raw_batch(mass, normals, momentum, velocity, gaps, restitution, gap_tolerance);
+    ImpactBatchResult r;
+    {
+      py::gil_scoped_release release;
+      r = resolve_batch(b, options, threads);
+    }
+    return resolution_dict(std::move(r));
+  });
 
-  m.def("check_raw",
-        [](const Array& mass, const Array& normals, const Array& momentum, bool velocity,
-           const std::optional<Array>& gaps, const Array& restitution, double gap_tolerance, const Array& after,
-           bool after_velocity, std::optional<double> tolerance, std::optional<double> consistency_tolerance,
-           const std::string& options_json, int threads) {
-          const ResolveOptions options = parse_resolve_options(options_json);
-          const RawImpactBatch b = raw_batch(mass, normals, momentum, velocity, gaps, restitution, gap_tolerance);
-          const CheckBatchInput input{after.data(), after_velocity, tolerance, consistency_tolerance};
-          CheckBatchResult c;
-          {
-            py::gil_scoped_release release;
-            c = check_batch(b, input, options, threads);
-          }
-          return check_dict(std::move(c));
-        });
+  m.def("check_raw", [](const Array& mass, const Array& normals, const Array& momentum, bool velocity,
+                        const std::optional<Array>& gaps, const Array& restitution, double gap_tolerance,
+                        const Array& after, bool after_velocity, std::optional<double> tolerance,
+                        std::optional<double> consistency_tolerance, const std::string& options_json,
+                        int threads) {
+    const ResolveOptions options = parse_resolve_options(options_json);
+    const RawImpactBatch b = raw_batch(mass, normals, momentum, velocity, gaps, restitution, gap_tolerance);
+    const CheckBatchInput input{after.data(), after_velocity, tolerance, consistency_tolerance};
+    CheckBatchResult c;
+    {
+      py::gil_scoped_release release;
+      c = check_batch(b, input, options, threads);
+    }
+    return check_dict(std::move(c));
+  });
 
   m.def("resolve_model", [](const std::string& model, const std::vector<std::string>& names,
                             const Array& values, const std::string& options_json, int threads) {

@@ -478,9 +478,9 @@ CheckBatchResult check_items(long batch, int dof, int contacts, Source& source, 
     set_check_state(problem, Eigen::VectorXd(after), input.velocity, check_request);
     set_default_check_tolerances(check_request);
     const auto res = resolve_impact(problem, options, ws);
-    const PostImpactCheck check = check_post_impact_state(
-        problem, typename S::DofVector(check_request.momentum_after), check_request.tolerance,
-        check_request.consistency_tolerance, res, ws);
+    const PostImpactCheck check =
+        check_post_impact_state(problem, typename S::DofVector(check_request.momentum_after),
+                                check_request.tolerance, check_request.consistency_tolerance, res, ws);
     store_resolution(problem, res, ws, item, thread, r, index);
     c.consistent[b] = check.consistent_with_propagative_model ? 1 : 0;
     c.negative_impulses[b] = check.negative_impulses ? 1 : 0;

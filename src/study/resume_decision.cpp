@@ -163,7 +163,8 @@ std::string decide_mode(const std::string& path, const std::string& journal, con
       mode = RunMode::kResume;
     } else if (out_exists) {
       if (!id.ours) return fmt::format("--resume refused: '{}' {}: refusing to replace it", path, id.what);
-      mode = id.complete ? RunMode::kAlreadyComplete : RunMode::kFresh;  // ours but incomplete without a journal: recompute
+      mode = id.complete ? RunMode::kAlreadyComplete
+                         : RunMode::kFresh;  // ours but incomplete without a journal: recompute
     }
   } else if (out_exists || has_journal) {
     return fmt::format("'{}' already exists: pass --resume to continue it or --overwrite to replace it",

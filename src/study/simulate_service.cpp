@@ -8,9 +8,9 @@
 #include "simpact/core/input_error.hpp"
 #include "simpact/integrate/simulation.hpp"
 #include "simpact/io/simulate_json.hpp"
+#include "simpact/io/sweep_config_yaml.hpp"  // nearest_name
 #include "simpact/models/dynamic_models.hpp"
 #include "simpact/models/mechanism_dynamic_model.hpp"
-#include "simpact/io/sweep_config_yaml.hpp"  // nearest_name
 
 namespace simpact {
 

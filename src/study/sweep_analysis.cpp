@@ -54,14 +54,14 @@ std::pair<std::string, std::string> check_names(const std::vector<std::string>& 
     const int c = find_column(kernel, names[i]);
     const std::string where = fmt::format("{}[{}]", field, i);
     if (c == -2) return {where, fmt::format("'{}' is ambiguous: write group/name", names[i])};
-    if (c < 0)
-    {
+    if (c < 0) {
       std::vector<std::string> known;
       for (const auto& col : kernel.columns())
         if (col.length == 1) known.push_back(col.name), known.push_back(col.group + "/" + col.name);
       const std::string near = nearest_name(names[i], known);
-      return {where, fmt::format("unknown output '{}' ({}allowed: {})", names[i],
-                                 near.empty() ? "" : "did you mean '" + near + "'?; ", allowed_outputs(kernel))};
+      return {where,
+              fmt::format("unknown output '{}' ({}allowed: {})", names[i],
+                          near.empty() ? "" : "did you mean '" + near + "'?; ", allowed_outputs(kernel))};
     }
     // Each output is one group of /sensitivity: a repeat would clash in the file after the sweep.
     const auto seen = std::find(columns.begin(), columns.end(), c);
@@ -229,7 +229,8 @@ AnalyzeSummary analyze_result(const std::string& path, const SweepConfig& config
     outputs.push_back(std::move(out));
   }
   std::vector<SensitivityAxis> axes;
-  for (const auto& a : space.axes()) axes.push_back({stored_axis_name(a.name), a.units, a.long_name, a.values});
+  for (const auto& a : space.axes())
+    axes.push_back({stored_axis_name(a.name), a.units, a.long_name, a.values});
   std::vector<std::string> parameters;
   for (const auto& p : spec.parameters) parameters.push_back(p.name);
   reader.reset();  // HDF5 refuses to open a file for writing that is open read-only

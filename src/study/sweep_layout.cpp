@@ -14,8 +14,7 @@ SweepFileLayout make_layout(const SweepConfig& config, const ParameterSpace& spa
                             std::int64_t chunk_count) {
   SweepFileLayout layout;
   for (const auto& axis : space.axes())
-    layout.axes.push_back(
-        {stored_axis_name(axis.name), axis.units, axis.long_name, axis.values, axis.name});
+    layout.axes.push_back({stored_axis_name(axis.name), axis.units, axis.long_name, axis.values, axis.name});
   if (layout.axes.empty())
     layout.axes.push_back({"point", "1", "grid point (the sweep has no grid axes)", {0.0}});
   const bool replicas = space.replicas() > 1;

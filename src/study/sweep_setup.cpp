@@ -90,7 +90,8 @@ SweepConfig load_config(const std::string& path) {
 }
 
 SweepConfig parse_config_text(const std::string& text, const std::string& base_dir) {
-  return parse_sweep_config(text, sweep_model_names(), catalog, dynamic_catalog(), mechanism_catalog, base_dir);
+  return parse_sweep_config(text, sweep_model_names(), catalog, dynamic_catalog(), mechanism_catalog,
+                            base_dir);
 }
 
 ImpactStudyOptions study_options(const SweepConfig& config) {

@@ -65,7 +65,9 @@ const std::vector<std::pair<std::string, std::map<std::string, double>>> kEngine
 // Bullet's sequential impulses land within 1e-6 v; ODE's quick step (20 iterations, ERP pulling
 // the touching shapes apart) within 5e-5 v on these shapes (measured: 3e-6 boxes, 9e-6 the
 // turned box, 4.8e-5 capsules).
-double tolerance(const std::string& engine) { return engine == "bullet" ? 1e-6 : 1e-4; }
+double tolerance(const std::string& engine) {
+  return engine == "bullet" ? 1e-6 : 1e-4;
+}
 
 void expect_known_answers(const std::string& file, const std::string& what) {
   const double v = 2.0;
@@ -91,9 +93,10 @@ TEST(PrimitiveShapes, BoxesFaceToFaceExchangeOrShareTheVelocity) {
 // A box turned 90° about z on a body that only slides: a's half-sizes (0.3, 0.5) become 0.5 along x
 // and 0.3 along y, so it meets b's unturned (0.5, 0.3) box face to face at x = 0.5.
 TEST(PrimitiveShapes, RotatedBoxOnASlidingBody) {
-  expect_known_answers(write_mjcf("rotated_box", "<geom name='ga' type='box' size='0.3 0.5 0.2' euler='0 0 90'/>",
-                                  "<geom name='gb' type='box' size='0.5 0.3 0.2'/>"),
-                       "rotated box");
+  expect_known_answers(
+      write_mjcf("rotated_box", "<geom name='ga' type='box' size='0.3 0.5 0.2' euler='0 0 90'/>",
+                 "<geom name='gb' type='box' size='0.5 0.3 0.2'/>"),
+      "rotated box");
 }
 
 TEST(PrimitiveShapes, CapsulesSideToSideExchangeOrShareTheVelocity) {
@@ -103,9 +106,11 @@ TEST(PrimitiveShapes, CapsulesSideToSideExchangeOrShareTheVelocity) {
 }
 
 TEST(PrimitiveShapes, BoxTurnedAgainstItsFreeBodyIsRefused) {
-  const std::string file = write_mjcf("free_box", "<inertial pos='0 0 0' mass='1' diaginertia='1 1 1'/>"
-                                      "<geom name='ga' type='box' size='0.5 0.5 0.5' euler='0 0 30'/>",
-                                      "<geom name='gb' type='box' size='0.5 0.5 0.5'/>", "<freejoint name='{}'/>");
+  const std::string file =
+      write_mjcf("free_box",
+                 "<inertial pos='0 0 0' mass='1' diaginertia='1 1 1'/>"
+                 "<geom name='ga' type='box' size='0.5 0.5 0.5' euler='0 0 30'/>",
+                 "<geom name='gb' type='box' size='0.5 0.5 0.5'/>", "<freejoint name='{}'/>");
   for (const auto& [engine, options] : kEngines) {
     if (!available(engine)) continue;
     MujocoMechanism mechanism(MechanismSpec{file, {}, {}, kGapTolerance, "model"});

@@ -33,7 +33,8 @@ void expect_equal_to_exact(const PlasticOutcome& outcome, const ImpactProblem& p
   EXPECT_LE((outcome.whitened - exact.y).norm(), 1e-12 * p0);
   // λ, and with it the active set, is unique only for independent normals.
   if (problem.contacts() <= problem.dof() && outcome.path != PlasticPath::kExact) {
-    for (Eigen::Index i = 0; i < exact.x.size(); ++i) EXPECT_EQ(outcome.impulses[i] > 0.0, exact.x[i] > 0.0) << i;
+    for (Eigen::Index i = 0; i < exact.x.size(); ++i)
+      EXPECT_EQ(outcome.impulses[i] > 0.0, exact.x[i] > 0.0) << i;
   }
 }
 
@@ -70,7 +71,8 @@ ImpactProblem nearly_antiparallel(double delta) {
   RowMatrix normals(2, 2);
   normals.row(0) << 1.0, 0.0;
   normals.row(1) << -std::cos(delta), std::sin(delta);
-  return ImpactProblem(KineticMetric(Eigen::MatrixXd::Identity(2, 2)), normals, Eigen::Vector2d(-1.0, -0.3), 0.0);
+  return ImpactProblem(KineticMetric(Eigen::MatrixXd::Identity(2, 2)), normals, Eigen::Vector2d(-1.0, -0.3),
+                       0.0);
 }
 
 TEST(PlasticFastPath, NearlyDegenerateProblemsTakeTheExactPath) {
@@ -105,8 +107,8 @@ TEST(PlasticFastPath, NearlyDegenerateProblemsTakeTheExactPath) {
   EXPECT_EQ(edge_outcome.path, PlasticPath::kExact);
   EXPECT_TRUE(edge_outcome.converged);
   // The same geometry clearly inside the active set is fast.
-  const ImpactProblem clearly(KineticMetric(Eigen::MatrixXd::Identity(3, 3)), edge, Eigen::Vector3d(-1.0, -0.5, 0.3),
-                              0.0);
+  const ImpactProblem clearly(KineticMetric(Eigen::MatrixXd::Identity(3, 3)), edge,
+                              Eigen::Vector3d(-1.0, -0.5, 0.3), 0.0);
   EXPECT_EQ(plastic_outcome(clearly).path, PlasticPath::kTwoContactClosedForm);
   expect_equal_to_exact(plastic_outcome(clearly), clearly);
 }
@@ -125,8 +127,8 @@ TEST(PlasticFastPath, RandomSystemsAgreeWithTheExactPath) {
       m.setZero();
       for (int i = 0; i < d; ++i) m(i, i) = mass(gen);
     }
-    const ImpactProblem problem(KineticMetric(m), testing::random_normals(k, d, gen), testing::random_vector(d, gen),
-                                0.0);
+    const ImpactProblem problem(KineticMetric(m), testing::random_normals(k, d, gen),
+                                testing::random_vector(d, gen), 0.0);
     const PlasticOutcome outcome = plastic_outcome(problem);
     SCOPED_TRACE(trial);
     expect_equal_to_exact(outcome, problem);
@@ -134,7 +136,8 @@ TEST(PlasticFastPath, RandomSystemsAgreeWithTheExactPath) {
      : outcome.path == PlasticPath::kGram               ? gram
                                                         : exact) += 1;
   }
-  std::printf("[ info ] plastic paths: closed form %d, Gram %d, exact %d of 4000\n", closed_form, gram, exact);
+  std::printf("[ info ] plastic paths: closed form %d, Gram %d, exact %d of 4000\n", closed_form, gram,
+              exact);
   EXPECT_GT(closed_form, 500);
   EXPECT_GT(gram, 1500);
   EXPECT_GT(exact, 0);  // k > d gives dependent normals

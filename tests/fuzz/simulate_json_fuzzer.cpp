@@ -15,9 +15,9 @@
 
 #include "fuzz_check.hpp"
 #include "simpact/core/input_error.hpp"
-#include "simpact/io/impact_json.hpp"  // InputErrors: several independent mistakes
 #include "simpact/integrate/midpoint_integrator.hpp"
 #include "simpact/integrate/simulation.hpp"
+#include "simpact/io/impact_json.hpp"  // InputErrors: several independent mistakes
 #include "simpact/study/simulate_service.hpp"
 #include "simulate_budget.hpp"
 

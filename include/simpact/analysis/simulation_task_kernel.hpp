@@ -45,7 +45,7 @@ struct SimulationStudyOptions {
   // > 0: per-task arrays of record + 1 states per ordering, after steps round(j·S/record),
   // j = 0..record (the initial state first, the final state last), S the task's step count.
   int record = 0;
-  int record_dof = 0;      // coordinates per recorded state (the model's dof at the first task)
+  int record_dof = 0;  // coordinates per recorded state (the model's dof at the first task)
   // Their names and units ("m", "rad" or "" unknown) at the first task; empty: q0, q1, ...
   std::vector<std::string> record_coordinates, record_units;
   std::uint64_t seed = 0;  // the random ordering's draws: keyed by (seed, task, impact)
@@ -60,8 +60,8 @@ std::vector<ParameterInfo> simulation_sweep_parameters(const std::string& model)
 // ignored): sizes the recorded arrays. Throws InputError for parameters that build no model.
 int simulation_dof(const std::string& model, const ParameterSet& params);
 // The coordinates' names and units ("m", "rad", "" unknown) of the same model.
-void simulation_coordinates(const std::string& model, const ParameterSet& params, std::vector<std::string>& names,
-                            std::vector<std::string>& units);
+void simulation_coordinates(const std::string& model, const ParameterSet& params,
+                            std::vector<std::string>& names, std::vector<std::string>& units);
 
 // The options a `simulate:` config selects (model, orderings, steps or t_end, record, seed);
 // record_dof is left to the caller, which sizes it from a task's parameters.

@@ -19,12 +19,12 @@ struct PrimitiveGeom {
   enum class Type { kSphere, kPlane, kBox, kCapsule };
   std::string name;
   Type type = Type::kSphere;
-  double radius = 0.0;                // sphere, capsule [m]
-  double half_length = 0.0;           // capsule: half the length of its segment, along its z [m]
+  double radius = 0.0;                  // sphere, capsule [m]
+  double half_length = 0.0;             // capsule: half the length of its segment, along its z [m]
   Eigen::Vector3d half_sizes{0, 0, 0};  // box: half-sizes along its x, y, z [m]
   Eigen::Matrix3d rotation = Eigen::Matrix3d::Identity();  // box, capsule: geom frame in the world
-  Eigen::Vector3d normal{0, 0, 1};  // plane: unit normal, world frame
-  double offset = 0.0;              // plane: normal·x = offset [m]
+  Eigen::Vector3d normal{0, 0, 1};                         // plane: unit normal, world frame
+  double offset = 0.0;                                     // plane: normal·x = offset [m]
 };
 
 struct PrimitiveBody {

@@ -8,7 +8,6 @@
 #include <mpi.h>
 
 #include <csignal>
-#include <functional>
 #include <cstdint>
 #include <functional>
 #include <stdexcept>

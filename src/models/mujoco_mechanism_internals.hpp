@@ -1,0 +1,96 @@
+// What mujoco_mechanism*.cpp share and nothing else sees (models/ only, not installed): the
+// loaded model, the edits parameters make, a thread's workspace and the forward pass that M(q)
+// and the Jacobians need.
+#pragma once
+
+#include <mujoco/mujoco.h>
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <new>
+#include <utility>
+#include <vector>
+
+#include "simpact/models/mujoco_mechanism.hpp"
+
+namespace simpact {
+
+// What an edit parameter sets in a workspace's model copy.
+struct EditTarget {
+  enum Kind { kMass, kSize, kPos } kind;
+  int id;     // body or geom
+  int index;  // component (size, pos)
+};
+
+struct MujocoMechanism::Model {
+  mjModel* m = nullptr;
+  std::vector<EditTarget> edits;
+  ~Model() {
+    if (m) mj_deleteModel(m);
+  }
+};
+
+class MujocoMechanism::Workspace {
+ public:
+  explicit Workspace(const mjModel* base) : base_(base) {
+    m = mj_copyModel(nullptr, base);
+    d = mj_makeData(m);
+    if (!m || !d) throw std::bad_alloc();
+    // MuJoCo takes a "simple" dof's inertia from dof_M0, fixed when the file was compiled; the
+    // full composite-rigid-body pass follows mass.<body> edits.
+    std::fill_n(m->dof_simplenum, m->nv, 0);
+  }
+  ~Workspace() {
+    if (d) mj_deleteData(d);
+    if (m) mj_deleteModel(m);
+  }
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
+
+  // The model fields parameters may edit, back to the file's values, then the edits applied.
+  void apply(const std::vector<EditTarget>& targets, const std::vector<std::pair<int, double>>& edits) {
+    if (edits.empty() && !edited_) return;
+    std::copy_n(base_->body_mass, base_->nbody, m->body_mass);
+    std::copy_n(base_->body_subtreemass, base_->nbody, m->body_subtreemass);
+    std::copy_n(base_->body_inertia, 3 * base_->nbody, m->body_inertia);
+    std::copy_n(base_->body_pos, 3 * base_->nbody, m->body_pos);
+    std::copy_n(base_->geom_size, 3 * base_->ngeom, m->geom_size);
+    for (const auto& [slot, value] : edits) {
+      const EditTarget& t = targets[slot];
+      if (t.kind == EditTarget::kMass) {
+        const double old = base_->body_mass[t.id];
+        m->body_mass[t.id] = value;
+        // Same shape, new density: the inertia scales with the mass.
+        for (int i = 0; i < 3; ++i)
+          m->body_inertia[3 * t.id + i] = old > 0 ? base_->body_inertia[3 * t.id + i] * value / old : 0.0;
+      } else if (t.kind == EditTarget::kSize) {
+        m->geom_size[3 * t.id + t.index] = value;
+      } else {
+        m->body_pos[3 * t.id + t.index] = value;
+      }
+    }
+    if (!edits.empty()) {  // subtree masses (mj_comPos divides by them) follow the new masses
+      std::copy_n(m->body_mass, m->nbody, m->body_subtreemass);
+      for (int b = m->nbody - 1; b > 0; --b)
+        m->body_subtreemass[m->body_parentid[b]] += m->body_subtreemass[b];
+    }
+    edited_ = !edits.empty();
+  }
+
+  mjModel* m = nullptr;
+  mjData* d = nullptr;
+
+ private:
+  const mjModel* base_;
+  bool edited_ = false;
+};
+
+// Kinematics, the composite-rigid-body inertia and the com-based frames mj_jac needs.
+inline void forward_position(const mjModel* m, mjData* d, const Eigen::VectorXd& qpos) {
+  std::copy_n(qpos.data(), m->nq, d->qpos);
+  mj_kinematics(m, d);
+  mj_comPos(m, d);
+  mj_crb(m, d);
+}
+
+}  // namespace simpact
