@@ -68,6 +68,13 @@ PropertyList PropertyList::collective_transfer() {
   return list;
 }
 
+PropertyList PropertyList::conversion_transfer(std::size_t bytes) {
+  PropertyList list = create(H5P_DATASET_XFER);
+  check_status(H5Pset_buffer(list.id(), bytes, nullptr, nullptr),
+               [] { return std::string("cannot set the type-conversion buffer"); });
+  return list;
+}
+
 PropertyList PropertyList::chunked(const std::vector<hsize_t>& chunk, int gzip_level) {
   PropertyList list = create(H5P_DATASET_CREATE);
   const auto what = [] { return std::string("cannot set chunking/compression"); };

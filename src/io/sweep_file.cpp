@@ -101,11 +101,14 @@ struct SweepFile::Impl {
   }
 
   // Collective: opens the file read-write with the driver for this communicator, and every
-  // dataset the writers need.
-  void open_file() {
+  // dataset the writers need. A serial writer may hand over the file it just created.
+  void open_file(h5::File created = {}) {
     std::string error;
     try {
-      if (parallel()) {
+      if (created.valid()) {
+        file = std::move(created);
+        transfer = h5::PropertyList::create(H5P_DATASET_XFER);
+      } else if (parallel()) {
         const h5::PropertyList access = h5::PropertyList::mpio_file_access(comm);
         file = h5::File::open(path, true, access.id());
         transfer = h5::PropertyList::collective_transfer();
@@ -261,8 +264,13 @@ SweepFile SweepFile::create(const std::string& path, MPI_Comm comm, const SweepF
     error = e.what();
   }
   self.agree(error);
-  self.on_rank0([&] { detail::build_structure(path, layout); });
-  self.open_file();
+  // A serial writer goes on with the file it created; parallel writers reopen it collectively.
+  h5::File created;
+  self.on_rank0([&] {
+    created = detail::build_structure(path, layout);
+    if (self.parallel()) created.close();
+  });
+  self.open_file(std::move(created));
   return file;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "hdf5_attributes.hpp"
+#include "hdf5_handle.hpp"
 #include "simpact/io/sweep_file.hpp"
 
 namespace simpact::detail {
@@ -15,8 +16,9 @@ namespace simpact::detail {
 void validate(const SweepFileLayout& layout);
 
 // Builds a new file through the serial driver (rank 0 only): groups, axes, empty maps and
-// sample tables, config, parameters, progress and the root attributes (complete = 0).
-void build_structure(const std::string& path, const SweepFileLayout& layout);
+// sample tables, config, parameters, progress and the root attributes (complete = 0). Returns
+// it open with every object of the structure closed: a serial writer goes on with it.
+h5::File build_structure(const std::string& path, const SweepFileLayout& layout);
 
 // Writes 0, 1, ..., n-1 into a 1-D int64 dataset, a block at a time.
 void write_iota(h5::Dataset& dataset, hsize_t n);

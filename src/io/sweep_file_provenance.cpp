@@ -1,5 +1,6 @@
 // The /provenance table of a sweep file: one row per run, resume or merge (a compound of
 // variable-length strings), repeated one variable per field under /provenance_columns.
+#include <algorithm>
 #include <cstddef>
 
 #include "sweep_file_parts.hpp"
@@ -62,7 +63,10 @@ void detail::write_provenance_rows(hid_t file, const std::vector<ProvenanceRow>&
   run.set_extent({n});
   if (n == 0) return;
   const h5::Datatype type = detail::provenance_memory_type();
-  table.write(type.id(), records.data());
+  // Room for every row converted at once (a row's largest element is the compound record).
+  const h5::PropertyList transfer =
+      h5::PropertyList::conversion_transfer(std::max<std::size_t>(4096, 2 * n * sizeof(ProvenanceRecord)));
+  table.write(type.id(), records.data(), H5S_ALL, H5S_ALL, transfer.id());
   detail::write_iota(run, n);
   // The same rows one column per variable (dimension `run`): netCDF-C cannot read the compound
   // table of variable-length strings, so xarray's netCDF4 engine would drop /provenance.
@@ -74,7 +78,7 @@ void detail::write_provenance_rows(hid_t file, const std::vector<ProvenanceRow>&
         H5Lexists(file, path.c_str(), H5P_DEFAULT) > 0)
       H5Ldelete(file, path.c_str(), H5P_DEFAULT);
     h5::Dataset d = h5::Dataset::create(file, path, file_type, h5::Dataspace::simple({n}));
-    d.write(memory_type, data);
+    d.write(memory_type, data, H5S_ALL, H5S_ALL, transfer.id());
     h5::write_string_attribute(d.id(), "long_name", long_name);
     d.attach_scale(run, 0);
   };

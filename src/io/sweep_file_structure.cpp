@@ -21,6 +21,9 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // own different chunks of one map, big enough for gzip.
 constexpr hsize_t kChunkElements = hsize_t{1} << 16;
 constexpr hsize_t kProvenanceChunkRows = 16;
+// Datasets smaller than this are stored contiguous and unfiltered: gzip saves a few kilobytes
+// there, and each filtered dataset costs a zlib set-up per chunk (most of a small sweep's write).
+constexpr hsize_t kContiguousBytes = hsize_t{1} << 16;
 // Root-level names taken by the layout itself.
 const std::set<std::string> kReservedRootNames = {
     "grid", "samples", "progress", "config", "provenance", "run", "parameters", "provenance_columns"};
@@ -64,7 +67,9 @@ bool has_zero_extent(const std::vector<hsize_t>& shape) {
 // open would otherwise do it collectively on first open.
 h5::Dataset create_grid_dataset(hid_t location, const std::string& name, hid_t type,
                                 const std::vector<hsize_t>& shape, int compression, const void* fill) {
-  h5::PropertyList create = has_zero_extent(shape)
+  hsize_t elements = 1;
+  for (const hsize_t extent : shape) elements *= extent;
+  h5::PropertyList create = has_zero_extent(shape) || elements * H5Tget_size(type) < kContiguousBytes
                                 ? h5::PropertyList::create(H5P_DATASET_CREATE)
                                 : h5::PropertyList::chunked(chunk_shape(shape), compression);
   if (fill != nullptr) create.set_fill_value(type, fill);
@@ -82,7 +87,9 @@ h5::Dataset write_string_scale(hid_t root, const std::string& path, const std::v
   std::vector<const char*> data;
   for (const std::string& v : values) data.push_back(v.c_str());
   h5::Dataset d = h5::Dataset::create(root, path, text.id(), h5::Dataspace::simple({values.size()}));
-  if (!data.empty()) d.write(text.id(), data.data());
+  const h5::PropertyList transfer =
+      h5::PropertyList::conversion_transfer(std::max<std::size_t>(4096, 16 * data.size()));
+  if (!data.empty()) d.write(text.id(), data.data(), H5S_ALL, H5S_ALL, transfer.id());
   return d;
 }
 
@@ -323,7 +330,7 @@ void write_structure(const hid_t root, const SweepFileLayout& layout) {
     const h5::Datatype text = h5::Datatype::utf8_string();
     h5::Dataset config = h5::Dataset::create(root, "config", text.id(), h5::Dataspace::scalar());
     const char* data = layout.config_text.c_str();
-    config.write(text.id(), &data);
+    config.write(text.id(), &data, H5S_ALL, H5S_ALL, h5::PropertyList::conversion_transfer(4096).id());
     h5::write_string_attribute(config.id(), "sha256", layout.config_hash);
   }
 
@@ -376,10 +383,10 @@ void write_structure(const hid_t root, const SweepFileLayout& layout) {
   }
 }
 
-void build_structure(const std::string& path, const SweepFileLayout& layout) {
+h5::File build_structure(const std::string& path, const SweepFileLayout& layout) {
   h5::File file = h5::File::create(path);
   write_structure(file.id(), layout);
-  file.close();  // after every object of write_structure is closed
+  return file;
 }
 
 }  // namespace simpact::detail

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# bench/hdf5_share.sh [SIMPACT [BASELINE_SIMPACT]] — the fixed cost of a small sweep's files:
+# configs/billiards_theta.yaml (1 025 tasks) at 1 and 2 ranks, one thread per rank,
+# SIMPACT_BENCH_RUNS (9) runs each, interleaved with the baseline binary when one is given so
+# that both see the same machine load. Prints the medians of simpact's own end-of-run summary:
+# wall (from the start of the sweep), HDF5 time, its share, and the file-system syncs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+binaries=("${1:-build/simpact}")
+[ $# -ge 2 ] && binaries+=("$2")
+runs="${SIMPACT_BENCH_RUNS:-9}"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OMP_NUM_THREADS=1
+work="$(mktemp -d /tmp/simpact-hdf5share.XXXXXX)"
+trap 'rm -rf "$work"' EXIT
+
+# "done: ... HDF5 H s (P%)[, syncs S s], ..." -> "H P S" (the share from unrounded times)
+fields() {
+  sed -n 's/.*done: .*, HDF5 \([0-9.]*\) s (\([0-9.]*\)%)\(, syncs \([0-9.]*\) s\)\{0,1\}.*/\1 \2 \4/p'
+}
+
+for ranks in 1 2; do
+  for ((run = 0; run < runs; ++run)); do
+    for b in "${!binaries[@]}"; do
+      mpirun -n "$ranks" "${binaries[$b]}" run configs/billiards_theta.yaml -o "$work/out$b.h5" --overwrite 2>&1 |
+        fields >>"$work/r$ranks.b$b"
+    done
+  done
+  for b in "${!binaries[@]}"; do
+    awk -v name="${binaries[$b]}" -v ranks="$ranks" '
+      { hdf5[NR] = $1; share[NR] = $2 / 100; wall[NR] = $1 / share[NR]; sync[NR] = ($3 == "" ? 0 : $3) }
+      function median(a, n,   i, j, t) {
+        for (i = 1; i <= n; ++i) for (j = i + 1; j <= n; ++j) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+        return a[int((n + 1) / 2)]
+      }
+      END {
+        printf "billiards_theta, %d rank(s), %s: wall %.1f ms, HDF5 %.1f ms, HDF5 share %.0f%%, syncs %.1f ms (medians of %d)\n",
+          ranks, name, 1e3 * median(wall, NR), 1e3 * median(hdf5, NR), 100 * median(share, NR), 1e3 * median(sync, NR), NR
+      }' "$work/r$ranks.b$b"
+  done
+done
