@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <omp.h>
 #include <spdlog/spdlog.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -53,6 +54,13 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// CPU seconds of this process so far (all its threads).
+double process_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
 // One run of run_sweep, its phases in order: decide, prepare, pending_chunks, compute,
 // final_write, publish. Each phase is collective and ends with the ranks agreeing (an error on
 // one rank is an AgreedError on all).
@@ -91,7 +99,7 @@ class SweepRun {
     return static_cast<std::int64_t>(chunk) % options_.shard_count == options_.shard_index;
   }
   std::vector<ProvenanceRow> provenance_rows(const std::vector<std::uint8_t>& finished);
-  void log_claims(const ClaimStatistics& mine, double loop_seconds) const;
+  void log_claims(const ClaimStatistics& mine, double loop_seconds, double loop_cpu_seconds) const;
 
   const Clock::time_point start_ = Clock::now();
   const Mpi mpi_;
@@ -210,6 +218,7 @@ bool SweepRun::compute(const std::vector<std::int64_t>& pending) {
     const ColumnOffsets cols(kernel_);
     auto stopping = [&] { return options_.stop_signal != nullptr && *options_.stop_signal != 0; };
     const auto loop_start = Clock::now();
+    const double loop_cpu_start = process_cpu_seconds();
     for (std::int64_t claimed = stopping() ? -1 : scheduler.next(); claimed >= 0;
          claimed = stopping() ? -1 : scheduler.next()) {
       chunk.chunk = pending[static_cast<std::size_t>(claimed)];
@@ -241,13 +250,14 @@ bool SweepRun::compute(const std::vector<std::int64_t>& pending) {
       }
     }
     const double loop_seconds = seconds_since(loop_start);
+    const double loop_cpu_seconds = process_cpu_seconds() - loop_cpu_start;
     if (stopping()) stop = static_cast<int>(*options_.stop_signal);
     try {
       agree_or_throw(mpi_, error_, false);
     } catch (const AgreedError& e) {
       throw AgreedError(e.what(), false, true);
     }
-    log_claims(scheduler.statistics(), loop_seconds);
+    log_claims(scheduler.statistics(), loop_seconds, loop_cpu_seconds);
   }
   MPI_Allreduce(&computed, &summary_.tasks_computed, 1, MPI_INT64_T, MPI_SUM, mpi_.comm);
   MPI_Allreduce(MPI_IN_PLACE, &stop, 1, MPI_INT, MPI_MAX, mpi_.comm);
@@ -259,29 +269,33 @@ bool SweepRun::compute(const std::vector<std::int64_t>& pending) {
 }
 
 // The chunk claims of every rank, at debug level on rank 0 (docs/scaling.md reads these lines;
-// bench/claim_waits.sh prints them as a table). Collective.
-void SweepRun::log_claims(const ClaimStatistics& mine, double loop_seconds) const {
-  const double local[4] = {static_cast<double>(mine.claims), mine.wait_seconds, mine.max_wait_seconds,
-                           loop_seconds};
-  std::vector<double> all(mpi_.rank == 0 ? 4 * static_cast<std::size_t>(mpi_.size) : 0);
-  MPI_Gather(local, 4, MPI_DOUBLE, all.data(), 4, MPI_DOUBLE, 0, mpi_.comm);
+// bench/claim_waits.sh prints them as a table), with each rank's loop time and the CPU time it
+// got in it (below the loop time when ranks share cores). Collective.
+void SweepRun::log_claims(const ClaimStatistics& mine, double loop_seconds, double loop_cpu_seconds) const {
+  constexpr int kFields = 5;
+  const double local[kFields] = {static_cast<double>(mine.claims), mine.wait_seconds, mine.max_wait_seconds,
+                                 loop_seconds, loop_cpu_seconds};
+  std::vector<double> all(mpi_.rank == 0 ? kFields * static_cast<std::size_t>(mpi_.size) : 0);
+  MPI_Gather(local, kFields, MPI_DOUBLE, all.data(), kFields, MPI_DOUBLE, 0, mpi_.comm);
   if (mpi_.rank != 0 || !spdlog::default_logger_raw()->should_log(spdlog::level::debug)) return;
-  double claims = 0, wait = 0, max_wait = 0, loop = 0;
+  double claims = 0, wait = 0, max_wait = 0, loop = 0, cpu = 0;
   for (int r = 0; r < mpi_.size; ++r) {
-    const double* s = all.data() + 4 * r;
+    const double* s = all.data() + kFields * r;
     spdlog::debug(
-        "claims: rank {}: {:.0f} claims, wait {:.6f} s (mean {:.1f} us, max {:.1f} us), loop {:.3f} s", r,
-        s[0], s[1], s[0] > 0 ? 1e6 * s[1] / s[0] : 0.0, 1e6 * s[2], s[3]);
+        "claims: rank {}: {:.0f} claims, wait {:.6f} s (mean {:.1f} us, max {:.1f} us), loop {:.3f} s "
+        "(cpu {:.3f} s)",
+        r, s[0], s[1], s[0] > 0 ? 1e6 * s[1] / s[0] : 0.0, 1e6 * s[2], s[3], s[4]);
     claims += s[0];
     wait += s[1];
     max_wait = std::max(max_wait, s[2]);
     loop = std::max(loop, s[3]);
+    cpu += s[4];
   }
   spdlog::debug(
       "claims: total {} ranks, {:.0f} claims of chunks of {} tasks, wait {:.6f} s (mean {:.1f} us, max "
-      "{:.1f} us), {:.3f}% of rank time, loop {:.3f} s, {:.0f} claims/s",
+      "{:.1f} us), {:.3f}% of rank time, loop {:.3f} s, {:.0f} claims/s, cpu {:.3f} s",
       mpi_.size, claims, manifest_.chunk_size, wait, claims > 0 ? 1e6 * wait / claims : 0.0, 1e6 * max_wait,
-      loop > 0 ? 100.0 * wait / (loop * mpi_.size) : 0.0, loop, loop > 0 ? claims / loop : 0.0);
+      loop > 0 ? 100.0 * wait / (loop * mpi_.size) : 0.0, loop, loop > 0 ? claims / loop : 0.0, cpu);
 }
 
 // The provenance rows of the file: the journal's (earlier runs and resumes) with this run's
