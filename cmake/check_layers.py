@@ -6,6 +6,8 @@ Usage: check_layers.py SOURCE_DIR  (exit 1 listing every violation, one per line
 Each folder is a layer (src/<layer>/, include/simpact/<layer>/). A file may include simpact
 headers of its own layer and of the layers listed below for it, and system headers of MPI,
 HDF5 and OpenMP only where the layer is allowed them ("physics never includes MPI or HDF5").
+A private header is included by its bare name from beside it, never by a path reaching into
+another folder ("../study/x.hpp"), which would hide a crossing from these rules.
 """
 import pathlib
 import re
@@ -30,7 +32,7 @@ RESTRICTED = {
     "mpi.h": {"sweep", "io", "study", "app", "python"},
     "hdf5.h": {"io"},
     "hdf5_hl.h": {"io"},
-    "omp.h": {"study", "app"},
+    "omp.h": {"sweep", "study", "app"},
     "mujoco/mujoco.h": {"models", "audit"},
     "btBulletDynamicsCommon.h": {"audit"},
     "ode/ode.h": {"audit"},
@@ -65,7 +67,10 @@ def violations(root):
             header = m.group(1)
             line = text.count("\n", 0, m.start()) + 1
             where = f"{path.relative_to(root)}:{line}"
-            if header.startswith("simpact/"):
+            if "../" in header:
+                out.append(f"{where}: {header}: a relative include reaches out of layer '{layer}' "
+                           f"(include another layer's public header as simpact/<layer>/...)")
+            elif header.startswith("simpact/"):
                 parts = header.split("/")
                 if len(parts) < 3:
                     continue  # simpact/version.hpp (generated)

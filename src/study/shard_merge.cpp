@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <memory>
 
-#include "chunk_reduction.hpp"
 #include "mpi_context.hpp"
 #include "output_staging.hpp"
 #include "run_provenance.hpp"
@@ -13,6 +12,7 @@
 #include "simpact/io/safe_file.hpp"
 #include "simpact/io/sweep_file_reader.hpp"
 #include "simpact/study/sweep_runner.hpp"
+#include "simpact/sweep/chunk_reduction.hpp"
 
 namespace simpact {
 
@@ -113,7 +113,7 @@ double merge_shards(MPI_Comm comm, const SweepConfig& config, const TaskKernel& 
   row.end_time = now_iso8601();
   provenance.push_back(row);
   const ShardSource source(std::move(shards), manifest, kernel);
-  const detail::RowStatisticsSource statistics(source, manifest, kernel);
+  const RowStatisticsSource statistics(source, manifest.replicas, manifest.values_per_task, kernel);
   const double seconds = detail::agreed_io_staged(mpi, staging, [&] {
     return write_sweep_file(comm, staging, config, kernel, manifest, &source, statistics, provenance);
   });

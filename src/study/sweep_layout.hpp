@@ -3,9 +3,7 @@
 // /xi; optional per-task samples (study/ only; not installed).
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
-#include <vector>
 
 #include "simpact/io/sweep_file.hpp"
 #include "simpact/sweep/parameter_space.hpp"
@@ -14,20 +12,8 @@
 
 namespace simpact::detail {
 
-// Where each result column sits in a task's values.
-struct ColumnOffsets {
-  std::vector<std::size_t> offset;   // per column
-  std::vector<std::size_t> scalars;  // indices of the length-1 columns (they get grid maps)
-  std::vector<std::size_t> arrays;   // indices of the per-task arrays
-  explicit ColumnOffsets(const TaskKernel& kernel) {
-    std::size_t at = 0;
-    for (std::size_t c = 0; c < kernel.columns().size(); ++c) {
-      offset.push_back(at);
-      at += static_cast<std::size_t>(kernel.columns()[c].length);
-      (kernel.columns()[c].length == 1 ? scalars : arrays).push_back(c);
-    }
-  }
-};
+// The sweep engine's ColumnOffsets (sweep/task_kernel.hpp), by the name the final write uses.
+using simpact::ColumnOffsets;
 
 // The file layout: grid axes; per result column one map <group>/<name> without Monte Carlo, or
 // <name>_mean/_std/_min/_max/_count over the replicas of each grid point; the headline map /xi;

@@ -1,5 +1,8 @@
 #include "simpact/sweep/chunk_scheduler.hpp"
 
+#include <algorithm>
+#include <chrono>
+
 namespace simpact {
 
 ChunkScheduler::ChunkScheduler(MPI_Comm comm, std::int64_t total) : total_(total) {
@@ -22,9 +25,14 @@ ChunkScheduler::~ChunkScheduler() {
 std::int64_t ChunkScheduler::next() {
   const std::int64_t one = 1;
   std::int64_t claimed = 0;
+  const auto start = std::chrono::steady_clock::now();
   MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, window_);
   MPI_Fetch_and_op(&one, &claimed, MPI_INT64_T, 0, 0, MPI_SUM, window_);
   MPI_Win_unlock(0, window_);
+  const double wait = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ++statistics_.claims;
+  statistics_.wait_seconds += wait;
+  statistics_.max_wait_seconds = std::max(statistics_.max_wait_seconds, wait);
   return claimed < total_ ? claimed : -1;
 }
 

@@ -61,20 +61,34 @@ const std::vector<RandomParameter>& ParameterSpace::random_parameters() const {
 }
 
 std::uint64_t ParameterSpace::parameters_of(std::int64_t task, ParameterSet& out) const {
+  // The same entries, in the same order, as copying fixed_ and setting each value by name.
+  if (out.layout() != layout_.layout()) out = layout_;
+  const std::size_t n = layout_.entries().size();
+  // Small sets stay on the stack; configs with many parameters pay one allocation.
+  std::array<double, 32> small;
+  std::vector<double> large;
+  double* row = small.data();
+  if (n > small.size()) {
+    large.resize(n);
+    row = large.data();
+  }
+  const std::uint64_t used = values_of(task, row);
+  for (std::size_t i = 0; i < n; ++i) out.set_at(i, row[i]);
+  return used;
+}
+
+std::uint64_t ParameterSpace::values_of(std::int64_t task, double* row) const {
   if (task < 0 || task >= task_count()) {
     throw std::out_of_range("ParameterSpace: task " + std::to_string(task) + " is outside [0, " +
                             std::to_string(task_count()) + ")");
   }
-  // The same entries, in the same order, as copying fixed_ and setting each value by name.
-  if (out.layout() != layout_.layout()) {
-    out = layout_;
-  }
+  // Written in parameters_of's order, so that a name given twice keeps the last value.
   const auto& fixed = fixed_.entries();
-  for (std::size_t i = 0; i < fixed.size(); ++i) out.set_at(i, fixed[i].second);
+  for (std::size_t i = 0; i < fixed.size(); ++i) row[i] = fixed[i].second;
   const std::int64_t grid_point = grid_point_of(task);
   std::int64_t rest = grid_point;
   for (std::size_t i = 0; i < axes_.size(); ++i) {
-    out.set_at(axis_at_[i], axes_[i].values[static_cast<std::size_t>(rest / strides_[i])]);
+    row[axis_at_[i]] = axes_[i].values[static_cast<std::size_t>(rest / strides_[i])];
     rest %= strides_[i];
   }
   const std::size_t d = design_ ? design_->dimension() : sampler_.dimension();
@@ -92,7 +106,7 @@ std::uint64_t ParameterSpace::parameters_of(std::int64_t task, ParameterSet& out
     design_->point(replica_of(task), values);  // design rows draw nothing from the task's stream
   else
     used = sampler_.draw(task, grid_point, replica_of(task), values);
-  for (std::size_t j = 0; j < d; ++j) out.set_at(random_at_[j], values[j]);
+  for (std::size_t j = 0; j < d; ++j) row[random_at_[j]] = values[j];
   return used;
 }
 

@@ -1,7 +1,8 @@
 // ChunkScheduler under mpirun -n 1 and -n 2 (tests/sweep/CMakeLists.txt): every index in
 // [0, total) is claimed exactly once over all ranks, then every rank gets −1 (repeatedly);
 // on one rank the claims come in order 0, 1, 2, …; total 0 claims nothing; a second scheduler
-// on the same communicator starts again from 0. Exits non-zero (with a line) on any failure.
+// on the same communicator starts again from 0; every claim is counted and timed. Exits non-zero
+// (with a line) on any failure.
 #include <mpi.h>
 
 #include <algorithm>
@@ -27,7 +28,17 @@ std::vector<std::int64_t> claim_all(MPI_Comm comm, std::int64_t total) {
   simpact::ChunkScheduler scheduler(comm, total);
   std::vector<std::int64_t> mine;
   for (std::int64_t c = scheduler.next(); c >= 0; c = scheduler.next()) mine.push_back(c);
+  // Counted and timed (docs/scaling.md): every call of next(), the one that found nothing too.
+  const simpact::ClaimStatistics& stats = scheduler.statistics();
+  check(stats.claims == static_cast<std::int64_t>(mine.size()) + 1, "claims counted: own + the empty one",
+        stats.claims, static_cast<long long>(mine.size()));
+  check(stats.wait_seconds >= stats.max_wait_seconds && stats.max_wait_seconds >= 0.0 &&
+            stats.wait_seconds < 60.0,
+        "claim waits: 0 <= max <= total", static_cast<long long>(1e9 * stats.max_wait_seconds),
+        static_cast<long long>(1e9 * stats.wait_seconds));
   for (int i = 0; i < 3; ++i) check(scheduler.next() == -1, "exhausted scheduler returns -1");
+  check(scheduler.statistics().claims == static_cast<std::int64_t>(mine.size()) + 4, "every call counted",
+        scheduler.statistics().claims, static_cast<long long>(mine.size()));
   return mine;
 }
 

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -127,11 +128,39 @@ TEST(ParameterSpace, WithoutGridOrMonteCarlo) {
   EXPECT_EQ(p.describe(), "theta=2");
 }
 
+// The dense row a chunk's parameter matrix holds (values_of) is parameters_of's set, by position:
+// the same values bit for bit, in the order of layout()'s names, with the same draws counted.
+TEST(ParameterSpace, ValuesOfIsParametersOfAsARow) {
+  for (const auto method : {SamplingMethod::kRandom, SamplingMethod::kLatinHypercube}) {
+    SweepConfig config = example_config(method);
+    config.fixed.set("ratio", 7.0);  // a fixed name that is also an axis: the axis value wins
+    const ParameterSpace space(config);
+    ASSERT_EQ(space.parameter_count(), static_cast<std::int64_t>(space.layout().entries().size()));
+    EXPECT_EQ(space.parameter_count(),
+              7);  // r_a, restitution, ratio (fixed and axis), theta, speed, psi, m_c
+    std::vector<double> row(static_cast<std::size_t>(space.parameter_count()));
+    ParameterSet p;
+    for (std::int64_t task = 0; task < space.task_count(); ++task) {
+      const std::uint64_t draws = space.parameters_of(task, p);
+      EXPECT_EQ(space.values_of(task, row.data()), draws);
+      ASSERT_EQ(p.entries().size(), row.size());
+      for (std::size_t i = 0; i < row.size(); ++i) {
+        EXPECT_EQ(p.entries()[i].first, space.layout().entries()[i].first);
+        EXPECT_EQ(std::memcmp(&p.entries()[i].second, &row[i], sizeof(double)), 0) << "task " << task;
+      }
+    }
+    EXPECT_EQ(p.layout(), space.layout().layout());  // the set carries the space's stamp
+  }
+}
+
 TEST(ParameterSpace, RejectsTasksOutOfRange) {
   const ParameterSpace space(example_config());
   ParameterSet p;
   EXPECT_THROW(space.parameters_of(-1, p), std::out_of_range);
   EXPECT_THROW(space.parameters_of(space.task_count(), p), std::out_of_range);
+  double row[8];
+  EXPECT_THROW(space.values_of(-1, row), std::out_of_range);
+  EXPECT_THROW(space.values_of(space.task_count(), row), std::out_of_range);
 }
 
 }  // namespace

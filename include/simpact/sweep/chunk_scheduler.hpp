@@ -1,6 +1,7 @@
 // Dynamic load balancing across ranks: a shared counter on rank 0 advanced with the one-sided
 // atomic MPI_Fetch_and_op, so a rank that finishes early simply claims the next chunk; no rank
-// waits on a coordinator. Collective to construct and destroy.
+// waits on a coordinator. Collective to construct and destroy. The cost model of the claims at
+// scale, and how it was checked: docs/scaling.md.
 #pragma once
 
 #include <mpi.h>
@@ -8,6 +9,14 @@
 #include <cstdint>
 
 namespace simpact {
+
+// One rank's claims: how many, and the wall time spent inside them (lock, fetch-and-add,
+// unlock on rank 0's window: the round trip plus any queueing behind other ranks' claims).
+struct ClaimStatistics {
+  std::int64_t claims = 0;  // calls of next(), the last one (−1: nothing left) included
+  double wait_seconds = 0.0;
+  double max_wait_seconds = 0.0;
+};
 
 class ChunkScheduler {
  public:
@@ -20,11 +29,13 @@ class ChunkScheduler {
   // Claims everything left: every rank's next() returns −1 from now on (a rank that failed stops
   // the others after their chunk in hand, instead of leaving them to compute the whole sweep).
   void stop_all();
+  const ClaimStatistics& statistics() const { return statistics_; }
 
  private:
   MPI_Win window_ = MPI_WIN_NULL;
   std::int64_t* counter_ = nullptr;
   std::int64_t total_ = 0;
+  ClaimStatistics statistics_;
 };
 
 }  // namespace simpact

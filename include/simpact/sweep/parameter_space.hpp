@@ -50,6 +50,13 @@ class ParameterSpace {
   // Carlo or with sobol, else one per random parameter. Throws std::out_of_range for a task
   // outside [0, task_count()).
   std::uint64_t parameters_of(std::int64_t task, ParameterSet& out) const;
+  // The names parameters_of writes, in its order, stamped with this space's layout id: the
+  // columns of a chunk's ParameterMatrix (their values: the fixed params, 0 elsewhere).
+  const ParameterSet& layout() const { return layout_; }
+  std::int64_t parameter_count() const { return static_cast<std::int64_t>(layout_.entries().size()); }
+  // parameters_of's values as a dense row: row[i] is the value of layout() entry i (row holds
+  // parameter_count() doubles). Returns the uniforms drawn, as parameters_of does.
+  std::uint64_t values_of(std::int64_t task, double* row) const;
 
  private:
   ParameterSet fixed_;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -51,6 +52,37 @@ class TaskScratch {
   virtual ~TaskScratch() = default;
 };
 
+// What evaluate_chunk reuses from chunk to chunk, created once per run (make_chunk_scratch): by
+// default one TaskScratch per OpenMP thread; a batch kernel keeps its own buffers here.
+class ChunkScratch {
+ public:
+  virtual ~ChunkScratch() = default;
+};
+
+// A chunk's task parameters as a dense matrix: row i holds task first_task + i's values in the
+// order of `names`' entries. The names are given once (a ParameterSet stamped with its layout
+// id, ParameterSet::stamp_layout), so a task's set is filled by position, no name compared.
+struct ParameterMatrix {
+  const ParameterSet* names = nullptr;  // the columns (their values are not used)
+  std::int64_t rows = 0;
+  std::int64_t columns = 0;
+  std::vector<double> values;  // rows × columns, row-major
+
+  const double* row(std::int64_t i) const { return values.data() + i * columns; }
+  double* row(std::int64_t i) { return values.data() + i * columns; }
+};
+
+// Where evaluate_chunk writes a chunk's results, one slot per task.
+struct ChunkOutput {
+  std::int64_t* status = nullptr;  // count: each task's TaskStatus
+  double* values = nullptr;        // count × values_per_task, row-major
+  // The lowest task that threw and its exception's message (−1: none). Every task that throws is
+  // recorded as kFailed with NaN values; the engine stops the sweep on it under on_task_error:
+  // abort.
+  std::int64_t failed_task = -1;
+  std::string failure;
+};
+
 class TaskKernel {
  public:
   virtual ~TaskKernel() = default;
@@ -59,6 +91,18 @@ class TaskKernel {
   // Writes values_per_task() values to `results`; throws (InputError or other) on a bad task.
   virtual TaskStatus evaluate(std::int64_t task, const ParameterSet& params, TaskScratch& scratch,
                               double* results) const = 0;
+  // The batch seam: evaluates tasks first_task .. first_task + count − 1, whose parameters are
+  // the rows of `params`, into `results` (status and values_per_task values per task, in task
+  // order) — what the sweep engine calls for every chunk. The default is the per-task loop: the
+  // tasks split over the OpenMP threads (one TaskScratch each), each row written by position into
+  // a ParameterSet of the matrix's names and passed to evaluate; a task that throws is kFailed
+  // with NaN values. A vectorized or GPU kernel overrides this (and make_chunk_scratch, for its
+  // buffers) to evaluate the whole matrix at once; it must give every task the values and status
+  // evaluate would, so that results stay bit-identical for any ranks, threads and kernels.
+  virtual void evaluate_chunk(std::int64_t first_task, std::int64_t count, const ParameterMatrix& params,
+                              ChunkOutput& results, ChunkScratch& scratch) const;
+  // The scratch evaluate_chunk reuses; the default: make_scratch() for each OpenMP thread.
+  virtual std::unique_ptr<ChunkScratch> make_chunk_scratch() const;
   // Index of the column shown as the headline map (/xi; a scalar column), or −1.
   virtual int headline_column() const { return -1; }
   // Throws InputError when a task with these parameters would be refused before computing
@@ -72,5 +116,20 @@ inline std::int64_t values_per_task(const TaskKernel& kernel) {
   for (const auto& c : kernel.columns()) n += c.length;
   return n;
 }
+
+// Where each result column sits in a task's values.
+struct ColumnOffsets {
+  std::vector<std::size_t> offset;   // per column
+  std::vector<std::size_t> scalars;  // indices of the length-1 columns (they get grid maps)
+  std::vector<std::size_t> arrays;   // indices of the per-task arrays
+  explicit ColumnOffsets(const TaskKernel& kernel) {
+    std::size_t at = 0;
+    for (std::size_t c = 0; c < kernel.columns().size(); ++c) {
+      offset.push_back(at);
+      at += static_cast<std::size_t>(kernel.columns()[c].length);
+      (kernel.columns()[c].length == 1 ? scalars : arrays).push_back(c);
+    }
+  }
+};
 
 }  // namespace simpact

@@ -1,11 +1,11 @@
-#include "chunk_reduction.hpp"
+#include "simpact/sweep/chunk_reduction.hpp"
 
 #include <omp.h>
 
 #include <algorithm>
 #include <vector>
 
-namespace simpact::detail {
+namespace simpact {
 
 void reduce_chunk(const ChunkResults& rows, std::int64_t replicas, std::int64_t values_per_task,
                   const ColumnOffsets& cols, ChunkStatistics& out) {
@@ -45,7 +45,7 @@ void reduce_chunk(const ChunkResults& rows, std::int64_t replicas, std::int64_t 
 
 void RowStatisticsSource::read_statistics(std::int64_t chunk, ChunkStatistics& out) const {
   rows_.read(chunk, buffer_);
-  reduce_chunk(buffer_, manifest_.replicas, manifest_.values_per_task, cols_, out);
+  reduce_chunk(buffer_, replicas_, values_per_task_, cols_, out);
 }
 
-}  // namespace simpact::detail
+}  // namespace simpact
