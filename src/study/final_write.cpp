@@ -274,7 +274,14 @@ double write_sweep_file(MPI_Comm comm, const std::string& path, const SweepConfi
                         const std::vector<ProvenanceRow>& provenance, TaskStatusCounts* status_counts) {
   const Mpi mpi(comm);
   const ParameterSpace space(config);
-  const std::int64_t values = space.task_count() * (manifest.values_per_task + kSampleIndexColumns) +
+  // What the file holds: per-task tables only with samples (else just the per-task arrays), and
+  // up to six maps per column.
+  std::int64_t array_values = 0;
+  for (const ResultColumn& column : kernel.columns())
+    if (column.length > 1) array_values += column.length;
+  const std::int64_t per_task =
+      config.output.samples ? manifest.values_per_task + kSampleIndexColumns : array_values;
+  const std::int64_t values = space.task_count() * per_task +
                               space.grid_points() * static_cast<std::int64_t>(kernel.columns().size()) * 6;
   if (mpi.size == 1 || values > kSerialWriteValues) {
     Finalizer finalizer{mpi, config, space, kernel, manifest, rows, statistics};

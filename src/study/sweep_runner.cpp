@@ -115,7 +115,8 @@ class SweepRun {
   OutputLock lock_;  // rank 0 holds <output>.journal/lock for the whole run
   ProvenanceRow row_;
   double hdf5_seconds_ = 0.0;
-  std::string error_;  // this rank's error, agreed at the end of each step
+  double publish_seconds_ = 0.0;  // renames over the output and their directory syncs
+  std::string error_;             // this rank's error, agreed at the end of each step
 };
 
 // Decide, on rank 0, whether this run may start (nothing is written before). False: the output
@@ -160,8 +161,10 @@ void SweepRun::prepare() {
         const std::string staging = new_staging_file(journal_, "incomplete");
         // Tiny: rank 0 writes it alone with the serial driver (a collective MPI-IO open costs more).
         SweepFile::create(staging, MPI_COMM_SELF, incomplete_layout).close();
-        replace_output(staging, path_);
         hdf5_seconds_ += seconds_since(t0);
+        const auto t1 = Clock::now();
+        replace_output(staging, path_);
+        publish_seconds_ += seconds_since(t1);
       }
       append_provenance_line(journal_, row_);
     } catch (const std::exception& e) {
@@ -396,7 +399,9 @@ void SweepRun::publish(const std::string& staging) {
   agree_or_throw(mpi_, error_, input_error);
   if (mpi_.rank == 0) {
     try {
+      const auto t0 = Clock::now();
       replace_output(staging, path_);
+      publish_seconds_ += seconds_since(t0);
       clear_journal(journal_);  // only now: the file holds everything the journal did
       lock_.release();
       summary_.file_bytes = fs::file_size(path_);
@@ -412,6 +417,7 @@ SweepRunSummary SweepRun::finish() {
   if (options_.stop_signal != nullptr && *options_.stop_signal != 0)
     summary_.interrupted_by = static_cast<int>(*options_.stop_signal);
   summary_.hdf5_seconds = hdf5_seconds_;
+  summary_.publish_seconds = publish_seconds_;
   summary_.wall_seconds = seconds_since(start_);
   return summary_;
 }
