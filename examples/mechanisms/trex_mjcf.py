@@ -4,14 +4,24 @@ docs/trex.md) as an MJCF file at one fixed design row, with the Fig. 8 joint law
 stance as MuJoCo joint springs and dampers.
 
     /usr/bin/python3 examples/mechanisms/trex_mjcf.py > examples/mechanisms/trex.xml
+    /usr/bin/python3 examples/mechanisms/trex_mjcf.py --gait initial \
+        > examples/mechanisms/trex_initial_gait.xml
 
 Defaults: Table I's optimized design (r1, r2, l_u, l_l = 6.69, 4.22, 7.81, 9.86 cm) and the
-optimized gait's stance (trex_orthogonal_touchdown of Table I's optimized row, as printed by
-`simpact simulate` of the `trex` model with gait 2). Every mass and inertia is the built-in's
+stance of Fig. 8's optimized gait (trex_orthogonal_touchdown of Table I's optimized row) or
+initial gait (straight knees, legs 180 deg apart, double touchdown), as `simpact simulate` of the
+`trex` model with gait 2 or 1 prints them at step 0. Every mass and inertia is the built-in's
 closed form (spheres of 1000 kg/m3, limbs of 0.25 kg/m), written with 17 significant digits.
 """
 import argparse
 import math
+
+
+# phi_L, gamma_L, phi_R, gamma_R, phi_T of Fig. 8's two gaits [rad].
+STANCES = {
+    "optimized": [5.532315105672551, 5.71, 3.592315105672551, 5.67, 0.34361049442529457],
+    "initial": [5.702065730568393, 0.0, 2.5604730769785995, 0.0, -0.19],
+}
 
 
 def tail_length(r1, r2):
@@ -28,15 +38,21 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--design", nargs=4, type=float, default=[0.0669, 0.0422, 0.0781, 0.0986],
                     metavar=("R1", "R2", "L_U", "L_L"), help="design row [m]")
+    ap.add_argument("--gait", choices=sorted(STANCES), default="optimized",
+                    help="Fig. 8 gait whose stance the springs hold")
     ap.add_argument("--stance", nargs=5, type=float,
-                    default=[5.532315105672551, 5.71, 3.592315105672551, 5.67, 0.34361049442529457],
                     metavar=("PHI_L", "GAMMA_L", "PHI_R", "GAMMA_R", "PHI_T"),
-                    help="spring rest angles [rad]")
+                    help="spring rest angles [rad] (instead of --gait's)")
     ap.add_argument("--foot-radius", type=float, default=1e-3,
                     help="radius of the contact spheres [m]; the floor is lowered by it")
     a = ap.parse_args()
     r1, r2, lu, ll = a.design
-    phi_l, gamma_l, phi_r, gamma_r, phi_t = a.stance
+    phi_l, gamma_l, phi_r, gamma_r, phi_t = a.stance or STANCES[a.gait]
+    run = ("build/simpact run configs/trex_file_fig8.yaml -o results/trex_file_fig8.h5"
+           if a.gait == "optimized" and not a.stance else
+           "build/simpact simulate (a mechanism request with this file, q0 = the stance)")
+    held = f"stance {' '.join(g(x) for x in (phi_l, gamma_l, phi_r, gamma_r, phi_t))}" if a.stance \
+        else f"Fig. 8 {a.gait} gait's stance"
     lt = tail_length(r1, r2)
     limb = 2000.0 * 1.25e-4
     m1 = 1000.0 * 4.0 / 3.0 * math.pi * r1 ** 3
@@ -63,14 +79,14 @@ def main():
     print(f"""<!-- TREX, the planar tailed biped of Seghete & Murphey Sec. VII-B, as the built-in `trex`
      (docs/trex.md "TREX from a file"), written by examples/mechanisms/trex_mjcf.py.
      build/simpact models examples/mechanisms/trex.xml
-     build/simpact run configs/trex_file_fig8.yaml -o results/trex_file_fig8.h5
+     {run}
      Design row: r1 = {g(r1)}, r2 = {g(r2)}, l_u = {g(lu)}, l_l = {g(ll)} m (Table I optimized),
      tail length {g(lt)} m, total mass {g(m1 + m2 + mt + 2 * mu + 2 * ml)} kg.
      Plane x-y, gravity along -y; qpos = [x, y, theta, phi_L, gamma_L, phi_R, gamma_R, phi_T] in the
      built-in's order and meaning. Contacts: [floor, foot_L], [floor, foot_R], [floor, tail_tip]:
      spheres of radius {g(rf)} m on the points, the floor lowered by the same radius, so the gaps
-     are the points' heights. Joint springs/dampers: the Fig. 8 laws held at the optimized gait's
-     stance (hips K_p = 1e5, K_v = 1e4; knees and body joint 20, 0.2); the hip reference does not
+     are the points' heights. Joint springs/dampers: the Fig. 8 laws held at
+     the {held} (hips K_p = 1e5, K_v = 1e4; knees and body joint 20, 0.2); the hip reference does not
      turn (MuJoCo's passive forces are time-independent) and there is no friction. -->
 <mujoco model="trex">
   <compiler angle="radian" inertiafromgeom="false"/>
