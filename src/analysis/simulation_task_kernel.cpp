@@ -13,6 +13,7 @@
 #include "simpact/core/input_error.hpp"
 #include "simpact/integrate/simulation.hpp"
 #include "simpact/models/dynamic_models.hpp"
+#include "simpact/models/mechanism_dynamic_model.hpp"
 
 namespace simpact {
 
@@ -46,9 +47,8 @@ double pair_indeterminacy(const DynamicModel& model, const DofVector& q_a, const
   return norm > 0.0 ? diff / norm : (diff == 0.0 ? 0.0 : HUGE_VAL);
 }
 
-// The parameters of `params` that `model` takes (dt, restitution, ... are the integrator's).
-DynamicSystem build_system(const std::string& model, const ParameterSet& params) {
-  const auto& infos = dynamic_model_parameters(model);
+// The parameters of `params` among `infos` (dt, restitution, ... are the integrator's).
+ParameterSet own_parameters(const std::vector<ParameterInfo>& infos, const ParameterSet& params) {
   ParameterSet own;
   // An explicit pair, not a structured binding: capturing a binding in a lambda is C++20 (clang 14
   // refuses it in C++17; g++ accepts it).
@@ -57,7 +57,33 @@ DynamicSystem build_system(const std::string& model, const ParameterSet& params)
     if (std::any_of(infos.begin(), infos.end(), [&key](const ParameterInfo& i) { return i.name == key; }))
       own.set(key, entry.second);
   }
-  return make_dynamic_system(model, own);
+  return own;
+}
+
+DynamicSystem build_system(const std::string& model, const ParameterSet& params) {
+  return make_dynamic_system(model, own_parameters(dynamic_model_parameters(model), params));
+}
+
+// A task's model and initial state: a built-in time-stepping model, or the mechanism file with
+// the task's qpos.*/qvel.* as (q0, v0) and its mass/size/pos edits.
+struct TaskSystem {
+  std::unique_ptr<DynamicModel> model;
+  DofVector q0, v0;
+};
+
+TaskSystem build_task_system(const SimulationStudyOptions& options, const ParameterSet& params) {
+  if (!options.mechanism) {
+    DynamicSystem system = build_system(options.model, params);
+    return {std::move(system.model), system.q0, system.v0};
+  }
+  const MujocoMechanism& mechanism = *options.mechanism;
+  MechanismState state = mechanism.state_from(own_parameters(mechanism.parameters(), params));
+  mechanism.check_state(state, "qpos", "qvel");
+  TaskSystem out;
+  out.q0 = state.qpos;
+  out.v0 = state.qvel;
+  out.model = std::make_unique<MechanismDynamicModel>(options.mechanism, std::move(state), "model");
+  return out;
 }
 
 }  // namespace
@@ -77,23 +103,51 @@ void simulation_coordinates(const std::string& model, const ParameterSet& params
   }
 }
 
+int simulation_dof(const SimulationStudyOptions& options, const ParameterSet& params) {
+  return build_task_system(options, params).model->dof();
+}
+
+void simulation_coordinates(const SimulationStudyOptions& options, const ParameterSet& params,
+                            std::vector<std::string>& names, std::vector<std::string>& units) {
+  const TaskSystem system = build_task_system(options, params);
+  names.clear();
+  units.clear();
+  for (int i = 0; i < system.model->dof(); ++i) {
+    names.push_back(system.model->coordinate_name(i));
+    units.push_back(system.model->coordinate_unit(i));
+  }
+}
+
+std::vector<ParameterInfo> simulation_integrator_parameters() {
+  const double inf = std::numeric_limits<double>::infinity();
+  return {{"dt", "s", "time step", kNaN, 1e-12, 1e6, false},
+          {"simultaneity_tolerance", "s",
+           "contacts closing within this time of each other are one simultaneous impact (0: 1e-9 dt)", 0.0,
+           0.0, inf, false},
+          {"force_split", "1",
+           "share of the force impulse h F in the q2 equation (NewtonOptions::force_split): 0.5 "
+           "symmetric, 1 L-stable on stiff damping",
+           0.5, 0.5, 1.0, false}};
+}
+
 std::vector<ParameterInfo> simulation_sweep_parameters(const std::string& model) {
   std::vector<ParameterInfo> out = dynamic_model_parameters(model);
-  const double inf = std::numeric_limits<double>::infinity();
-  out.push_back({"dt", "s", "time step", kNaN, 1e-12, 1e6, false});
+  const std::vector<ParameterInfo> integrator = simulation_integrator_parameters();
+  out.push_back(integrator[0]);
   out.push_back({"restitution", "1", "coefficient of restitution of every impact", 1.0, 0.0, 1.0, false});
-  out.push_back({"simultaneity_tolerance", "s",
-                 "contacts closing within this time of each other are one simultaneous impact (0: 1e-9 dt)",
-                 0.0, 0.0, inf, false});
-  out.push_back({"force_split", "1",
-                 "share of the force impulse h F in the q2 equation (NewtonOptions::force_split): 0.5 "
-                 "symmetric, 1 L-stable on stiff damping",
-                 0.5, 0.5, 1.0, false});
+  out.insert(out.end(), integrator.begin() + 1, integrator.end());
+  return out;
+}
+
+std::vector<ParameterInfo> simulation_sweep_parameters(const MujocoMechanism& mechanism) {
+  std::vector<ParameterInfo> out = mechanism.parameters();
+  for (const ParameterInfo& p : simulation_integrator_parameters()) out.push_back(p);
   return out;
 }
 
 SimulationTaskKernel::SimulationTaskKernel(SimulationStudyOptions options) : options_(std::move(options)) {
-  dynamic_model_parameters(options_.model);  // throws InputError("model") for an unknown name
+  if (!options_.mechanism)
+    dynamic_model_parameters(options_.model);  // throws InputError("model") for an unknown name
   auto& single = options_.orderings;
   if (single.empty()) throw InputError("orderings", "a time-stepped sweep needs at least one ordering");
   for (OrderingPolicy o : single)
@@ -263,7 +317,7 @@ std::int64_t SimulationTaskKernel::steps_for(double dt) const {
 }
 
 void SimulationTaskKernel::check_parameters(const ParameterSet& params) const {
-  const int n = simulation_dof(options_.model, params);
+  const int n = simulation_dof(options_, params);
   if (options_.record > 0 && n != options_.record_dof)
     throw InputError("simulate.record",
                      fmt::format("a task's model has {} coordinates, the first task's {}: record needs "
@@ -277,7 +331,7 @@ TaskStatus SimulationTaskKernel::compute(std::int64_t task, const ParameterSet& 
   SimulationTaskValues& v = scratch.values;
   if (v.ok.size() != options_.orderings.size())
     throw std::logic_error("SimulationTaskKernel: scratch not from make_scratch");
-  const DynamicSystem system = build_system(options_.model, params);
+  const TaskSystem system = build_task_system(options_, params);
   const DynamicModel& model = *system.model;
   const int n = model.dof();
   if (options_.record > 0 && n != options_.record_dof)

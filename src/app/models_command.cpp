@@ -1,7 +1,8 @@
-// simpact models [NAME] [--json] [--simulate]: the models a config or a `resolve` request can
-// name (with --simulate: the time-stepping models of `simulate:` and `simpact simulate`), and each
-// model's parameters (units, default, allowed range), straight from the model catalogue — the
-// same ParameterInfo the config loader checks values against.
+// simpact models [NAME] [--json] [--simulate]: the built-in scenarios (models/scenario_registry.hpp)
+// with their capabilities (impact, time stepping) and the test functions; one scenario's one
+// parameter schema (units, default, allowed range, which constructor reads it) — the same
+// ParameterInfo the config loader checks values against. --simulate: the time-stepping view
+// alone (the parameters `simulate:` and `simpact simulate` take).
 #include <fmt/format.h>
 
 #include <cmath>
@@ -15,6 +16,7 @@
 #include "simpact/models/dynamic_models.hpp"
 #include "simpact/models/model_catalog.hpp"
 #include "simpact/models/mujoco_mechanism.hpp"
+#include "simpact/models/scenario_registry.hpp"
 #include "simpact/models/test_functions.hpp"
 #include "simpact/study/sweep_setup.hpp"
 
@@ -45,14 +47,7 @@ std::string json_string(const std::string& s) {
 
 // Constraints that depend on more than one parameter (not expressible as a range).
 std::string model_note(const std::string& name) {
-  if (name == "billiards")
-    return "theta must also be at least the smallest admissible angle, where balls a and b touch "
-           "(pi/3 for equal radii; larger cue ball -> smaller angle).";
-  if (name == "cradle") return "balls n+1..9 must not be given (m7 with n = 3 is an error).";
-  if (name == "trex")
-    return "r2 must be below r1; y and theta are solved so the chosen foot and the tail tip touch the floor "
-           "(a posture that cannot be placed, or puts the other foot on the floor, is inadmissible: "
-           "on_task_error: record). See docs/trex.md.";
+  if (const Scenario* s = find_scenario(name)) return s->impact_note;
   if (is_test_function(name))
     return "a test function of sensitivity analysis, not an impact: one output y (/outputs/y, "
            "/samples/outputs_y); "
@@ -60,12 +55,81 @@ std::string model_note(const std::string& name) {
   return "";
 }
 
-// Time-stepping models (their own catalogue: the same names can mean other parameters).
 std::string simulate_note(const std::string& name) {
-  if (name == "trex")
-    return "simulate: force_split 1 (or \"newton\": {\"force_split\": 1}) for the stiff hip damping; "
-           "gait 1/2 builds Fig. 8's stances. See docs/trex.md.";
-  return "";
+  const Scenario* s = find_scenario(name);
+  return s != nullptr ? s->time_stepping_note : "";
+}
+
+std::string used_by(const ScenarioParameter& p) {
+  return p.impact && p.time_stepping ? "both" : p.impact ? "impact" : "time stepping";
+}
+
+std::string parameter_json(const ParameterInfo& p) {
+  return fmt::format(
+      "\"name\": {}, \"units\": {}, \"long_name\": {}, \"default\": {}, \"min\": {}, \"max\": {}, "
+      "\"integer\": {}, \"required\": {}",
+      json_string(p.name), json_string(p.units), json_string(p.long_name), json_number(p.default_value),
+      json_number(p.min), json_number(p.max), p.integer ? "true" : "false",
+      std::isnan(p.default_value) ? "true" : "false");
+}
+
+std::string range_text(const ParameterInfo& p) {
+  return fmt::format("[{}, {}]{}", bound(p.min), bound(p.max), p.integer ? " integer" : "");
+}
+
+std::string capabilities_text(const Scenario& s) {
+  std::string out;
+  if (s.has(Capability::kImpact)) out += "impact (model: " + s.name + ", simpact resolve)";
+  if (s.has(Capability::kTimeStepping))
+    out += std::string(out.empty() ? "" : "; ") + "time stepping (simulate: {model: " + s.name +
+           "}, simpact simulate)";
+  return out;
+}
+
+// One scenario of the registry: its one schema, each parameter with the capability that reads it.
+std::string scenario_text(const Scenario& s, bool json) {
+  if (json) {
+    std::string out = fmt::format("{}: {{\"summary\": {}, \"capabilities\": [", json_string(s.name),
+                                  json_string(s.summary));
+    bool first = true;
+    for (const auto& [c, label] :
+         {std::pair{Capability::kImpact, "impact"}, std::pair{Capability::kTimeStepping, "time_stepping"}})
+      if (s.has(c)) {
+        out += fmt::format("{}\"{}\"", first ? "" : ", ", label);
+        first = false;
+      }
+    out += "], \"parameters\": [";
+    for (std::size_t i = 0; i < s.parameters.size(); ++i) {
+      const ScenarioParameter& p = s.parameters[i];
+      out += fmt::format("{}{{{}, \"impact\": {}, \"time_stepping\": {}}}", i ? ", " : "",
+                         parameter_json(p.info), p.impact ? "true" : "false",
+                         p.time_stepping ? "true" : "false");
+    }
+    return out + fmt::format("], \"note\": {}, \"time_stepping_note\": {}}}", json_string(s.impact_note),
+                             json_string(s.time_stepping_note));
+  }
+  std::string out = fmt::format("model {}: {} parameters — {}\n  capabilities: {}\n", s.name,
+                                s.parameters.size(), s.summary, capabilities_text(s));
+  out += fmt::format("  {:<12} {:<12} {:<10} {:<22} {:<14} {}\n", "parameter", "units", "default", "range",
+                     "used by", "meaning");
+  for (const ScenarioParameter& p : s.parameters)
+    out += fmt::format("  {:<12} {:<12} {:<10} {:<22} {:<14} {}\n", p.info.name, p.info.units,
+                       std::isnan(p.info.default_value) ? "required" : bound(p.info.default_value),
+                       range_text(p.info), used_by(p), p.info.long_name);
+  if (s.has(Capability::kTimeStepping))
+    out +=
+        "  time stepping also takes the integrator's dt, restitution, simultaneity_tolerance, force_split\n";
+  if (!s.impact_note.empty()) out += "  note: " + s.impact_note + "\n";
+  if (!s.time_stepping_note.empty()) out += "  note: " + s.time_stepping_note + "\n";
+  return out;
+}
+
+// Every scenario of the registry (impact-capable first), then the test functions.
+std::vector<std::string> model_and_scenario_names() {
+  std::vector<std::string> names;
+  for (const Scenario& s : scenarios()) names.push_back(s.name);
+  for (const auto& f : test_function_names()) names.push_back(f);
+  return names;
 }
 
 struct Catalog {
@@ -139,7 +203,7 @@ int models(const std::string& name, bool json, bool simulate) {
   const Catalog catalog =
       simulate ? Catalog{dynamic_model_names(), dynamic_model_parameters, simulate_note,
                          "simpact models --simulate"}
-               : Catalog{sweep_model_names(), sweep_model_parameters, model_note, "simpact models"};
+               : Catalog{model_and_scenario_names(), sweep_model_parameters, model_note, "simpact models"};
   const auto& names = catalog.names;
   if (!name.empty()) {
     bool known = false;
@@ -153,20 +217,30 @@ int models(const std::string& name, bool json, bool simulate) {
     }
   }
   std::string out = json ? "{" : "";
+  if (!json && name.empty() && !simulate)
+    out += fmt::format("{:<10} {:<8} {:<14} {}\n", "model", "impact", "time stepping", "parameters");
   bool first_model = true;
   for (const auto& model_name : names) {
     if (!name.empty() && model_name != name) continue;
-    const auto parameters = catalog.parameters(model_name);
-    if (json) {
+    const Scenario* scenario = simulate ? nullptr : find_scenario(model_name);
+    const auto parameters =
+        scenario != nullptr ? scenario->parameters_for(Capability::kImpact) : catalog.parameters(model_name);
+    if (scenario != nullptr && json) {
+      out += (first_model ? "" : ", ") + scenario_text(*scenario, true);
+    } else if (scenario != nullptr && !name.empty()) {
+      out += scenario_text(*scenario, false);
+    } else if (!json && name.empty() && !simulate) {
+      out += fmt::format("{:<10} {:<8} {:<14} {} (simpact models {})\n", model_name,
+                         scenario == nullptr                  ? "function"
+                         : scenario->has(Capability::kImpact) ? "yes"
+                                                              : "-",
+                         scenario != nullptr && scenario->has(Capability::kTimeStepping) ? "yes" : "-",
+                         scenario != nullptr ? scenario->parameters.size() : parameters.size(), model_name);
+    } else if (json) {
       out += fmt::format("{}{}: {{\"parameters\": [", first_model ? "" : ", ", json_string(model_name));
       bool first = true;
       for (const auto& p : parameters) {
-        out += fmt::format(
-            "{}{{\"name\": {}, \"units\": {}, \"long_name\": {}, \"default\": {}, \"min\": {}, \"max\": {}, "
-            "\"integer\": {}, \"required\": {}}}",
-            first ? "" : ", ", json_string(p.name), json_string(p.units), json_string(p.long_name),
-            json_number(p.default_value), json_number(p.min), json_number(p.max),
-            p.integer ? "true" : "false", std::isnan(p.default_value) ? "true" : "false");
+        out += fmt::format("{}{{{}}}", first ? "" : ", ", parameter_json(p));
         first = false;
       }
       out += fmt::format("], \"note\": {}}}", json_string(catalog.note(model_name)));
@@ -179,8 +253,7 @@ int models(const std::string& name, bool json, bool simulate) {
                          "meaning");
       for (const auto& p : parameters)
         out += fmt::format("  {:<12} {:<12} {:<10} {:<22} {}\n", p.name, p.units,
-                           std::isnan(p.default_value) ? "required" : bound(p.default_value),
-                           fmt::format("[{}, {}]{}", bound(p.min), bound(p.max), p.integer ? " integer" : ""),
+                           std::isnan(p.default_value) ? "required" : bound(p.default_value), range_text(p),
                            p.long_name);
       if (const std::string note = catalog.note(model_name); !note.empty()) out += "  note: " + note + "\n";
     }
@@ -191,7 +264,8 @@ int models(const std::string& name, bool json, bool simulate) {
     std::string dynamic;
     for (const auto& n : dynamic_model_names()) dynamic += (dynamic.empty() ? "" : ", ") + n;
     out += fmt::format(
-        "time-stepping models (simulate:, simpact simulate): {} (simpact models --simulate [NAME])\n",
+        "time-stepping models (simulate:, simpact simulate): {} (simpact models --simulate [NAME]: the "
+        "time-stepping parameters alone)\n",
         dynamic);
   }
   std::fputs(out.c_str(), stdout);

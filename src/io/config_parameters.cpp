@@ -15,6 +15,25 @@ const ParameterInfo* ConfigParser::lookup(const std::string& name, const std::st
   if (!have_catalog_) return nullptr;
   for (const auto& info : parameters_)
     if (info.name == name) return &info;
+  // A built-in scenario's parameter the other constructor reads (the registry's other view):
+  // say so rather than guess a near name.
+  std::vector<ParameterInfo> other;
+  const bool stepping = config_.simulate.has_value();
+  const bool listed =
+      !config_.mechanism && (stepping ? catalog_ && catalog_(config_.model, other)
+                                      : dynamic_.parameters && contains(dynamic_.models, config_.model) &&
+                                            dynamic_.parameters(config_.model, other));
+  if (listed &&
+      std::any_of(other.begin(), other.end(), [&name](const ParameterInfo& p) { return p.name == name; })) {
+    error(path, stepping
+                    ? fmt::format("'{}' is read by the impact model '{}' (model: {}), not by its "
+                                  "time-stepping model (`simpact models {}` says which reads what)",
+                                  name, config_.model, config_.model, config_.model)
+                    : fmt::format("'{}' is read by the time-stepping model '{}' (simulate: {{model: {}}}), "
+                                  "not by its impact model (`simpact models {}` says which reads what)",
+                                  name, config_.model, config_.model, config_.model));
+    return nullptr;
+  }
   Names names;
   for (const auto& info : parameters_) names.push_back(info.name);
   const std::string near = nearest_name(name, names);

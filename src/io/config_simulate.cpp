@@ -1,7 +1,8 @@
 // `simulate:` of a sweep config (docs/config.md "Time-stepped sweeps"): the tasks are
-// time-stepped runs of a dynamic model. Its parameters are the model's own plus dt, restitution
-// and simultaneity_tolerance (DynamicCatalog), so params:, grid: and monte_carlo: treat them
-// like any impact model's; the section itself may fix those three.
+// time-stepped runs of a dynamic model — a built-in one named in simulate.model, or a mechanism
+// file given as model: {file: ..., contacts: ...}. Its parameters are the model's own plus dt,
+// restitution, simultaneity_tolerance and force_split (DynamicCatalog), so params:, grid: and
+// monte_carlo: treat them like any impact model's; the section itself may fix those four.
 #include <fmt/format.h>
 
 #include "sweep_config_parser.hpp"
@@ -14,7 +15,8 @@ constexpr std::int64_t kMaxRecord = 100'000;
 }  // namespace
 
 void ConfigParser::parse_simulate(const YAML::Node& node, const YAML::Node* model) {
-  if (model != nullptr)
+  const bool mechanism = model != nullptr && model->IsMap();
+  if (model != nullptr && !mechanism)  // a mechanism file (a mapping) is time-stepped as it is
     error("model", "not used with simulate: (name the time-stepping model in simulate.model)");
   if (!node.IsMap()) {
     error("simulate", fmt::format("must be a mapping ({})", join(kSimulateKeys)));
@@ -27,7 +29,16 @@ void ConfigParser::parse_simulate(const YAML::Node& node, const YAML::Node* mode
   const MapView view = keys(node, "simulate", kSimulateKeys);
   SimulateSpec spec;
   const auto* name_node = view.get("model");
-  if (name_node == nullptr || !name_node->IsScalar()) {
+  if (mechanism) {
+    if (name_node != nullptr) error("simulate.model", "give simulate.model or model: {file: ...}, not both");
+    parse_mechanism_model(*model);
+    if (config_.mechanism && !config_.mechanism->place.empty())
+      error("model.place",
+            "not used with simulate: (the initial state is the task's qpos.* and qvel.*; place "
+            "solves an impact configuration)");
+    if (have_catalog_)
+      parameters_.insert(parameters_.end(), dynamic_.integrator.begin(), dynamic_.integrator.end());
+  } else if (name_node == nullptr || !name_node->IsScalar()) {
     error("simulate.model", fmt::format("required: a time-stepping model ({})", join(dynamic_.models)));
   } else if (const auto name = text(*name_node, "simulate.model")) {
     config_.model = *name;

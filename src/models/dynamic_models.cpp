@@ -9,15 +9,11 @@
 
 #include "simpact/core/input_error.hpp"
 #include "simpact/models/impact_model.hpp"
-#include "simpact/models/trex_model.hpp"
+#include "simpact/models/scenario_registry.hpp"
 
 namespace simpact {
 
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kPi = 3.14159265358979323846;
-const double kRequired = std::nan("");
 
 using Rows2 = PlanarLinkage::Rows2;
 
@@ -29,39 +25,14 @@ Rows2 translation(int n, int ix, int iy) {
   return b;
 }
 
+// The time-stepping view of every scenario of the registry that has one, by name (sorted).
 const std::map<std::string, std::vector<ParameterInfo>>& catalog() {
-  static const std::map<std::string, std::vector<ParameterInfo>> models = {
-      {"chain",
-       {{"n", "1", "number of links", 2.0, 1.0, 16.0, true},
-        {"link_length", "m", "length of every link", 1.0, 1e-6, 1e6, false},
-        {"mass", "kg", "point mass at the end of every link", 1.0, 1e-9, 1e9, false},
-        {"g", "m s-2", "gravity along -y", 9.81, 0.0, 1e6, false},
-        {"damping", "N m s rad-1", "viscous damping of every joint", 0.0, 0.0, 1e9, false}}},
-      {"tree8", {{"g", "m s-2", "gravity along -y", 9.81, 0.0, 1e6, false}}},
-      {"cradle",
-       {{"n", "1", "number of balls", 3.0, 2.0, 9.0, true},
-        {"mass", "kg", "mass of every ball", 1.0, 1e-9, 1e9, false},
-        {"radius", "m", "radius of every ball", 0.05, 1e-6, 1e6, false},
-        {"gap", "m", "initial gap between ball 1 and ball 2", 0.1, 0.0, 1e6, false},
-        {"speed", "m s-1", "initial speed of ball 1 towards ball 2", 1.0, 0.0, 1e6, false}}},
-      {"billiards",
-       {{"theta", "rad", "angle a-c-b between the contact normals at the cue ball", 2.0 * kPi / 3.0,
-         kPi / 3.0, kPi, false},
-        {"mass", "kg", "mass of every ball", 1.0, 1e-9, 1e9, false},
-        {"radius", "m", "radius of every ball", 0.05, 1e-6, 1e6, false},
-        {"speed", "m s-1", "initial speed of the cue ball along the bisector", 1.0, 0.0, 1e6, false},
-        {"distance", "m", "initial distance of the cue ball from its contact position", 0.01, 0.0, 1e6,
-         false},
-        {"offset", "m", "extra gap of ball b along its line of centres (delays its contact)", 0.0, 0.0, 1e6,
-         false}}},
-      {"ball",
-       {{"mass", "kg", "mass of the ball", 1.0, 1e-9, 1e9, false},
-        {"radius", "m", "radius of the ball", 0.1, 1e-6, 1e6, false},
-        {"height", "m", "initial height of the ball's centre above the floor y = 0", 1.0, -1e6, 1e6, false},
-        {"speed", "m s-1", "initial upward speed", 0.0, -1e6, 1e6, false},
-        {"g", "m s-2", "gravity along -y", 9.81, 0.0, 1e6, false}}},
-      {"trex", trex_model_parameters()},
-  };
+  static const std::map<std::string, std::vector<ParameterInfo>> models = [] {
+    std::map<std::string, std::vector<ParameterInfo>> out;
+    for (const Scenario& s : scenarios())
+      if (s.has(Capability::kTimeStepping)) out[s.name] = s.parameters_for(Capability::kTimeStepping);
+    return out;
+  }();
   return models;
 }
 
@@ -99,22 +70,7 @@ DynamicSystem make_dynamic_system(const std::string& name, const ParameterSet& p
   }
   std::map<std::string, double> v;
   for (const auto& info : infos) v[info.name] = read_parameter(params, info);
-  if (name == "chain")
-    return make_chain(static_cast<int>(v["n"]), v["link_length"], v["mass"], v["g"], v["damping"]);
-  if (name == "tree8") return make_tree8(v["g"]);
-  if (name == "trex") return make_trex_from_parameters(v);
-  if (name == "cradle")
-    return make_cradle(static_cast<int>(v["n"]), v["mass"], v["radius"], v["gap"], v["speed"]);
-  if (name == "billiards")
-    return make_billiards(v["theta"], v["mass"], v["radius"], v["speed"], v["distance"], v["offset"]);
-  if (name == "ball") {
-    if (v["height"] < v["radius"])
-      throw InputError("height",
-                       fmt::format("{} puts the ball below the floor (radius {})", v["height"], v["radius"]));
-    return make_ball(v["mass"], v["radius"], v["height"], v["speed"], v["g"]);
-  }
-  // A catalogue entry without a builder is a programming error, never a silent ball.
-  throw std::logic_error("make_dynamic_system: no builder for the catalogued model '" + name + "'");
+  return find_scenario(name)->time_stepping(v);
 }
 
 DynamicSystem make_chain(int links, double link_length, double mass, double gravity, double damping) {

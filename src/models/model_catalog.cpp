@@ -1,21 +1,20 @@
 #include "simpact/models/model_catalog.hpp"
 
 #include "simpact/core/input_error.hpp"
-#include "simpact/models/billiards_model.hpp"
-#include "simpact/models/cradle_model.hpp"
-#include "simpact/models/trex_impact_model.hpp"
+#include "simpact/models/scenario_registry.hpp"
 
 namespace simpact {
 
 std::vector<std::string> model_names() {
-  return {"billiards", "cradle", "trex"};
+  return scenario_names(Capability::kImpact);
 }
 
 std::unique_ptr<ImpactModel> make_model(const std::string& name) {
-  if (name == "billiards") return std::make_unique<BilliardsModel>();
-  if (name == "cradle") return std::make_unique<CradleModel>();
-  if (name == "trex") return std::make_unique<TrexImpactModel>();
-  throw InputError("model", "unknown model '" + name + "' (allowed: billiards, cradle, trex)");
+  const Scenario* s = find_scenario(name);
+  if (s != nullptr && s->has(Capability::kImpact)) return s->impact();
+  std::string allowed;
+  for (const auto& n : model_names()) allowed += (allowed.empty() ? "" : ", ") + n;
+  throw InputError("model", "unknown model '" + name + "' (allowed: " + allowed + ")");
 }
 
 }  // namespace simpact

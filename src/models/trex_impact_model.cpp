@@ -56,8 +56,10 @@ Placed place(const std::vector<ParameterInfo>& infos, const ParameterSet& params
 TrexImpactModel::TrexImpactModel() {
   const TrexTableRow initial = trex_table1_initial();
   parameters_ = trex_design_parameters();
-  parameters_.push_back({"theta", "rad", "body angle to start the placement from (solved with y)",
-                         initial.q[kTrexTheta], -kInf, kInf, false});
+  parameters_.push_back(
+      {"theta", "rad",
+       "body angle (impact: the placement's starting guess, solved with y; time stepping: the stance's)",
+       initial.q[kTrexTheta], -kInf, kInf, false});
   parameters_.push_back({"phi_L", "rad", "left hip angle", initial.q[kTrexHipL], -kInf, kInf, false});
   parameters_.push_back({"gamma_L", "rad", "left knee angle", initial.q[kTrexKneeL], -kInf, kInf, false});
   parameters_.push_back({"phi_R", "rad", "right hip angle", initial.q[kTrexHipR], -kInf, kInf, false});

@@ -67,14 +67,9 @@ DynamicSystem make_trex(const TrexDesign& design, const DofVector& stance, doubl
   return DynamicSystem{make_trex_linkage(design, stance, drive), q, DofVector::Zero(kTrexDof)};
 }
 
-const std::vector<ParameterInfo>& trex_model_parameters() {
+const std::vector<ParameterInfo>& trex_drive_parameters() {
   static const std::vector<ParameterInfo> params = [] {
-    std::vector<ParameterInfo> p = trex_design_parameters();
-    const TrexTableRow row = trex_table1_initial();
-    const auto names = TrexGeometry::coordinate_names();
-    for (int i = kTrexTheta; i < kTrexDof; ++i)
-      p.push_back({names[static_cast<std::size_t>(i)], "rad", "stance angle (Table I initial by default)",
-                   row.q[i], -100.0, 100.0, false});
+    std::vector<ParameterInfo> p;
     const TrexDrive d;
     p.push_back({"drop", "m", "height of the lowest contact point above the floor at t = 0", 0.17, 0.0, 100.0,
                  false});

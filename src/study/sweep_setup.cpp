@@ -21,14 +21,16 @@ bool catalog(const std::string& model, std::vector<ParameterInfo>& parameters) {
   return false;
 }
 DynamicCatalog dynamic_catalog() {
-  return {dynamic_model_names(), [](const std::string& model, std::vector<ParameterInfo>& parameters) {
+  return {dynamic_model_names(),
+          [](const std::string& model, std::vector<ParameterInfo>& parameters) {
             for (const auto& name : dynamic_model_names())
               if (name == model) {
                 parameters = simulation_sweep_parameters(name);
                 return true;
               }
             return false;
-          }};
+          },
+          simulation_integrator_parameters()};
 }
 
 // `model: {file: ...}`: the mechanism's parameter schema (loading the file checks its names).
@@ -40,11 +42,16 @@ void mechanism_catalog(const MechanismFileSpec& file, std::vector<ParameterInfo>
 // A time-stepped sweep's kernel; recorded arrays are sized by the first task's model.
 std::unique_ptr<TaskKernel> make_simulation_kernel(const SweepConfig& config) {
   SimulationStudyOptions o = simulation_study_options(config);
+  if (config.mechanism) {
+    const MechanismFileSpec& f = *config.mechanism;
+    o.mechanism = std::make_shared<const MujocoMechanism>(
+        MechanismSpec{f.file, f.contacts, f.place, f.gap_tolerance, "model"});
+  }
   if (o.record > 0) {
     ParameterSet first;
     ParameterSpace(config).parameters_of(0, first);
-    o.record_dof = simulation_dof(config.model, first);
-    simulation_coordinates(config.model, first, o.record_coordinates, o.record_units);
+    o.record_dof = simulation_dof(o, first);
+    simulation_coordinates(o, first, o.record_coordinates, o.record_units);
   }
   return std::make_unique<SimulationTaskKernel>(std::move(o));
 }

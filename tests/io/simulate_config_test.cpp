@@ -103,7 +103,10 @@ TEST(SimulateConfig, EachMistakeIsOneLineNamingTheField) {
        "of "
        "these)"},
       {ok + "params: {n: 3}\n",
-       "params.n: unknown parameter of model 'cradle' (parameters: gap, dt, restitution, "
+       "params.n: 'n' is read by the impact model 'cradle' (model: cradle), not by its time-stepping "
+       "model (`simpact models cradle` says which reads what)"},
+      {ok + "params: {nn: 3}\n",
+       "params.nn: unknown parameter of model 'cradle' (parameters: gap, dt, restitution, "
        "simultaneity_tolerance)"},
       {ok + "orderings: all\n",
        "orderings: 'all' is not available with simulate: (each run follows one ordering; "

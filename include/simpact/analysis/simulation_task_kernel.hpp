@@ -31,6 +31,7 @@
 #include "simpact/core/ordering_policy.hpp"
 #include "simpact/core/parameter_info.hpp"
 #include "simpact/integrate/midpoint_integrator.hpp"
+#include "simpact/models/mujoco_mechanism.hpp"
 #include "simpact/sweep/column_table.hpp"
 #include "simpact/sweep/sweep_config.hpp"
 #include "simpact/sweep/task_kernel.hpp"
@@ -38,7 +39,10 @@
 namespace simpact {
 
 struct SimulationStudyOptions {
-  std::string model;  // a dynamic model name (dynamic_model_names())
+  std::string model;  // a dynamic model name (dynamic_model_names()), or the mechanism's file
+  // A mechanism file (`model: {file: ...}`): each task builds a MechanismDynamicModel from it,
+  // its initial state from the task's qpos.*/qvel.* and its edits from mass/size/pos.*.
+  std::shared_ptr<const MujocoMechanism> mechanism;
   std::vector<OrderingPolicy> orderings{OrderingPolicy::kArgmin, OrderingPolicy::kArgmax};  // single policies
   std::int64_t steps = 0;  // > 0: this many steps of dt
   double t_end = 0.0;      // used when steps == 0: ceil(t_end/dt) steps [s]
@@ -52,15 +56,23 @@ struct SimulationStudyOptions {
   NewtonOptions newton;    // the midpoint integrator's Newton settings (its defaults)
 };
 
-// The model's parameters followed by dt, restitution and simultaneity_tolerance. Throws
-// InputError("model", ...) for an unknown model.
+// The model's parameters followed by dt, restitution, simultaneity_tolerance and force_split.
+// Throws InputError("model", ...) for an unknown model.
 std::vector<ParameterInfo> simulation_sweep_parameters(const std::string& model);
+// The integrator's parameters but restitution: dt, simultaneity_tolerance, force_split.
+std::vector<ParameterInfo> simulation_integrator_parameters();
+// A mechanism file's parameters (restitution among them) followed by the integrator's.
+std::vector<ParameterInfo> simulation_sweep_parameters(const MujocoMechanism& mechanism);
 
 // The number of coordinates of `model` built from a task's parameters (the integrator's are
 // ignored): sizes the recorded arrays. Throws InputError for parameters that build no model.
 int simulation_dof(const std::string& model, const ParameterSet& params);
 // The coordinates' names and units ("m", "rad", "" unknown) of the same model.
 void simulation_coordinates(const std::string& model, const ParameterSet& params,
+                            std::vector<std::string>& names, std::vector<std::string>& units);
+// The same two for options' model or mechanism.
+int simulation_dof(const SimulationStudyOptions& options, const ParameterSet& params);
+void simulation_coordinates(const SimulationStudyOptions& options, const ParameterSet& params,
                             std::vector<std::string>& names, std::vector<std::string>& units);
 
 // The options a `simulate:` config selects (model, orderings, steps or t_end, record, seed);

@@ -24,9 +24,12 @@ using ModelCatalog = std::function<bool(const std::string& model, std::vector<Pa
 // The time-stepping models a `simulate:` section may name, and their sweepable parameters
 // (the model's own, dt, restitution, simultaneity_tolerance): supplied by the caller like
 // ModelCatalog, so that io/ does not depend on integrate/. Empty: `simulate:` is refused.
+// `integrator`: the integrator's parameters beyond restitution (dt, simultaneity_tolerance,
+// force_split), added to a mechanism file's own when `model: {file: ...}` is time-stepped.
 struct DynamicCatalog {
   std::vector<std::string> models;
   ModelCatalog parameters;
+  std::vector<ParameterInfo> integrator{};
 };
 
 // Loads a mechanism file (`model: {file: ...}`) and gives its parameters; throws InputError

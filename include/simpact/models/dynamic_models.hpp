@@ -15,7 +15,10 @@
 //             x axis its bisector); `offset` moves b away along its line of centres, so c reaches
 //             b later. q = [x_a, y_a, x_b, y_b, x_c, y_c] (the order of the `billiards` impact model).
 //   ball      a ball (q = [y], centre height) above the floor y = 0 under gravity.
-// Each model also gives a default initial state (q0, v0) from its parameters.
+// Each model also gives a default initial state (q0, v0) from its parameters. The names and
+// parameters are the time-stepping view of the scenario registry (models/scenario_registry.hpp):
+// cradle, billiards and trex share their common parameters (n, speed, theta, the TREX design and
+// stance) with the impact models of the same name.
 #pragma once
 
 #include <memory>

@@ -42,8 +42,10 @@ std::unique_ptr<PlanarLinkage> make_trex_linkage(const TrexDesign& design, const
 // time √(2·drop/g): the held stance falls without turning, so that is when it touches down.
 DynamicSystem make_trex(const TrexDesign& design, const DofVector& stance, double drop, TrexDrive drive);
 
-// The `trex` entry of dynamic_model_names(): parameters and builder.
-const std::vector<ParameterInfo>& trex_model_parameters();
+// The `trex` scenario's time-stepping parameters beyond the design and the stance (which it
+// shares with the impact model: models/scenario_registry.hpp), and its builder from every
+// time-stepping parameter's value.
+const std::vector<ParameterInfo>& trex_drive_parameters();
 DynamicSystem make_trex_from_parameters(const std::map<std::string, double>& v);
 
 }  // namespace simpact

@@ -1,0 +1,58 @@
+// The one registry of the built-in scenarios (billiards, cradle, trex, ball, chain, tree8): each
+// is registered once, with one typed parameter schema (name, units, default, range, meaning) and
+// the capabilities it has — an impact model (`model: NAME`, `simpact resolve`) and/or a
+// time-stepping model (`simulate: {model: NAME}`, `simpact simulate`). A parameter both
+// constructors read is one entry, used by both; the others say which one reads them. The impact
+// view (ImpactModel::parameters()) and the time-stepping view (dynamic_model_parameters) are
+// subsets of the schema in its order; `simpact models NAME`, config validation, resolve and
+// simulate all read them from here.
+//
+// Constraints a constructor adds beyond a range are checked by that constructor and named in
+// its note (the time-stepping cradle takes n <= 9, the time-stepping billiards theta >= pi/3).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "simpact/core/parameter_info.hpp"
+#include "simpact/models/dynamic_models.hpp"
+#include "simpact/models/impact_model.hpp"
+
+namespace simpact {
+
+enum class Capability { kImpact, kTimeStepping };
+
+struct ScenarioParameter {
+  ParameterInfo info;
+  bool impact = false;         // read by the impact model
+  bool time_stepping = false;  // read by the time-stepping builder
+  bool used_by(Capability c) const { return c == Capability::kImpact ? impact : time_stepping; }
+};
+
+// The time-stepping builder: every time-stepping parameter's checked value, by name.
+using TimeSteppingBuilder = std::function<DynamicSystem(const std::map<std::string, double>& values)>;
+
+struct Scenario {
+  std::string name;
+  std::string summary;                                   // one line
+  std::vector<ScenarioParameter> parameters;             // the schema
+  std::function<std::unique_ptr<ImpactModel>()> impact;  // empty: no impact model
+  TimeSteppingBuilder time_stepping;                     // empty: no time-stepping model
+  std::string impact_note, time_stepping_note;           // constraints beyond the ranges
+
+  bool has(Capability c) const { return c == Capability::kImpact ? bool(impact) : bool(time_stepping); }
+  // The parameters `c` reads, in schema order.
+  std::vector<ParameterInfo> parameters_for(Capability c) const;
+};
+
+// Every scenario, impact-capable ones first (billiards, cradle, trex), then ball, chain, tree8.
+const std::vector<Scenario>& scenarios();
+// nullptr for an unknown name.
+const Scenario* find_scenario(const std::string& name);
+// The names of the scenarios with capability `c`, in registry order.
+std::vector<std::string> scenario_names(Capability c);
+
+}  // namespace simpact
