@@ -72,6 +72,40 @@ def test_batched_resolve_bit_identical_to_cli():
         assert r.minimal_outcomes[b] == out["minimal_outcomes"]
 
 
+def assert_resolution_matches_cli(r, b, out):
+    assert simpact.impacts.STATUS_NAMES[r.status[b]] == out["status"]
+    for name in ("xi", "xi_argmin_argmax"):
+        assert same_bits(getattr(r, name)[b], nan_array([out[name]])[0]), name
+    assert r.outcome_count[b] == out["outcome_count"] and r.minimal_outcomes[b] == out["minimal_outcomes"]
+    lo, hi = r.outcome_offsets[b], r.outcome_offsets[b + 1]
+    assert same_bits(r.outcome_momentum[lo:hi], nan_array([o["momentum"] for o in out["outcomes"]]).reshape(-1, r.outcome_momentum.shape[1]))
+    assert same_bits(r.outcome_velocity[lo:hi], nan_array([o["velocity"] for o in out["outcomes"]]).reshape(-1, r.outcome_velocity.shape[1]))
+    assert same_bits(r.outcome_energy[lo:hi], nan_array([o["energy"] for o in out["outcomes"]]))
+    assert same_bits(r.plastic_momentum[b], out["plastic"]["momentum"])
+    assert same_bits(r.plastic_velocity[b], out["plastic"]["velocity"])
+
+
+@pytest.mark.parametrize("limits", [None, {"max_steps": 1}, {"max_nodes": 1}])
+def test_elastic_batch_bit_identical_to_cli_with_caps_and_full_mass_matrices(limits):
+    """R = 1 (the batch reads the argmin/argmax pair off the enumeration's branches), with caps that
+    stop the enumeration or the pair, and full (rotated) mass matrices beside diagonal ones."""
+    m, n, p = billiards_batch(8, seed=11)
+    c, s = math.cos(0.3), math.sin(0.3)
+    rot = np.eye(6)
+    rot[0:2, 0:2] = [[c, -s], [s, c]]
+    m[1::2] = rot.T @ m[1::2] @ rot  # non-diagonal M on odd items (rotated coordinates of ball a)
+    n[1::2] = n[1::2] @ rot
+    p[1::2] = p[1::2] @ rot
+    r = simpact.resolve(m, n, p, limits=limits)
+    extra = {} if limits is None else {"limits": limits}
+    statuses = set()
+    for b in range(8):
+        out, _ = cli_json("resolve", request_of(m[b], n[b], p[b], **extra))
+        assert_resolution_matches_cli(r, b, out)
+        statuses.add(out["status"])
+    assert statuses == ({"ok"} if limits is None else {"cap_hit"})
+
+
 @pytest.mark.parametrize("ordering", ["argmin", "argmax", "index", "reverse", "random"])
 def test_single_orderings_bit_identical_to_cli(ordering):
     m, n, p = billiards_batch(4, seed=7)
