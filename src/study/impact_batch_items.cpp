@@ -85,14 +85,13 @@ const ImpactProblem* RawSource::build(long item, Thread& t) const {
     const Eigen::Map<const RowMajor> mass(batch_.mass_matrix + item * d * d, d, d);
     const Eigen::Map<const RowMajor> normals(batch_.normals + item * k * d, k, d);
     const Eigen::Map<const Eigen::VectorXd> p(batch_.momentum + item * d, d);
-    // KineticMetric's own test: zero off the diagonal means M = diag(M), set up by assign_diagonal.
-    bool diagonal = true;
-    for (Eigen::Index i = 0; i < d && diagonal; ++i)
-      for (Eigen::Index j = 0; j < d; ++j)
-        if (i != j && mass(i, j) != 0.0) {
-          diagonal = false;
-          break;
-        }
+    // KineticMetric's own test: zero off the diagonal means M = diag(M), set up by assign_diagonal
+    // (scanned without a branch per entry: NaN counts as non-zero, as there).
+    const double* m = batch_.mass_matrix + item * d * d;
+    bool off_diagonal = false;
+    for (Eigen::Index i = 0; i < d; ++i)
+      for (Eigen::Index j = 0; j < d; ++j) off_diagonal |= (i != j) & (m[i * d + j] != 0.0);
+    const bool diagonal = !off_diagonal;
     if (!diagonal || batch_.velocity) t.mass = mass;
     if (batch_.velocity) {
       if (!p.allFinite()) return nullptr;

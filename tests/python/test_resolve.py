@@ -251,3 +251,29 @@ def test_batch_mixing_fixed_and_dynamic_paths_matches_cli():
     line = cli_error("resolve", dict(mass_matrix=m_bad[1].tolist(), normals=n.tolist(), velocity=v[1].tolist(),
                                      gaps=gaps[1].tolist()))
     assert e.value.item == 1 and str(e.value) == line + " (batch item 1)"
+
+
+def test_plastic_and_definition1_switches_leave_the_rest_bit_identical():
+    m, n, p = billiards_batch(20, seed=4)
+    full = simpact.resolve(m, n, p)
+    lean = simpact.resolve(m, n, p, plastic=False, definition1=False)
+    for name in ("status", "xi", "xi_argmin_argmax", "outcome_offsets", "outcome_momentum", "outcome_velocity",
+                 "outcome_impulses", "outcome_energy", "energy_before"):
+        assert same_bits(getattr(full, name), getattr(lean, name)), name
+    assert np.isnan(lean.plastic_momentum).all() and np.isfinite(full.plastic_momentum).all()
+    assert (lean.minimal_outcomes == -1).all() and (full.minimal_outcomes >= 1).all()
+    # R < 1 needs p_p for the blend: computed (and reported) all the same
+    blended = simpact.resolve(m, n, p, restitution=0.5, plastic=False)
+    assert np.isfinite(blended.plastic_momentum).all()
+
+
+@pytest.mark.parametrize("field", ["plastic", "definition1"])
+def test_switches_bad_input(field):
+    m, n, p = billiards_batch(2)
+    with pytest.raises(simpact.InputError) as e:
+        simpact.resolve(m, n, p, **{field: "no"})
+    assert e.value.field == field and str(e.value) == f"{field}: must be true or false (got 'no')"
+    with pytest.raises(ValueError):
+        simpact.check(m, n, p, momentum_after=p, **{field: 1})
+    with pytest.raises(ValueError):
+        simpact.resolve_model("billiards", theta=2.0, **{field: None})
