@@ -20,6 +20,7 @@
 #include "simpact/study/design_service.hpp"
 #include "simpact/study/impact_batch.hpp"
 #include "simpact/study/impact_service.hpp"
+#include "simpact/study/merge_session.hpp"
 #include "simpact/study/simulate_service.hpp"
 #include "simpact/study/sweep_session.hpp"
 #include "simpact/version.hpp"
@@ -210,9 +211,12 @@ PYBIND11_MODULE(_simpact, m) {
       "run_config",
       [](const std::string& config_path, const std::string& output, bool resume, bool overwrite, int threads,
          const std::optional<std::function<void(std::int64_t, std::int64_t)>>& progress,
-         double progress_interval, const std::string& command_line) {
-        ensure_mpi();
+         double progress_interval, const std::string& command_line, const std::string& shard) {
         ConfigRunOptions options;
+        if (!shard.empty() && !parse_shard(shard, options.shard_index, options.shard_count))
+          throw InputError("shard",
+                           "expected i/N with 0 <= i < N <= 9223372036854775807 (got '" + shard + "')");
+        ensure_mpi();
         options.config_path = config_path;
         options.output = output;
         options.resume = resume;
@@ -243,7 +247,26 @@ PYBIND11_MODULE(_simpact, m) {
       },
       py::arg("config"), py::arg("output"), py::arg("resume") = false, py::arg("overwrite") = false,
       py::arg("threads") = 0, py::arg("progress") = py::none(), py::arg("progress_interval") = 5.0,
-      py::arg("command_line") = "");
+      py::arg("command_line") = "", py::arg("shard") = "");
+
+  m.def(
+      "merge_shards",
+      [](const std::vector<std::string>& shards, const std::string& output, bool overwrite,
+         const std::string& command_line) {
+        ensure_mpi();
+        MergeResult r;
+        {
+          py::gil_scoped_release release;
+          r = merge_shard_files(MPI_COMM_SELF, MergeOptions{shards, output, overwrite, command_line});
+        }
+        py::dict out;
+        out["output"] = r.output;
+        out["shards"] = r.shards;
+        out["tasks"] = r.tasks;
+        out["hdf5_seconds"] = r.hdf5_seconds;
+        return out;
+      },
+      py::arg("shards"), py::arg("output"), py::arg("overwrite") = false, py::arg("command_line") = "");
 
   m.def("resolve_raw", [](const Array& mass, const Array& normals, const Array& momentum, bool velocity,
                           const std::optional<Array>& gaps, const Array& restitution, double gap_tolerance,
