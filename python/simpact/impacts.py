@@ -102,6 +102,8 @@ class Resolution:
                 raise input_error("item", "give the batch item whose outcomes you want")
             item = 0
         offsets = np.atleast_1d(self.outcome_offsets)
+        if not isinstance(item, (int, np.integer)) or not 0 <= item < len(offsets) - 1:
+            raise input_error("item", f"must be a batch item in 0..{len(offsets) - 2} (got {item!r})")
         return self.outcome_momentum[offsets[item]:offsets[item + 1]]
 
 

@@ -277,3 +277,15 @@ def test_switches_bad_input(field):
         simpact.check(m, n, p, momentum_after=p, **{field: 1})
     with pytest.raises(ValueError):
         simpact.resolve_model("billiards", theta=2.0, **{field: None})
+
+
+def test_outcomes_bad_item():
+    m, n, p = billiards_batch(3)
+    r = simpact.resolve(m, n, p)
+    for item, got in ((3, "3"), (-1, "-1"), (1.5, "1.5")):
+        with pytest.raises(simpact.InputError) as e:
+            r.outcomes(item)
+        assert e.value.field == "item" and str(e.value) == f"item: must be a batch item in 0..2 (got {got})"
+    with pytest.raises(simpact.InputError) as e:
+        r.outcomes()
+    assert e.value.field == "item"
