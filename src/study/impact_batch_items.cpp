@@ -95,7 +95,7 @@ const ImpactProblem* RawSource::build(long item, Thread& t) const {
     if (!diagonal || batch_.velocity) t.mass = mass;
     if (batch_.velocity) {
       if (!p.allFinite()) return nullptr;
-      t.momentum = t.mass * p;  // as make_raw_problem
+      t.momentum.noalias() = t.mass * p;  // as make_raw_problem (the same product, no temporary)
     }
     if (diagonal) {
       t.diagonal = mass.diagonal();
