@@ -273,10 +273,15 @@ PYBIND11_MODULE(_simpact, m) {
                           const std::string& options_json, bool plastic, bool definition1, int threads) {
     const ResolveOptions options = batch_options(options_json, plastic, definition1);
     const RawImpactBatch b = raw_batch(mass, normals, momentum, velocity, gaps, restitution, gap_tolerance);
-    ImpactBatchResult r;
-    {
+    // Into the storage of results Python freed (BufferPool): no fresh pages to fault in.
+    ImpactBatchResult r =
+        pooled_result(b.batch, b.dof, b.contacts, options.policy == OrderingPolicy::kAll ? 2 : 1);
+    try {
       py::gil_scoped_release release;
-      r = resolve_batch(b, options, threads);
+      resolve_batch(b, options, threads, r);
+    } catch (...) {
+      recycle(std::move(r));
+      throw;
     }
     return resolution_dict(std::move(r));
   });

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "buffer_pool.hpp"
 #include "simpact/core/impact_resolution.hpp"
 #include "simpact/study/design_service.hpp"
 #include "simpact/study/impact_batch.hpp"
@@ -22,13 +23,24 @@ namespace py = pybind11;
 
 using Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
 
-// A NumPy array owning `values` (moved, not copied) with the given shape.
+// A NumPy array owning `values` (moved, not copied) with the given shape; its storage goes back
+// to the BufferPool when Python frees it.
 template <typename T>
 py::array_t<T> to_numpy(std::vector<T>&& values, std::vector<py::ssize_t> shape) {
   auto* owned = new std::vector<T>(std::move(values));
-  py::capsule free_when_done(owned, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+  py::capsule free_when_done(owned, [](void* p) {
+    auto* v = static_cast<std::vector<T>*>(p);
+    BufferPool::give(std::move(*v));
+    delete v;
+  });
   return py::array_t<T>(shape, owned->data(), free_when_done);
 }
+
+// A result for `batch` items of `dof` and `contacts` whose vectors come from the BufferPool, with
+// room for about `outcomes_per_item` outcome rows per item (what resolve_batch writes into).
+ImpactBatchResult pooled_result(long batch, int dof, int contacts, std::size_t outcomes_per_item);
+// Its vectors back to the BufferPool (a batch that threw).
+void recycle(ImpactBatchResult&& r);
 
 // The batch services' arrays by name (simpact.Resolution / simpact.Check fields).
 py::dict resolution_dict(ImpactBatchResult&& r);

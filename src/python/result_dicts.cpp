@@ -4,6 +4,43 @@
 
 namespace simpact::python {
 
+ImpactBatchResult pooled_result(long batch, int dof, int contacts, std::size_t outcomes_per_item) {
+  const auto B = static_cast<std::size_t>(batch), D = static_cast<std::size_t>(dof),
+             K = static_cast<std::size_t>(contacts);
+  const std::size_t rows = outcomes_per_item * B + 16;  // as ResolutionWriter reserves on one thread
+  ImpactBatchResult r;
+  r.status = BufferPool::take<std::int32_t>(B);
+  r.xi = BufferPool::take<double>(B);
+  r.xi_lower_bound = BufferPool::take<double>(B);
+  r.xi_argmin_argmax = BufferPool::take<double>(B);
+  r.outcome_count = BufferPool::take<std::int32_t>(B);
+  r.minimal_outcomes = BufferPool::take<std::int32_t>(B);
+  r.unique = BufferPool::take<std::uint8_t>(B);
+  r.cap_hit = BufferPool::take<std::uint8_t>(B);
+  r.momentum_before = BufferPool::take<double>(B * D);
+  r.energy_before = BufferPool::take<double>(B);
+  r.plastic_momentum = BufferPool::take<double>(B * D);
+  r.plastic_velocity = BufferPool::take<double>(B * D);
+  r.plastic_impulses = BufferPool::take<double>(B * K);
+  r.plastic_energy = BufferPool::take<double>(B);
+  r.outcome_offsets = BufferPool::take<std::int64_t>(B + 1);
+  r.outcome_momentum = BufferPool::take<double>(rows * D);
+  r.outcome_velocity = BufferPool::take<double>(rows * D);
+  r.outcome_impulses = BufferPool::take<double>(rows * K);
+  r.outcome_energy = BufferPool::take<double>(rows);
+  return r;
+}
+
+void recycle(ImpactBatchResult&& r) {
+  for (auto* v : {&r.status, &r.outcome_count, &r.minimal_outcomes}) BufferPool::give(std::move(*v));
+  for (auto* v : {&r.unique, &r.cap_hit}) BufferPool::give(std::move(*v));
+  BufferPool::give(std::move(r.outcome_offsets));
+  for (auto* v : {&r.xi, &r.xi_lower_bound, &r.xi_argmin_argmax, &r.momentum_before, &r.energy_before,
+                  &r.plastic_momentum, &r.plastic_velocity, &r.plastic_impulses, &r.plastic_energy,
+                  &r.outcome_momentum, &r.outcome_velocity, &r.outcome_impulses, &r.outcome_energy})
+    BufferPool::give(std::move(*v));
+}
+
 py::dict resolution_dict(ImpactBatchResult&& r) {
   const py::ssize_t B = r.batch, d = r.dof, k = r.contacts;
   const py::ssize_t n = r.outcome_offsets.empty() ? 0 : static_cast<py::ssize_t>(r.outcome_offsets.back());

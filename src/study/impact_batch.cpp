@@ -120,9 +120,8 @@ using batch::check_shape;
 
 // resolve_batch on any source.
 template <typename Source>
-ImpactBatchResult resolve_items(long batch, int dof, int contacts, Source& source,
-                                const ResolveOptions& options, int nthreads) {
-  ImpactBatchResult r;
+void resolve_items(long batch, int dof, int contacts, Source& source, const ResolveOptions& options,
+                   int nthreads, ImpactBatchResult& r) {
   batch::ResolutionWriter writer(r, batch, dof, contacts, nthreads,
                                  options.policy == OrderingPolicy::kAll ? 2 : 1);
   batch::for_each_item(batch, nthreads, source, options,
@@ -131,7 +130,6 @@ ImpactBatchResult resolve_items(long batch, int dof, int contacts, Source& sourc
                          writer.store(problem, res, ws, item, thread);
                        });
   writer.gather();
-  return r;
 }
 
 }  // namespace
@@ -140,14 +138,23 @@ ImpactBatchResult resolve_batch(long batch, int dof, int contacts, const BatchPr
                                 const ResolveOptions& options, int threads) {
   check_shape(batch, dof, contacts);
   MakerSource source(make);
-  return resolve_items(batch, dof, contacts, source, options, batch_thread_count(threads));
+  ImpactBatchResult r;
+  resolve_items(batch, dof, contacts, source, options, batch_thread_count(threads), r);
+  return r;
 }
 
 ImpactBatchResult resolve_batch(const RawImpactBatch& batch, const ResolveOptions& options, int threads) {
+  ImpactBatchResult r;
+  resolve_batch(batch, options, threads, r);
+  return r;
+}
+
+void resolve_batch(const RawImpactBatch& batch, const ResolveOptions& options, int threads,
+                   ImpactBatchResult& result) {
   check_shape(batch.batch, batch.dof, batch.contacts);
   const int nthreads = batch_thread_count(threads);
   RawSource source(batch, nthreads);
-  return resolve_items(batch.batch, batch.dof, batch.contacts, source, options, nthreads);
+  resolve_items(batch.batch, batch.dof, batch.contacts, source, options, nthreads, result);
 }
 
 }  // namespace simpact

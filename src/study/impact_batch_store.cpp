@@ -57,6 +57,13 @@ ResolutionWriter::ResolutionWriter(ImpactBatchResult& r, long batch, int dof, in
   r.plastic_impulses.assign(B * K, kNaN);
   r.plastic_energy.assign(B, kNaN);
   const std::size_t n = outcomes_per_item * B / rows_.size() + 16;  // grown if needed
+  if (rows_.size() == 1) {  // one thread writes the result's own outcome vectors (their storage reused)
+    rows_[0].momentum = std::move(r.outcome_momentum);
+    rows_[0].velocity = std::move(r.outcome_velocity);
+    rows_[0].impulses = std::move(r.outcome_impulses);
+    rows_[0].energy = std::move(r.outcome_energy);
+    for (auto* v : {&rows_[0].momentum, &rows_[0].velocity, &rows_[0].impulses, &rows_[0].energy}) v->clear();
+  }
   for (auto& t : rows_) {
     t.momentum.reserve(n * D);
     t.velocity.reserve(n * D);
@@ -98,17 +105,17 @@ void ResolutionWriter::store(const BasicImpactProblem<S>& problem, const BasicIm
   thread_[b] = thread;
   first_[b] = static_cast<std::int64_t>(first);
   count_[b] = static_cast<std::int64_t>(n);
-  rows.momentum.resize((first + n) * D);
-  rows.velocity.resize((first + n) * D);
-  rows.impulses.resize((first + n) * K);
-  rows.energy.resize(first + n);
+  // Appended, not resized then overwritten: each value is written once.
+  typename S::DofVector v;
   for (std::size_t j = 0; j < n; ++j) {
     const auto& o = ws.outcomes.items[j];
-    const std::size_t row = first + j;
-    std::copy(o.momentum.data(), o.momentum.data() + D, rows.momentum.data() + row * D);
-    velocity_into(problem.metric(), o.momentum, rows.velocity.data() + row * D);
-    given_impulses(problem, o.impulses, rows.impulses.data() + row * K);
-    rows.energy[row] = o.energy;
+    rows.momentum.insert(rows.momentum.end(), o.momentum.data(), o.momentum.data() + D);
+    v = o.momentum;  // v = M⁻¹p, as metric.velocity(p)
+    problem.metric().solve_in_place(v);
+    rows.velocity.insert(rows.velocity.end(), v.data(), v.data() + D);
+    rows.impulses.resize(rows.impulses.size() + K);
+    given_impulses(problem, o.impulses, rows.impulses.data() + rows.impulses.size() - K);
+    rows.energy.push_back(o.energy);
   }
 }
 

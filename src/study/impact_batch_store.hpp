@@ -18,8 +18,9 @@ struct ThreadOutcomes {
 
 class ResolutionWriter {
  public:
-  // Sizes `result` for `batch` items (NaN where an item may compute nothing) and the outcome
-  // buffers for `threads` threads, about `outcomes_per_item` rows per item.
+  // Sizes `result` for `batch` items (NaN where an item may compute nothing; the storage its
+  // vectors have is reused) and the outcome buffers for `threads` threads, about
+  // `outcomes_per_item` rows per item.
   ResolutionWriter(ImpactBatchResult& result, long batch, int dof, int contacts, int threads,
                    std::size_t outcomes_per_item);
   // Item `item`'s resolution (its outcome set in `workspace`), resolved on thread `thread`.
