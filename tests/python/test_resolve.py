@@ -306,17 +306,18 @@ def test_velocity_batch_with_full_mass_matrices_bit_identical_to_cli():
         assert_resolution_matches_cli(r, b, out)
 
 
-def test_recycled_result_storage_leaves_no_trace():
+@pytest.mark.parametrize("threads", [1, 2])
+def test_recycled_result_storage_leaves_no_trace(threads):
     """Result arrays freed by Python are reused by the next batch: nothing of the old values shows."""
     m, n, p = billiards_batch(500, seed=8)
-    reference = simpact.resolve(m[:300], n[:300], p[:300], plastic=False, definition1=False)
+    reference = simpact.resolve(m[:300], n[:300], p[:300], plastic=False, definition1=False, threads=threads)
     ref = {k: np.array(getattr(reference, k)) for k in ("plastic_momentum", "outcome_momentum", "xi", "status",
                                                       "minimal_outcomes", "outcome_offsets")}
     del reference
     for _ in range(3):  # bigger, then the same size as the reference, on freed storage
-        r = simpact.resolve(m, n, p, restitution=0.5)
+        r = simpact.resolve(m, n, p, restitution=0.5, threads=threads)
         del r
-        again = simpact.resolve(m[:300], n[:300], p[:300], plastic=False, definition1=False)
+        again = simpact.resolve(m[:300], n[:300], p[:300], plastic=False, definition1=False, threads=threads)
         for name, value in ref.items():
             assert same_bits(getattr(again, name), value), name
         del again
