@@ -18,7 +18,6 @@
 #include "simpact/io/sweep_config_yaml.hpp"
 #include "simpact/study/sweep_runner.hpp"
 #include "simpact/study/sweep_session.hpp"
-#include "simpact/study/sweep_setup.hpp"
 #include "simpact/study/sweep_size_estimate.hpp"
 #include "simpact/sweep/parameter_space.hpp"
 #include "thread_setup.hpp"
