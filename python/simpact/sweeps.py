@@ -51,6 +51,46 @@ def _progress_printer(quiet):
     return update, lambda: bar["bar"].close() if "bar" in bar else None
 
 
+def _config_file(config):
+    """(path, temporary file or None) of a config given as a YAML path or a dict."""
+    if isinstance(config, dict):
+        # JSON is YAML: the dict goes to a file in the working directory, so that relative paths
+        # in it (model: {file: ...}) read from there, as they would from a config file there.
+        fd, tmp = tempfile.mkstemp(prefix=".simpact-config-", suffix=".yaml", dir=os.getcwd())
+        with os.fdopen(fd, "w") as f:
+            try:
+                json.dump(config, f, allow_nan=False)
+            except (TypeError, ValueError) as e:
+                f.close()
+                os.unlink(tmp)
+                raise input_error("config", f"must be JSON-like (numbers, strings, lists, dicts): {e}") from None
+        return tmp, tmp
+    if isinstance(config, (str, os.PathLike)):
+        return os.fspath(config), None
+    raise input_error("config", f"must be a YAML file path or a dict (got {type(config).__name__})")
+
+
+def estimate(config, ranks=1, threads=None):
+    """What `simpact run CONFIG --dry-run` estimates, without running: a dict of tasks, grid_points,
+    replicas, inadmissible (grid points), file_bytes and journal_bytes (upper bounds before
+    compression), seconds_per_task (one thread, from a ~0.2 s calibration), thread_speedup (measured
+    on `threads` threads, default OpenMP's), total_seconds on ranks × threads (start-up and file
+    writing not counted): the study library's estimate_compute_time, the command's own. Bad input
+    raises simpact.InputError with the program's one-line message."""
+    from . import _simpact
+
+    if not isinstance(ranks, int) or ranks < 1:
+        raise input_error("ranks", f"must be an integer >= 1 (got {ranks!r})")
+    if threads is not None and (not isinstance(threads, int) or threads < 1):
+        raise input_error("threads", f"must be an integer >= 1 (got {threads!r})")
+    config_path, tmp = _config_file(config)
+    try:
+        return _simpact.estimate_config(config_path, ranks, int(threads or 0))
+    finally:
+        if tmp:
+            os.unlink(tmp)
+
+
 def run(config, out, ranks=1, resume=False, threads=None, quiet=False, open_result=True, overwrite=False,
         progress=None, shard=None):
     """Runs a sweep: config is a YAML file path or a dict (written as YAML); out the HDF5 file.
@@ -70,23 +110,7 @@ def run(config, out, ranks=1, resume=False, threads=None, quiet=False, open_resu
         raise input_error("progress", "must be a callable progress(done, total)")
     if shard is not None and not isinstance(shard, str):
         raise input_error("shard", f"expected i/N with 0 <= i < N <= 9223372036854775807 (got {shard!r})")
-    tmp = None
-    if isinstance(config, dict):
-        # JSON is YAML: the dict goes to a file in the working directory, so that relative paths
-        # in it (model: {file: ...}) read from there, as they would from a config file there.
-        fd, tmp = tempfile.mkstemp(prefix=".simpact-config-", suffix=".yaml", dir=os.getcwd())
-        with os.fdopen(fd, "w") as f:
-            try:
-                json.dump(config, f, allow_nan=False)
-            except (TypeError, ValueError) as e:
-                f.close()
-                os.unlink(tmp)
-                raise input_error("config", f"must be JSON-like (numbers, strings, lists, dicts): {e}") from None
-        config_path = tmp
-    elif isinstance(config, (str, os.PathLike)):
-        config_path = os.fspath(config)
-    else:
-        raise input_error("config", f"must be a YAML file path or a dict (got {type(config).__name__})")
+    config_path, tmp = _config_file(config)
     try:
         if ranks == 1:
             _run_in_process(config_path, os.fspath(out), resume, overwrite, threads, quiet, progress, shard)

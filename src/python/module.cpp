@@ -23,6 +23,7 @@
 #include "simpact/study/merge_session.hpp"
 #include "simpact/study/simulate_service.hpp"
 #include "simpact/study/sweep_session.hpp"
+#include "simpact/study/sweep_size_estimate.hpp"
 #include "simpact/version.hpp"
 
 namespace py = pybind11;
@@ -248,6 +249,34 @@ PYBIND11_MODULE(_simpact, m) {
       py::arg("config"), py::arg("output"), py::arg("resume") = false, py::arg("overwrite") = false,
       py::arg("threads") = 0, py::arg("progress") = py::none(), py::arg("progress_interval") = 5.0,
       py::arg("command_line") = "", py::arg("shard") = "");
+
+  m.def(
+      "estimate_config",
+      [](const std::string& config_path, int ranks, int threads) {
+        const PreparedSweep prepared = prepare_sweep(config_path);
+        const SweepConfig& config = prepared.config;
+        const SweepSizeEstimate size = estimate_sweep_sizes(config, *prepared.kernel);
+        ComputeTimeEstimate time;
+        {
+          py::gil_scoped_release release;
+          time = estimate_compute_time(config, *prepared.kernel, ranks,
+                                       threads > 0 ? threads : batch_thread_count(0));
+        }
+        py::dict out;
+        out["model"] = config.model;
+        out["tasks"] = config.task_count();
+        out["grid_points"] = config.grid_points();
+        out["replicas"] = config.replicas();
+        out["inadmissible"] = prepared.inadmissible;
+        out["file_bytes"] = size.file_bytes;
+        out["journal_bytes"] = size.journal_bytes;
+        out["calibration_tasks"] = time.calibration_tasks;
+        out["seconds_per_task"] = time.seconds_per_task;
+        out["thread_speedup"] = time.thread_speedup;
+        out["total_seconds"] = time.total_seconds;
+        return out;
+      },
+      py::arg("config"), py::arg("ranks") = 1, py::arg("threads") = 0);
 
   m.def(
       "merge_shards",

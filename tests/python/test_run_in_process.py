@@ -176,3 +176,34 @@ def test_merge_bad_input(tmp_path, monkeypatch):
     with pytest.raises(simpact.InputError) as e:
         simpact.run(SMALL, out="x.h5", shard="3/3")
     assert e.value.field == "shard" and "expected i/N" in str(e.value)
+
+
+def test_estimate_is_the_dry_run(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "small.yaml").write_text(json.dumps(SMALL))
+    e = simpact.estimate("small.yaml", threads=2)
+    p = cli(["run", "small.yaml", "--dry-run", "--threads", "2"], cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert f"tasks: {e['tasks']} ({e['grid_points']} grid points x 1 replicas)" in p.stdout
+    mib = lambda b: f"{b / (1024.0 * 1024.0):.1f} MiB"  # noqa: E731
+    assert f"at most {mib(e['file_bytes'])} before compression" in p.stdout
+    assert f"journal while running: at most {mib(e['journal_bytes'])}" in p.stdout
+    assert e["tasks"] == 24 * 5 and 1.0 <= e["thread_speedup"] <= 2.0 and e["seconds_per_task"] > 0
+    assert e["total_seconds"] == pytest.approx(e["seconds_per_task"] * e["tasks"] / e["thread_speedup"])
+    assert not list(tmp_path.glob("results*")), "an estimate writes nothing"
+
+
+def test_estimate_bad_input(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    bad = dict(SMALL, orderings=["alll"])
+    (tmp_path / "bad.yaml").write_text(json.dumps(bad))
+    with pytest.raises(simpact.InputError) as e:
+        simpact.estimate("bad.yaml")
+    p = cli(["run", "bad.yaml", "--dry-run"], cwd=tmp_path)
+    assert p.returncode == 2 and p.stderr.splitlines()[0] == f"simpact: error: {e.value}"
+    with pytest.raises(simpact.InputError) as e:
+        simpact.estimate(SMALL, ranks=0)
+    assert e.value.field == "ranks"
+    with pytest.raises(simpact.InputError) as e:
+        simpact.estimate(3.5)
+    assert e.value.field == "config"
