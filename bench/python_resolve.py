@@ -2,19 +2,24 @@
 """Batched resolve from Python vs the C++ core (issue 24 acceptance: >= 0.5x the core's `all`
 rate per core). Run after the build (scripts/install-python.sh, or PYTHONPATH=build/python):
 
-    /usr/bin/python3 bench/python_resolve.py [--count 100000] [--threads 1]
-    build/bench/core_bench --benchmark_filter='AllWithXi|BilliardsBatch' --benchmark_min_time=0.5
-
-(core_bench's BilliardsBatch* are the same kind of batch in C++: the core alone on prebuilt problems
-with simpact resolve's defaults, resolve_batch as simpact.resolve runs it, and the old per-item
-request path; compare items_per_second with the CPU-second rate here.)
+    OMP_NUM_THREADS=1 /usr/bin/python3 bench/python_resolve.py [--count 100000] [--threads 1] \\
+        [--core-bench build/bench/core_bench]
 
 Prints impacts per second of simpact.resolve on B billiards breaks (d = 6, 2 contacts, random θ,
-masses and cue direction; arrays built once, not timed), ordering "all" with the CLI's defaults
-(plastic outcome and Definition 1 checked, as `simpact resolve`), per thread.
+masses and cue direction; arrays built once, not timed), per CPU second of one thread, in two
+modes: "core work" (plastic=False, definition1=False: the work of core_bench's
+BM_BilliardsResolveAllWithXi, the full outcome set and ξ with its argmin/argmax pair) and "CLI
+defaults" (plastic outcome and Definition 1 checked, as `simpact resolve`), and argmin alone.
+With --core-bench (default: build/bench/core_bench when it exists) it runs
+BM_BilliardsResolveAllWithXi in the same session and prints each mode's ratio to its rate.
+(core_bench's BilliardsBatch* are the same kind of batch in C++: the core alone on prebuilt
+problems, resolve_batch as simpact.resolve runs it, and the old per-item request path.)
 """
 import argparse
+import json
 import math
+import os
+import subprocess
 import time
 
 import numpy as np
@@ -40,26 +45,41 @@ def billiards_batch(b, seed=1):
     return mass, normals, momentum
 
 
+def core_rate(path):
+    """items_per_second of BM_BilliardsResolveAllWithXi (CPU time, one thread)."""
+    out = subprocess.run([path, "--benchmark_filter=BilliardsResolveAllWithXi$", "--benchmark_min_time=1",
+                          "--benchmark_format=json"], check=True, capture_output=True, text=True).stdout
+    return json.loads(out)["benchmarks"][0]["items_per_second"]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--count", type=int, default=100000)
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=5)
+    default_core = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "bench", "core_bench")
+    ap.add_argument("--core-bench", default=default_core if os.path.exists(default_core) else None)
     args = ap.parse_args()
     m, n, p = billiards_batch(args.count)
-    for ordering in ("all", "argmin"):
+    modes = [("all, core work (plastic=False, definition1=False)", dict(ordering="all", plastic=False,
+                                                                          definition1=False)),
+             ("all, CLI defaults", dict(ordering="all")),
+             ("argmin, CLI defaults", dict(ordering="argmin"))]
+    core = core_rate(args.core_bench) if args.core_bench else None
+    if core:
+        print(f"core_bench BM_BilliardsResolveAllWithXi: {core:.3e}/s per CPU second")
+    for name, options in modes:
         best = best_cpu = math.inf
         for _ in range(args.repeat):
             t0, c0 = time.perf_counter(), time.process_time()
-            r = simpact.resolve(m, n, p, ordering=ordering, threads=args.threads)
+            r = simpact.resolve(m, n, p, threads=args.threads, **options)
             best = min(best, time.perf_counter() - t0)
             best_cpu = min(best_cpu, time.process_time() - c0)
-        rate = args.count / best
-        # CPU time too: on a loaded machine the wall clock counts other processes' turns
-        print(f"simpact.resolve ordering={ordering}: {args.count} impacts in {best:.3f} s = {rate:.3e}/s "
-              f"on {args.threads} thread(s) = {rate / args.threads:.3e}/s per thread, "
-              f"{args.count / best_cpu:.3e}/s per CPU second "
-              f"(status ok: {int((r.status == 0).sum())}, mean xi {np.nanmean(r.xi) if ordering == 'all' else math.nan:.4f})")
+        per_cpu = args.count / best_cpu
+        # CPU time: on a loaded machine the wall clock counts other processes' turns
+        ratio = f", {per_cpu / core:.2f}x the core's all rate per core" if core and args.threads == 1 else ""
+        print(f"simpact.resolve {name}: {args.count} impacts in {best:.3f} s wall on {args.threads} thread(s), "
+              f"{per_cpu:.3e}/s per CPU second{ratio} (status ok: {int((r.status == 0).sum())})")
 
 
 if __name__ == "__main__":

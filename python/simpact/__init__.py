@@ -16,7 +16,7 @@ from ._simpact import InputError, __version__, git_revision  # noqa: F401
 from .impacts import Check, Resolution, check, resolve, resolve_model  # noqa: F401
 from .mechanism import Design, Mechanism, Simulation  # noqa: F401
 from .results import info, open_result  # noqa: F401
-from .sweeps import run  # noqa: F401
+from .sweeps import estimate, merge, run  # noqa: F401
 
 __all__ = ["InputError", "Resolution", "Check", "resolve", "check", "resolve_model", "Mechanism", "Simulation", "Design",
-           "open_result", "info", "run", "__version__"]
+           "open_result", "info", "run", "merge", "estimate", "__version__"]

@@ -30,6 +30,14 @@ def options_json(ordering, minimality, seed, limits):
         raise input_error("limits" if limits is not None else "seed", f"must be JSON numbers ({e})") from None
 
 
+def _switches(plastic, definition1):
+    """The plastic and definition1 switches, as the module takes them (booleans)."""
+    for field, value in (("plastic", plastic), ("definition1", definition1)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise input_error(field, f"must be true or false (got {value!r})")
+    return bool(plastic), bool(definition1)
+
+
 def call(batched, function, *args):
     """function(*args); for one problem (not batched) a bad item's error is the CLI's line alone."""
     try:
@@ -94,6 +102,8 @@ class Resolution:
                 raise input_error("item", "give the batch item whose outcomes you want")
             item = 0
         offsets = np.atleast_1d(self.outcome_offsets)
+        if not isinstance(item, (int, np.integer)) or not 0 <= item < len(offsets) - 1:
+            raise input_error("item", f"must be a batch item in 0..{len(offsets) - 2} (got {item!r})")
         return self.outcome_momentum[offsets[item]:offsets[item + 1]]
 
 
@@ -174,24 +184,30 @@ def _raw_inputs(mass_matrix, normals, momentum, velocity, gaps, restitution):
 
 
 def resolve(mass_matrix, normals, momentum=None, *, velocity=None, restitution=1.0, ordering="all",
-            minimality="propagation", seed=0, limits=None, gaps=None, gap_tolerance=1e-9, threads=0):
+            minimality="propagation", seed=0, limits=None, gaps=None, gap_tolerance=1e-9, threads=0,
+            plastic=True, definition1=True):
     """Resolve B simultaneous impacts, each as `simpact resolve` would.
 
     mass_matrix (B, d, d); normals (B, k, d) or (k, d) shared; momentum p⁻ (B, d) or velocity q̇⁻
     (p⁻ = M q̇⁻); restitution a number or (B,); gaps (B, k) or (k,) (contacts with φ > gap_tolerance
     are open). Without the batch axis (M of shape (d, d)) one problem is resolved and the record's
     fields have no batch axis. ordering: all (the full outcome set and ξ), argmin, argmax, index,
-    reverse, random (with seed). threads ≤ 0: OpenMP's default. Returns a Resolution."""
+    reverse, random (with seed). threads ≤ 0: OpenMP's default. plastic=False skips the plastic
+    outcome p_p (NaN; still computed where R < 1) and definition1=False the Definition 1 test of each
+    outcome (minimal_outcomes −1): `simpact resolve` computes both; every other field is the same,
+    bit for bit. Returns a Resolution."""
     batched, m, n, p, is_velocity, g, r = _raw_inputs(mass_matrix, normals, momentum, velocity, gaps,
                                                       restitution)
     arrays = call(batched, _simpact.resolve_raw, m, n, p, is_velocity, g, r, float(gap_tolerance),
-                                  options_json(ordering, minimality, seed, limits), int(threads))
+                                  options_json(ordering, minimality, seed, limits), *_switches(plastic, definition1),
+                                  int(threads))
     return make_record(Resolution, arrays, batched)
 
 
 def check(mass_matrix, normals, momentum=None, *, velocity=None, momentum_after=None, velocity_after=None,
           restitution=1.0, tolerance=None, consistency_tolerance=None, ordering="all",
-          minimality="propagation", seed=0, limits=None, gaps=None, gap_tolerance=1e-9, threads=0):
+          minimality="propagation", seed=0, limits=None, gaps=None, gap_tolerance=1e-9, threads=0,
+          plastic=True, definition1=True):
     """Check B post-impact states of another simulator against the propagative model, each as
     `simpact check` would: arguments as resolve(), plus momentum_after (B, d) or velocity_after.
     Tolerances not given follow the printed precision of the numbers (as the CLI). Returns a Check
@@ -202,7 +218,8 @@ def check(mass_matrix, normals, momentum=None, *, velocity=None, momentum_after=
     arrays = call(batched, _simpact.check_raw, m, n, p, is_velocity, g, r, float(gap_tolerance), after, after_velocity,
                                 _tolerance(tolerance, "tolerance"),
                                 _tolerance(consistency_tolerance, "consistency_tolerance"),
-                                options_json(ordering, minimality, seed, limits), int(threads))
+                                options_json(ordering, minimality, seed, limits), *_switches(plastic, definition1),
+                                int(threads))
     return make_record(Check, arrays, batched)
 
 
@@ -230,7 +247,7 @@ def _after(momentum_after, velocity_after, b, d):
 
 
 def resolve_model(model, *, ordering="all", minimality="propagation", seed=0, limits=None, threads=0,
-                  **params):
+                  plastic=True, definition1=True, **params):
     """Resolve a built-in model (billiards, cradle, ...) at B parameter points, as
     `simpact resolve {"model": model, "params": {...}}` would. Each parameter is a number or an
     array; arrays broadcast to the batch shape (one axis). Returns a Resolution (batched when
@@ -254,5 +271,6 @@ def resolve_model(model, *, ordering="all", minimality="propagation", seed=0, li
     table = np.ascontiguousarray(np.column_stack([c.reshape(-1) for c in columns]) if columns
                                  else np.zeros((b, 0)))
     arrays = call(batched, _simpact.resolve_model, str(model), names, table.reshape(b, len(names)),
-                                    options_json(ordering, minimality, seed, limits), int(threads))
+                                    options_json(ordering, minimality, seed, limits),
+                                    *_switches(plastic, definition1), int(threads))
     return make_record(Resolution, arrays, batched)

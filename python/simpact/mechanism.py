@@ -7,7 +7,8 @@ import os
 import numpy as np
 
 from . import _simpact
-from .impacts import Check, Resolution, _after, call, _tolerance, as_array, input_error, make_record, options_json
+from .impacts import (Check, Resolution, _after, _switches, _tolerance, as_array, call, input_error, make_record,
+                      options_json)
 
 
 @dataclasses.dataclass
@@ -172,25 +173,26 @@ class Mechanism:
         return qa, None if v is None else np.ascontiguousarray(v), momentum is not None, b, qb or vb
 
     def resolve(self, q=None, qvel=None, *, momentum=None, restitution=None, params=None, ordering="all",
-                minimality="propagation", seed=0, limits=None, threads=0):
+                minimality="propagation", seed=0, limits=None, threads=0, plastic=True, definition1=True):
         """The impact at B states, as `simpact resolve {"mechanism": ..., "qpos": q, "qvel": qvel}`.
         q (nq,) or (B, nq) (None: the file's qpos0); qvel or momentum (nv,) or (B, nv)."""
         qa, v, is_momentum, b, batched = self._state(q, qvel, momentum)
         arrays = call(batched, self._m.resolve, qa, v, is_momentum, None if restitution is None else float(restitution),
                                  dict(params or {}), b, options_json(ordering, minimality, seed, limits),
-                                 int(threads))
+                                 *_switches(plastic, definition1), int(threads))
         return make_record(Resolution, arrays, batched)
 
     def check(self, q=None, qvel=None, *, momentum=None, momentum_after=None, velocity_after=None,
               restitution=None, tolerance=None, consistency_tolerance=None, params=None, ordering="all",
-              minimality="propagation", seed=0, limits=None, threads=0):
+              minimality="propagation", seed=0, limits=None, threads=0, plastic=True, definition1=True):
         """Another simulator's post-impact state at B states, as `simpact check` would."""
         qa, v, is_momentum, b, batched = self._state(q, qvel, momentum)
         after, after_velocity = _after(momentum_after, velocity_after, b, self.nv)
         arrays = call(batched, self._m.check, qa, v, is_momentum, None if restitution is None else float(restitution),
                                dict(params or {}), b, after, after_velocity, _tolerance(tolerance, "tolerance"),
                                _tolerance(consistency_tolerance, "consistency_tolerance"),
-                               options_json(ordering, minimality, seed, limits), int(threads))
+                               options_json(ordering, minimality, seed, limits),
+                               *_switches(plastic, definition1), int(threads))
         return make_record(Check, arrays, batched)
 
     def _spec(self):

@@ -4,27 +4,20 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
-#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <string>
+#include <vector>
 
 #include "commands.hpp"
 #include "mpi_session.hpp"
-#include "simpact/analysis/impact_task_kernel.hpp"
 #include "simpact/core/input_error.hpp"
 #include "simpact/io/chunk_journal.hpp"
-#include "simpact/io/io_error.hpp"
 #include "simpact/io/sweep_config_yaml.hpp"
-#include "simpact/models/model_catalog.hpp"
-#include "simpact/study/sweep_analysis.hpp"
 #include "simpact/study/sweep_runner.hpp"
 #include "simpact/study/sweep_session.hpp"
-#include "simpact/study/sweep_setup.hpp"
 #include "simpact/study/sweep_size_estimate.hpp"
 #include "simpact/sweep/parameter_space.hpp"
 #include "thread_setup.hpp"
@@ -46,19 +39,6 @@ struct RunArgs {
   bool dry_run = false;
   int threads = 0;  // --threads N (0: OMP_NUM_THREADS, else the cores of the affinity mask)
 };
-
-// --shard i/N: two decimal integers with 0 <= i < N, each within int64. sscanf("%lld") clamps
-// 99999999999999999999 to LLONG_MAX, which would silently run another shard count.
-bool parse_shard(const std::string& text, long long& i, long long& n) {
-  const std::size_t slash = text.find('/');
-  if (slash == std::string::npos) return false;
-  auto whole = [](const std::string& digits, long long& out) {
-    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) return false;
-    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), out);
-    return ec == std::errc() && end == digits.data() + digits.size();
-  };
-  return whole(text.substr(0, slash), i) && whole(text.substr(slash + 1), n) && n >= 1 && i < n;
-}
 
 volatile std::sig_atomic_t g_stop_signal = 0;
 // Set on rank 0 once every task is journaled: a signal then prints g_final_write_note at once
@@ -101,10 +81,8 @@ std::string mib(double bytes) {
   return fmt::format("{:.1f} MiB", bytes / (1024.0 * 1024.0));
 }
 
-// --dry-run: what the run would do, and how long it would take, from a calibration of ~0.2 s of
-// tasks spread over the whole task range on one thread, then ~0.2 s of the same tasks on all the
-// threads: the measured speed-up (at most the thread count; below it on a loaded node, where the
-// threads wait for cores), not perfect scaling. Ranks are assumed to scale.
+// --dry-run: what the run would do, and how long it would take (study: estimate_compute_time, the
+// speed-up the threads measured now, not perfect scaling; ranks are assumed to scale).
 int dry_run(const SweepConfig& config, const TaskKernel& kernel, const std::string& output, int ranks,
             int threads, std::int64_t inadmissible) {
   const ParameterSpace space(config);
@@ -120,57 +98,12 @@ int dry_run(const SweepConfig& config, const TaskKernel& kernel, const std::stri
   const SweepSizeEstimate size = estimate_sweep_sizes(config, kernel);
   fmt::print("output: {} (at most {} before compression)   journal while running: at most {}\n", output,
              mib(size.file_bytes), mib(size.journal_bytes));
-  auto scratch = kernel.make_scratch();
-  std::vector<double> values(static_cast<std::size_t>(values_per_task(kernel)));
-  ParameterSet params;
-  const auto t0 = std::chrono::steady_clock::now();
-  std::int64_t calibrated = 0;
-  const std::int64_t n = config.task_count();
-  const std::int64_t stride = std::max<std::int64_t>(1, n / 4096);
-  double seconds = 0.0;
-  for (std::int64_t k = 0; k < n && seconds < 0.2; k += stride, ++calibrated) {
-    try {
-      space.parameters_of(k, params);
-      kernel.evaluate(k, params, *scratch, values.data());
-    } catch (const std::exception&) {  // a failing task costs little: count it all the same
-    }
-    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  }
-  const double per_task = calibrated > 0 ? seconds / static_cast<double>(calibrated) : 0.0;
-  // The same tasks on every thread, for about as long: the speed-up this node gives now.
-  double speedup = 1.0;
-  if (threads > 1 && calibrated > 0 && per_task > 0.0) {
-    std::int64_t done = 0;
-    const auto t1 = std::chrono::steady_clock::now();
-    const double budget = 0.2;  // every thread finishes at least one task
-    std::int64_t next = 0;
-#pragma omp parallel num_threads(threads) reduction(+ : done)
-    {
-      auto mine = kernel.make_scratch();
-      std::vector<double> out(values.size());
-      ParameterSet p;
-      for (;;) {
-        std::int64_t j = 0;
-#pragma omp atomic capture
-        j = next++;
-        const std::int64_t k = (j * stride) % n;
-        try {
-          space.parameters_of(k, p);
-          kernel.evaluate(k, p, *mine, out.data());
-        } catch (const std::exception&) {
-        }
-        ++done;
-        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count() >= budget) break;
-      }
-    }
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
-    speedup = std::clamp(static_cast<double>(done) * per_task / wall, 1.0, static_cast<double>(threads));
-  }
-  const double total = per_task * static_cast<double>(n) / (std::max(1, ranks) * speedup);
+  const ComputeTimeEstimate time = estimate_compute_time(config, kernel, ranks, threads);
   fmt::print(
       "estimated compute time: {:.2f} s on {} rank(s) x {} thread(s) ({:.3g} us per task, from {} "
       "calibration tasks; the threads measured {:.2f}x one thread; plus start-up and file writing)\n",
-      total, ranks, threads, per_task * 1e6, calibrated, speedup);
+      time.total_seconds, ranks, threads, time.seconds_per_task * 1e6, time.calibration_tasks,
+      time.thread_speedup);
   const char* wait = std::getenv("OMP_WAIT_POLICY");
   fmt::print(
       "threads: {} per rank (--threads, OMP_NUM_THREADS, else the cores this rank may use); idle "
@@ -178,15 +111,15 @@ int dry_run(const SweepConfig& config, const TaskKernel& kernel, const std::stri
       threads, wait != nullptr ? wait : "(runtime default)");
   // A plain number of seconds hides that a sweep cannot finish: say so.
   constexpr double kYear = 365.25 * 24 * 3600;
-  if (total > kYear)
+  if (time.total_seconds > kYear)
     fmt::print("warning: the estimate exceeds a year ({:.3g} years): shrink the grid or the samples\n",
-               total / kYear);
+               time.total_seconds / kYear);
   const JournalManifest journal = sweep_manifest(config, kernel);
   if (journal.chunk_count() > kMaxJournalChunks)
     fmt::print(
         "warning: {} tasks in chunks of {} make {} chunks, more than the journal indexes (2^32): "
         "the run will be refused; raise output.chunk_size\n",
-        n, journal.chunk_size, journal.chunk_count());
+        config.task_count(), journal.chunk_size, journal.chunk_count());
   fmt::print("dry run: nothing was written\n");
   return 0;
 }
@@ -235,56 +168,42 @@ int run_agreed(const RunArgs& args, MpiSession& mpi) {
   const bool root = mpi.rank() == 0;
   spdlog::set_pattern("[simpact %H:%M:%S] %v");
   spdlog::set_level(!root || args.quiet ? spdlog::level::warn : spdlog::level::from_str(args.log_level));
-  long long shard_index = 0, shard_count = 1;  // the flag first: nothing is read or logged before
-  if (!args.shard.empty() && !parse_shard(args.shard, shard_index, shard_count)) {
+  ConfigRunOptions options;  // the flag first: nothing is read or logged before
+  if (!args.shard.empty() && !parse_shard(args.shard, options.shard_index, options.shard_count)) {
     if (root)
       std::fprintf(
           stderr, "simpact: error: --shard: expected i/N with 0 <= i < N <= 9223372036854775807 (got '%s')\n",
           args.shard.c_str());
     return 2;
   }
-
   // The config, its kernel and every error the config alone shows (study: prepare_sweep), found
   // before any file is created (exit 2); a config one rank cannot read stops every rank.
   PreparedSweep prepared;
-  std::vector<std::string> errors;
   try {
-    prepared = prepare_sweep(args.config);
+    prepared = prepare_sweep(MPI_COMM_WORLD, args.config);
   } catch (const ConfigErrors& e) {
-    errors = e.lines.empty() ? std::vector<std::string>{"config: invalid"} : e.lines;
+    if (root)
+      for (const auto& line : e.lines.empty() ? std::vector<std::string>{"config: invalid"} : e.lines)
+        std::fprintf(stderr, "simpact: error: %s\n", line.c_str());
+    return 2;
   } catch (const InputError& e) {
-    errors = {e.what()};
-  }
-  try {
-    agree_or_throw(MPI_COMM_WORLD, errors.empty() ? "" : errors.front(), true);
-  } catch (const AgreedError& e) {
-    if (root) {
-      if (errors.empty()) errors.push_back(e.what());
-      for (const auto& line : errors) std::fprintf(stderr, "simpact: error: %s\n", line.c_str());
-    }
+    if (root) std::fprintf(stderr, "simpact: error: %s\n", e.what());
     return 2;
   }
   const SweepConfig& config = prepared.config;
   const std::int64_t inadmissible = prepared.inadmissible;
-  std::string output = args.output.empty() ? default_output_path(args.config) : args.output;
+  const std::string output = args.output.empty() ? default_output_path(args.config) : args.output;
   const TaskKernel& kernel = *prepared.kernel;
   const int threads = setup_threads(MPI_COMM_WORLD, args.threads);
   if (args.dry_run) return root ? dry_run(config, kernel, output, mpi.size(), threads, inadmissible) : 0;
-  // The output's directory (the default results/ too) is created once the input is valid; a
-  // failure is agreed by every rank before anything else.
-  {
-    std::string error;
-    if (const auto parent = std::filesystem::path(output).parent_path(); root && !parent.empty()) {
-      std::error_code ec;
-      std::filesystem::create_directories(parent, ec);
-      if (ec || !std::filesystem::is_directory(parent))
-        error = fmt::format("output directory '{}': {}{}", parent.string(),
-                            ec ? ec.message() : "exists and is not a directory",
-                            args.output.empty() ? "; pass -o FILE" : "");
-    }
-    agree_or_throw(MPI_COMM_WORLD, error, true);
-  }
-  SweepRunOptions options;
+  options.config_path = args.config;
+  options.output = output;
+  options.output_hint = args.output.empty() ? "; pass -o FILE" : "";
+  options.resume = args.resume;
+  options.overwrite = args.overwrite;
+  options.command_line = args.command_line;
+  options.progress_interval_s = args.progress_interval;
+  options.stop_signal = &g_stop_signal;
   options.on_start = [&] {  // after the run's checks: no banner before a refusal
     const SweepSizeEstimate size = estimate_sweep_sizes(config, kernel);
     spdlog::info(
@@ -296,29 +215,6 @@ int run_agreed(const RunArgs& args, MpiSession& mpi) {
       spdlog::warn("{} of {} grid points are inadmissible: recorded as failed tasks (status 4, NaN)",
                    inadmissible, config.grid_points());
   };
-  options.output_path = output;
-  options.resume = args.resume;
-  options.overwrite = args.overwrite;
-  options.command_line = args.command_line;
-  options.progress_interval_s = args.progress_interval;
-  options.stop_signal = &g_stop_signal;
-  options.shard_index = shard_index;
-  options.shard_count = shard_count;
-  // sensitivity.at_end: rank 0 analyses the staged file before it is published and the journal
-  // removed, so a failed analysis loses nothing and leaves no half-written /sensitivity.
-  if (config.sensitivity.enabled && config.sensitivity.at_end && options.shard_count == 1) {
-    options.before_publish = [&config, &output](const std::string& staged) {
-      AnalyzeOverrides in_place;
-      in_place.in_place = true;
-      try {
-        for (const auto& line : analyze_result(staged, config, in_place).lines) spdlog::info("{}", line);
-      } catch (const InputError&) {
-        throw;
-      } catch (const std::exception& e) {
-        throw IoError(fmt::format("analysis of {}: {}", output, e.what()));
-      }
-    };
-  }
   if (root) {
     const std::string note = fmt::format(
         "simpact: signal during the final write: every task is in {}; the write goes on, and if "
@@ -328,7 +224,8 @@ int run_agreed(const RunArgs& args, MpiSession& mpi) {
     std::memcpy(g_final_write_note, note.data(), g_final_write_note_length);
     options.on_final_write = [] { g_final_write = 1; };
   }
-  const SweepRunSummary s = run_sweep(MPI_COMM_WORLD, config, kernel, options);
+  const ConfigRunResult result = run_prepared(MPI_COMM_WORLD, prepared, options);
+  const SweepRunSummary& s = result.summary;
   if (root)
     for (const auto& w : s.warnings) spdlog::warn("{}", w);
   if (s.interrupted_by != 0) {
@@ -348,6 +245,7 @@ int run_agreed(const RunArgs& args, MpiSession& mpi) {
     return 128 + s.interrupted_by;
   }
   if (root) {
+    for (const auto& line : result.analysis_lines) spdlog::info("{}", line);
     if (s.already_complete) {
       spdlog::info("{} is already complete: nothing to do", output);
     } else {

@@ -8,175 +8,40 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <algorithm>
 #include <csignal>
 #include <cstdint>
-#include <map>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "python_module.hpp"
 #include "simpact/core/impact_resolution.hpp"
 #include "simpact/models/model_catalog.hpp"
-#include "simpact/models/mujoco_mechanism.hpp"
 #include "simpact/study/design_service.hpp"
 #include "simpact/study/impact_batch.hpp"
 #include "simpact/study/impact_service.hpp"
-#include "simpact/study/result_info.hpp"
+#include "simpact/study/merge_session.hpp"
 #include "simpact/study/simulate_service.hpp"
 #include "simpact/study/sweep_session.hpp"
+#include "simpact/study/sweep_size_estimate.hpp"
 #include "simpact/version.hpp"
 
 namespace py = pybind11;
 using namespace simpact;
+using namespace simpact::python;
+
+namespace simpact::python {
+
+ResolveOptions batch_options(const std::string& options_json, bool plastic, bool definition1) {
+  ResolveOptions options = parse_resolve_options(options_json);
+  options.compute_plastic = plastic;
+  options.check_definition1 = definition1;
+  return options;
+}
+
+}  // namespace simpact::python
 
 namespace {
-
-using Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
-
-template <typename T>
-py::array_t<T> to_numpy(std::vector<T>&& values, std::vector<py::ssize_t> shape) {
-  auto* owned = new std::vector<T>(std::move(values));
-  py::capsule free_when_done(owned, [](void* p) { delete static_cast<std::vector<T>*>(p); });
-  return py::array_t<T>(shape, owned->data(), free_when_done);
-}
-
-py::dict resolution_dict(ImpactBatchResult&& r) {
-  const py::ssize_t B = r.batch, d = r.dof, k = r.contacts;
-  const py::ssize_t n = r.outcome_offsets.empty() ? 0 : static_cast<py::ssize_t>(r.outcome_offsets.back());
-  py::dict out;
-  out["status"] = to_numpy(std::move(r.status), {B});
-  out["xi"] = to_numpy(std::move(r.xi), {B});
-  out["xi_lower_bound"] = to_numpy(std::move(r.xi_lower_bound), {B});
-  out["xi_argmin_argmax"] = to_numpy(std::move(r.xi_argmin_argmax), {B});
-  out["outcome_count"] = to_numpy(std::move(r.outcome_count), {B});
-  out["minimal_outcomes"] = to_numpy(std::move(r.minimal_outcomes), {B});
-  out["unique"] = to_numpy(std::move(r.unique), {B});
-  out["cap_hit"] = to_numpy(std::move(r.cap_hit), {B});
-  out["momentum_before"] = to_numpy(std::move(r.momentum_before), {B, d});
-  out["energy_before"] = to_numpy(std::move(r.energy_before), {B});
-  out["plastic_momentum"] = to_numpy(std::move(r.plastic_momentum), {B, d});
-  out["plastic_velocity"] = to_numpy(std::move(r.plastic_velocity), {B, d});
-  out["plastic_impulses"] = to_numpy(std::move(r.plastic_impulses), {B, k});
-  out["plastic_energy"] = to_numpy(std::move(r.plastic_energy), {B});
-  out["outcome_offsets"] = to_numpy(std::move(r.outcome_offsets), {B + 1});
-  out["outcome_momentum"] = to_numpy(std::move(r.outcome_momentum), {n, d});
-  out["outcome_velocity"] = to_numpy(std::move(r.outcome_velocity), {n, d});
-  out["outcome_impulses"] = to_numpy(std::move(r.outcome_impulses), {n, k});
-  out["outcome_energy"] = to_numpy(std::move(r.outcome_energy), {n});
-  return out;
-}
-
-py::dict check_dict(CheckBatchResult&& c) {
-  const py::ssize_t B = c.impact.batch, d = c.impact.dof, k = c.impact.contacts;
-  py::dict out = resolution_dict(std::move(c.impact));
-  out["consistent"] = to_numpy(std::move(c.consistent), {B});
-  out["negative_impulses"] = to_numpy(std::move(c.negative_impulses), {B});
-  out["momentum_after"] = to_numpy(std::move(c.momentum_after), {B, d});
-  out["energy_after"] = to_numpy(std::move(c.energy_after), {B});
-  out["relative_energy_error"] = to_numpy(std::move(c.relative_energy_error), {B});
-  out["predicted_energy_after"] = to_numpy(std::move(c.predicted_energy_after), {B});
-  out["relative_energy_error_vs_model"] = to_numpy(std::move(c.relative_energy_error_vs_model), {B});
-  out["max_feasibility_violation"] = to_numpy(std::move(c.max_feasibility_violation), {B});
-  out["impulse_residual"] = to_numpy(std::move(c.impulse_residual), {B});
-  out["nonnegative_impulse_residual"] = to_numpy(std::move(c.nonnegative_impulse_residual), {B});
-  out["complementarity_residual"] = to_numpy(std::move(c.complementarity_residual), {B});
-  out["distance_to_nearest_outcome"] = to_numpy(std::move(c.distance_to_nearest_outcome), {B});
-  out["distance_to_plastic"] = to_numpy(std::move(c.distance_to_plastic), {B});
-  out["tolerance"] = to_numpy(std::move(c.tolerance), {B});
-  out["consistency_tolerance"] = to_numpy(std::move(c.consistency_tolerance), {B});
-  out["nearest_outcome"] = to_numpy(std::move(c.nearest_outcome), {B});
-  out["printed_significant_digits"] = to_numpy(std::move(c.printed_significant_digits), {B});
-  out["implied_impulses"] = to_numpy(std::move(c.implied_impulses), {B, k});
-  return out;
-}
-
-// `simpact simulate`'s report as NumPy: the records as arrays over the recorded steps.
-py::dict simulation_dict(SimulateReport&& r) {
-  const auto R = static_cast<py::ssize_t>(r.records.size());
-  const auto n = static_cast<py::ssize_t>(r.coordinates.size());
-  std::vector<std::int64_t> step;
-  std::vector<double> t, q, p, energy;
-  for (const auto& s : r.records) {
-    step.push_back(s.step);
-    t.push_back(s.t);
-    q.insert(q.end(), s.q.begin(), s.q.end());
-    p.insert(p.end(), s.p.begin(), s.p.end());
-    energy.push_back(s.energy);
-  }
-  py::dict out;
-  out["coordinates"] = r.coordinates;
-  out["step"] = to_numpy(std::move(step), {R});
-  out["t"] = to_numpy(std::move(t), {R});
-  out["q"] = to_numpy(std::move(q), {R, n});
-  out["p"] = to_numpy(std::move(p), {R, n});
-  out["energy"] = to_numpy(std::move(energy), {R});
-  py::list impacts;
-  for (auto& i : r.impacts) {
-    py::dict d;
-    d["step"] = i.step;
-    d["t"] = i.t;
-    d["contacts"] = i.contacts;
-    d["sequence"] = i.sequence;
-    d["energy_before"] = i.energy_before;
-    d["energy_after"] = i.energy_after;
-    d["restitution"] = i.restitution;
-    d["plastic"] = i.plastic;
-    d["zeno"] = i.zeno;
-    d["policy"] = std::string(ordering_policy_name(i.policy));
-    d["status"] = i.status;
-    d["momentum_before"] = to_numpy(std::move(i.momentum_before), {n});
-    d["momentum_after"] = to_numpy(std::move(i.momentum_after), {n});
-    impacts.append(d);
-  }
-  out["impacts"] = impacts;
-  out["max_energy_drift"] = r.max_energy_drift;
-  out["energy_initial"] = r.energy_initial;
-  out["energy_final"] = r.energy_final;
-  out["energy_residual"] = r.energy_residual;
-  py::dict work;
-  for (std::size_t j = 0; j < r.work_sources.size() && j < r.work.size(); ++j)
-    work[py::str(r.work_sources[j])] = r.work[j];
-  out["work"] = work;
-  out["newton_mean"] = r.newton_mean;
-  out["newton_max"] = r.newton_max;
-  return out;
-}
-
-py::dict named(const NamedValues& values) {
-  py::dict d;
-  for (const auto& [name, value] : values) d[py::str(name)] = value;
-  return d;
-}
-
-// `simpact design`'s report: the rows ("initial", "optimized") as dicts.
-py::dict design_dict(const DesignReport& r) {
-  py::dict out;
-  out["model"] = r.model;
-  out["foot"] = r.foot;
-  out["at_bound"] = r.at_bound;
-  out["converged"] = r.converged();
-  py::list rows;
-  for (const auto& row : r.rows) {
-    py::dict d;
-    d["name"] = row.name;
-    d["status"] = row.status;
-    d["iterations"] = row.iterations;
-    d["configuration"] = named(row.configuration);
-    d["design"] = named(row.design);
-    d["gaps"] = named(row.gaps);
-    d["tail_length"] = row.tail_length;
-    d["metric_product"] = row.metric_product;
-    d["normalized_product"] = row.normalized_product;
-    py::dict points;
-    for (const auto& [name, xy] : row.points) points[py::str(name)] = py::make_tuple(xy[0], xy[1]);
-    d["points"] = points;
-    rows.append(d);
-  }
-  out["rows"] = rows;
-  return out;
-}
 
 // MPI for an in-process sweep: a singleton job of one rank, started on first use (funneled: only
 // the calling thread uses MPI) and finalized when the interpreter exits.
@@ -223,103 +88,6 @@ class StopSignals {
   }, old_term_{};
 };
 
-py::dict run_summary_dict(const ConfigRunResult& r) {
-  const SweepRunSummary& s = r.summary;
-  py::dict out;
-  out["output"] = r.output;
-  out["tasks"] = s.tasks;
-  out["tasks_computed"] = s.tasks_computed;
-  out["chunks"] = s.chunks;
-  out["wall_seconds"] = s.wall_seconds;
-  out["hdf5_seconds"] = s.hdf5_seconds;
-  out["already_complete"] = s.already_complete;
-  out["interrupted_by"] = s.interrupted_by;
-  out["tasks_saved"] = s.tasks_saved;
-  out["output_complete"] = s.output_complete;
-  out["warnings"] = s.warnings;
-  out["inadmissible"] = r.inadmissible;
-  out["analysis"] = r.analysis_lines;
-  py::dict status;
-  for (int k = 0; k < kTaskStatusCount; ++k)
-    status[py::str(kTaskStatusNames[k])] = s.status_counts[static_cast<std::size_t>(k)];
-  out["status_counts"] = status;
-  return out;
-}
-
-// `simpact info --json`'s document, key for key, from the same study summary.
-py::dict result_info_dict(const ResultInfo& info) {
-  py::dict d;
-  d["file"] = info.file;
-  d["status"] = ResultInfo::status_name(info.status);
-  if (info.status == ResultInfo::Status::kNotSimpact) {
-    d["reason"] = info.reason;
-    return d;
-  }
-  if (!info.readable) {
-    d["reason"] = info.reason;
-    py::dict journal;
-    journal["chunks_done"] = info.chunks_done;
-    journal["chunks"] = info.chunks;
-    journal["tasks_done"] = info.tasks_done;
-    journal["tasks"] = info.tasks;
-    d["journal"] = journal;
-    return d;
-  }
-  d["shard"] = info.shard.empty() ? py::object(py::none()) : py::object(py::str(info.shard));
-  d["schema_version"] = info.schema_version;
-  d["model"] = info.model;
-  d["orderings"] = info.orderings;
-  d["minimality"] = info.minimality;
-  d["tasks"] = info.tasks;
-  d["replicas"] = info.replicas;
-  d["chunks"] = info.chunks;
-  d["chunks_done"] = info.chunks_done;
-  d["tasks_done"] = info.tasks_done;
-  d["progress_percent"] = info.progress_percent();
-  d["journal"] = info.journal;
-  d["config_sha256"] = info.config_sha256;
-  py::list grid;
-  for (const auto& a : info.grid) {
-    py::dict axis;
-    axis["name"] = a.name;
-    axis["points"] = a.points;
-    axis["first"] = a.first;
-    axis["last"] = a.last;
-    axis["units"] = a.units;
-    axis["long_name"] = a.long_name;
-    grid.append(axis);
-  }
-  d["grid"] = grid;
-  py::list maps;
-  for (const auto& m : info.maps) maps.append(m.name);
-  d["maps"] = maps;
-  d["samples"] = info.samples;
-  if (info.has_task_status) {
-    py::dict status;
-    for (const auto& [name, count] : info.task_status) status[py::str(name)] = count;
-    d["task_status"] = status;
-  } else {
-    d["task_status"] = py::none();
-  }
-  py::list provenance;
-  for (const auto& row : info.provenance) {
-    py::dict r;
-    r["start"] = row.start_time;
-    r["end"] = row.end_time;
-    r["ranks"] = row.ranks;
-    r["threads"] = row.threads;
-    r["hosts"] = row.hosts;
-    r["slurm_job_id"] = row.slurm_job_id;
-    r["tasks_done"] = row.tasks_done;
-    r["version"] = row.version;
-    r["git_revision"] = row.git_revision;
-    r["command"] = row.command;
-    provenance.append(r);
-  }
-  d["provenance"] = provenance;
-  return d;
-}
-
 // The raw arrays, shapes already checked by the Python half: M (B,d,d), N (B,k,d), p (B,d),
 // gaps (B,k) or None, restitution (B,).
 RawImpactBatch raw_batch(const Array& mass, const Array& normals, const Array& momentum, bool velocity,
@@ -337,89 +105,6 @@ RawImpactBatch raw_batch(const Array& mass, const Array& normals, const Array& m
   b.gap_tolerance = gap_tolerance;
   return b;
 }
-
-// A loaded mechanism file: the description (shared, read-only) and one workspace for the
-// single-state evaluations (Python calls them one at a time under the GIL).
-class PyMechanism {
- public:
-  PyMechanism(const std::string& file, const std::vector<std::pair<std::string, std::string>>& contacts,
-              const std::vector<std::string>& place, double gap_tolerance)
-      : mechanism_(MechanismSpec{file, contacts, place, gap_tolerance, "mechanism"}),
-        workspace_(mechanism_.make_workspace()) {}
-
-  const MujocoMechanism& mechanism() const { return mechanism_; }
-
-  ParameterSet params_of(const std::map<std::string, double>& params) const {
-    ParameterSet set;
-    for (const auto& [name, value] : params) set.set(name, value);
-    return set;
-  }
-
-  // The state named by params (the request's "params", as `simpact resolve` reads them).
-  MechanismState state(const std::map<std::string, double>& params) const {
-    std::vector<std::string> known;
-    for (const auto& info : mechanism_.parameters()) known.push_back(info.name);
-    for (const auto& [name, value] : params)
-      if (std::find(known.begin(), known.end(), name) == known.end())
-        throw InputError("params." + name, "unknown parameter of the mechanism (see `simpact models FILE`)");
-    try {
-      return mechanism_.state_from(params_of(params));
-    } catch (const InputError& e) {
-      throw InputError("params." + e.field(), std::string(e.what()).substr(e.field().size() + 2));
-    }
-  }
-
-  // M, φ, Dφ at B configurations q (B, nq).
-  py::tuple evaluate(const Array& q, const std::map<std::string, double>& params) {
-    const py::ssize_t B = q.shape(0), nv = mechanism_.nv(), k = mechanism_.contacts(), nq = mechanism_.nq();
-    MechanismState s = state(params);
-    std::vector<double> mass(static_cast<std::size_t>(B * nv * nv)), gaps(static_cast<std::size_t>(B * k)),
-        normals(static_cast<std::size_t>(B * k * nv));
-    MechanismEvaluation e;
-    for (py::ssize_t b = 0; b < B; ++b) {
-      const Eigen::VectorXd qpos = Eigen::Map<const Eigen::VectorXd>(q.data() + b * nq, nq);
-      s.qpos = qpos;
-      mechanism_.check_state(s, "q", "qvel");
-      mechanism_.evaluate(s, qpos, *workspace_, e);
-      using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-      Eigen::Map<RowMajor>(mass.data() + b * nv * nv, nv, nv) = e.mass;
-      Eigen::Map<Eigen::VectorXd>(gaps.data() + b * k, k) = e.gaps;
-      Eigen::Map<RowMajor>(normals.data() + b * k * nv, k, nv) = e.normals;
-    }
-    return py::make_tuple(to_numpy(std::move(mass), {B, nv, nv}), to_numpy(std::move(gaps), {B, k}),
-                          to_numpy(std::move(normals), {B, k, nv}));
-  }
-
-  // `place` applied to B configurations.
-  Array place(const Array& q, const std::map<std::string, double>& params) {
-    const py::ssize_t B = q.shape(0), nq = mechanism_.nq();
-    MechanismState s = state(params);
-    std::vector<double> out(static_cast<std::size_t>(B * nq));
-    for (py::ssize_t b = 0; b < B; ++b) {
-      s.qpos = Eigen::Map<const Eigen::VectorXd>(q.data() + b * nq, nq);
-      mechanism_.check_state(s, "q", "qvel");
-      mechanism_.place(s, *workspace_);
-      Eigen::Map<Eigen::VectorXd>(out.data() + b * nq, nq) = s.qpos;
-    }
-    return to_numpy(std::move(out), {B, nq});
-  }
-
-  MechanismBatch batch(const std::optional<Array>& q, const std::optional<Array>& v, bool momentum,
-                       std::optional<double> restitution, const std::map<std::string, double>& params) const {
-    MechanismBatch b;
-    b.mechanism = &mechanism_;
-    b.qpos = q ? q->data() : nullptr;
-    b.qvel = v ? v->data() : nullptr;
-    b.momentum = momentum;
-    b.restitution = restitution;
-    b.params = params_of(params);
-    return b;
-  }
-
- private:
-  MujocoMechanism mechanism_;
-  MujocoMechanism::WorkspacePtr workspace_;
-};
 
 }  // namespace
 
@@ -527,9 +212,12 @@ PYBIND11_MODULE(_simpact, m) {
       "run_config",
       [](const std::string& config_path, const std::string& output, bool resume, bool overwrite, int threads,
          const std::optional<std::function<void(std::int64_t, std::int64_t)>>& progress,
-         double progress_interval, const std::string& command_line) {
-        ensure_mpi();
+         double progress_interval, const std::string& command_line, const std::string& shard) {
         ConfigRunOptions options;
+        if (!shard.empty() && !parse_shard(shard, options.shard_index, options.shard_count))
+          throw InputError("shard",
+                           "expected i/N with 0 <= i < N <= 9223372036854775807 (got '" + shard + "')");
+        ensure_mpi();
         options.config_path = config_path;
         options.output = output;
         options.resume = resume;
@@ -560,17 +248,69 @@ PYBIND11_MODULE(_simpact, m) {
       },
       py::arg("config"), py::arg("output"), py::arg("resume") = false, py::arg("overwrite") = false,
       py::arg("threads") = 0, py::arg("progress") = py::none(), py::arg("progress_interval") = 5.0,
-      py::arg("command_line") = "");
+      py::arg("command_line") = "", py::arg("shard") = "");
+
+  m.def(
+      "estimate_config",
+      [](const std::string& config_path, int ranks, int threads) {
+        const PreparedSweep prepared = prepare_sweep(config_path);
+        const SweepConfig& config = prepared.config;
+        const SweepSizeEstimate size = estimate_sweep_sizes(config, *prepared.kernel);
+        ComputeTimeEstimate time;
+        {
+          py::gil_scoped_release release;
+          time = estimate_compute_time(config, *prepared.kernel, ranks,
+                                       threads > 0 ? threads : batch_thread_count(0));
+        }
+        py::dict out;
+        out["model"] = config.model;
+        out["tasks"] = config.task_count();
+        out["grid_points"] = config.grid_points();
+        out["replicas"] = config.replicas();
+        out["inadmissible"] = prepared.inadmissible;
+        out["file_bytes"] = size.file_bytes;
+        out["journal_bytes"] = size.journal_bytes;
+        out["calibration_tasks"] = time.calibration_tasks;
+        out["seconds_per_task"] = time.seconds_per_task;
+        out["thread_speedup"] = time.thread_speedup;
+        out["total_seconds"] = time.total_seconds;
+        return out;
+      },
+      py::arg("config"), py::arg("ranks") = 1, py::arg("threads") = 0);
+
+  m.def(
+      "merge_shards",
+      [](const std::vector<std::string>& shards, const std::string& output, bool overwrite,
+         const std::string& command_line) {
+        ensure_mpi();
+        MergeResult r;
+        {
+          py::gil_scoped_release release;
+          r = merge_shard_files(MPI_COMM_SELF, MergeOptions{shards, output, overwrite, command_line});
+        }
+        py::dict out;
+        out["output"] = r.output;
+        out["shards"] = r.shards;
+        out["tasks"] = r.tasks;
+        out["hdf5_seconds"] = r.hdf5_seconds;
+        return out;
+      },
+      py::arg("shards"), py::arg("output"), py::arg("overwrite") = false, py::arg("command_line") = "");
 
   m.def("resolve_raw", [](const Array& mass, const Array& normals, const Array& momentum, bool velocity,
                           const std::optional<Array>& gaps, const Array& restitution, double gap_tolerance,
-                          const std::string& options_json, int threads) {
-    const ResolveOptions options = parse_resolve_options(options_json);
+                          const std::string& options_json, bool plastic, bool definition1, int threads) {
+    const ResolveOptions options = batch_options(options_json, plastic, definition1);
     const RawImpactBatch b = raw_batch(mass, normals, momentum, velocity, gaps, restitution, gap_tolerance);
-    ImpactBatchResult r;
-    {
+    // Into the storage of results Python freed (BufferPool): no fresh pages to fault in.
+    ImpactBatchResult r =
+        pooled_result(b.batch, b.dof, b.contacts, options.policy == OrderingPolicy::kAll ? 2 : 1);
+    try {
       py::gil_scoped_release release;
-      r = resolve_batch(b, options, threads);
+      resolve_batch(b, options, threads, r);
+    } catch (...) {
+      recycle(std::move(r));
+      throw;
     }
     return resolution_dict(std::move(r));
   });
@@ -579,8 +319,8 @@ PYBIND11_MODULE(_simpact, m) {
                         const std::optional<Array>& gaps, const Array& restitution, double gap_tolerance,
                         const Array& after, bool after_velocity, std::optional<double> tolerance,
                         std::optional<double> consistency_tolerance, const std::string& options_json,
-                        int threads) {
-    const ResolveOptions options = parse_resolve_options(options_json);
+                        bool plastic, bool definition1, int threads) {
+    const ResolveOptions options = batch_options(options_json, plastic, definition1);
     const RawImpactBatch b = raw_batch(mass, normals, momentum, velocity, gaps, restitution, gap_tolerance);
     const CheckBatchInput input{after.data(), after_velocity, tolerance, consistency_tolerance};
     CheckBatchResult c;
@@ -592,8 +332,9 @@ PYBIND11_MODULE(_simpact, m) {
   });
 
   m.def("resolve_model", [](const std::string& model, const std::vector<std::string>& names,
-                            const Array& values, const std::string& options_json, int threads) {
-    const ResolveOptions options = parse_resolve_options(options_json);
+                            const Array& values, const std::string& options_json, bool plastic,
+                            bool definition1, int threads) {
+    const ResolveOptions options = batch_options(options_json, plastic, definition1);
     const long B = static_cast<long>(values.shape(0));
     const BatchProblemMaker make = model_problem_maker(model, names, values.data());
     // d and k from the first item (every point of a model has the same sizes).
@@ -617,59 +358,5 @@ PYBIND11_MODULE(_simpact, m) {
     return resolution_dict(std::move(r));
   });
 
-  py::class_<PyMechanism>(m, "Mechanism")
-      .def(py::init<const std::string&, const std::vector<std::pair<std::string, std::string>>&,
-                    const std::vector<std::string>&, double>(),
-           py::arg("file"), py::arg("contacts"), py::arg("place"), py::arg("gap_tolerance"))
-      .def_property_readonly("nq", [](const PyMechanism& p) { return p.mechanism().nq(); })
-      .def_property_readonly("nv", [](const PyMechanism& p) { return p.mechanism().nv(); })
-      .def_property_readonly("contacts", [](const PyMechanism& p) { return p.mechanism().contacts(); })
-      .def_property_readonly("qpos_names", [](const PyMechanism& p) { return p.mechanism().qpos_names(); })
-      .def_property_readonly("qvel_names", [](const PyMechanism& p) { return p.mechanism().qvel_names(); })
-      .def_property_readonly("file", [](const PyMechanism& p) { return p.mechanism().spec().file; })
-      .def_property_readonly("parameters",
-                             [](const PyMechanism& p) {
-                               py::list out;
-                               for (const auto& info : p.mechanism().parameters())
-                                 out.append(py::make_tuple(info.name, info.units, info.default_value,
-                                                           info.min, info.max, info.long_name));
-                               return out;
-                             })
-      .def("default_qpos",
-           [](const PyMechanism& p) {
-             const Eigen::VectorXd q = p.mechanism().default_qpos();
-             return to_numpy(std::vector<double>(q.data(), q.data() + q.size()), {q.size()});
-           })
-      .def("evaluate", &PyMechanism::evaluate)
-      .def("place", &PyMechanism::place)
-      .def("resolve",
-           [](const PyMechanism& p, const std::optional<Array>& q, const std::optional<Array>& v,
-              bool momentum, std::optional<double> restitution, const std::map<std::string, double>& params,
-              long batch, const std::string& options_json, int threads) {
-             const ResolveOptions options = parse_resolve_options(options_json);
-             const MechanismBatch mb = p.batch(q, v, momentum, restitution, params);
-             ImpactBatchResult r;
-             {
-               py::gil_scoped_release release;
-               r = resolve_batch(batch, p.mechanism().nv(), p.mechanism().contacts(),
-                                 mechanism_problem_maker(mb, threads), options, threads);
-             }
-             return resolution_dict(std::move(r));
-           })
-      .def("check",
-           [](const PyMechanism& p, const std::optional<Array>& q, const std::optional<Array>& v,
-              bool momentum, std::optional<double> restitution, const std::map<std::string, double>& params,
-              long batch, const Array& after, bool after_velocity, std::optional<double> tolerance,
-              std::optional<double> consistency_tolerance, const std::string& options_json, int threads) {
-             const ResolveOptions options = parse_resolve_options(options_json);
-             const MechanismBatch mb = p.batch(q, v, momentum, restitution, params);
-             const CheckBatchInput input{after.data(), after_velocity, tolerance, consistency_tolerance};
-             CheckBatchResult c;
-             {
-               py::gil_scoped_release release;
-               c = check_batch(batch, p.mechanism().nv(), p.mechanism().contacts(),
-                               mechanism_problem_maker(mb, threads), input, options, threads);
-             }
-             return check_dict(std::move(c));
-           });
+  bind_mechanism(m);
 }

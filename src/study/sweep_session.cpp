@@ -4,11 +4,15 @@
 #include <omp.h>
 #include <spdlog/spdlog.h>
 
+#include <charconv>
+#include <exception>
 #include <filesystem>
 #include <memory>
 #include <utility>
 
 #include "simpact/core/input_error.hpp"
+#include "simpact/io/io_error.hpp"
+#include "simpact/io/sweep_config_yaml.hpp"
 #include "simpact/study/sweep_analysis.hpp"
 #include "simpact/study/sweep_preflight.hpp"
 #include "simpact/study/sweep_setup.hpp"
@@ -17,6 +21,18 @@ namespace simpact {
 
 std::string default_output_path(const std::string& config_path) {
   return "results/" + std::filesystem::path(config_path).stem().string() + ".h5";
+}
+
+bool parse_shard(const std::string& text, std::int64_t& index, std::int64_t& count) {
+  const std::size_t slash = text.find('/');
+  if (slash == std::string::npos) return false;
+  auto whole = [](const std::string& digits, std::int64_t& out) {
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) return false;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), out);
+    return ec == std::errc() && end == digits.data() + digits.size();
+  };
+  return whole(text.substr(0, slash), index) && whole(text.substr(slash + 1), count) && count >= 1 &&
+         index < count;
 }
 
 PreparedSweep prepare_sweep(const std::string& config_path) {
@@ -33,10 +49,37 @@ PreparedSweep prepare_sweep(const std::string& config_path) {
   return prepared;
 }
 
+PreparedSweep prepare_sweep(MPI_Comm comm, const std::string& config_path) {
+  PreparedSweep prepared;
+  std::string first_line;
+  std::exception_ptr own;
+  try {
+    prepared = prepare_sweep(config_path);
+  } catch (const ConfigErrors& e) {
+    first_line = e.lines.empty() ? "config: invalid" : e.lines.front();
+    own = std::current_exception();
+  } catch (const InputError& e) {
+    first_line = e.what();
+    own = std::current_exception();
+  }
+  try {
+    agree_or_throw(comm, first_line, true);
+  } catch (const AgreedError& e) {
+    if (own) std::rethrow_exception(own);
+    throw ConfigErrors({e.what()});
+  }
+  return prepared;
+}
+
 ConfigRunResult run_config(MPI_Comm comm, const ConfigRunOptions& options) {
+  const PreparedSweep prepared = prepare_sweep(comm, options.config_path);
+  return run_prepared(comm, prepared, options);
+}
+
+ConfigRunResult run_prepared(MPI_Comm comm, const PreparedSweep& prepared, const ConfigRunOptions& options) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
-  const PreparedSweep prepared = prepare_sweep(options.config_path);
+  const SweepConfig& config = prepared.config;
   ConfigRunResult result;
   result.inadmissible = prepared.inadmissible;
   result.output = options.output.empty() ? default_output_path(options.config_path) : options.output;
@@ -47,8 +90,8 @@ ConfigRunResult run_config(MPI_Comm comm, const ConfigRunOptions& options) {
       std::error_code ec;
       std::filesystem::create_directories(parent, ec);
       if (ec || !std::filesystem::is_directory(parent))
-        error = fmt::format("output directory '{}': {}", parent.string(),
-                            ec ? ec.message() : "exists and is not a directory");
+        error = fmt::format("output directory '{}': {}{}", parent.string(),
+                            ec ? ec.message() : "exists and is not a directory", options.output_hint);
     }
     agree_or_throw(comm, error, true);
   }
@@ -60,6 +103,25 @@ ConfigRunResult run_config(MPI_Comm comm, const ConfigRunOptions& options) {
   run.progress_interval_s = options.progress_interval_s;
   run.stop_signal = options.stop_signal;
   run.on_progress = options.on_progress;
+  run.shard_index = options.shard_index;
+  run.shard_count = options.shard_count;
+  run.on_start = options.on_start;
+  if (rank == 0) run.on_final_write = options.on_final_write;
+  // sensitivity.at_end: rank 0 analyses the staged file before it is published and the journal
+  // removed, so a failed analysis loses nothing and leaves no half-written /sensitivity.
+  if (config.sensitivity.enabled && config.sensitivity.at_end && options.shard_count == 1) {
+    run.before_publish = [&config, &result](const std::string& staged) {
+      AnalyzeOverrides in_place;
+      in_place.in_place = true;
+      try {
+        result.analysis_lines = analyze_result(staged, config, in_place).lines;
+      } catch (const InputError&) {
+        throw;
+      } catch (const std::exception& e) {
+        throw IoError(fmt::format("analysis of {}: {}", result.output, e.what()));
+      }
+    };
+  }
   // This run's threads and log level, restored however it ends.
   struct Restore {
     int threads;
@@ -71,26 +133,7 @@ ConfigRunResult run_config(MPI_Comm comm, const ConfigRunOptions& options) {
   } restore{omp_get_max_threads(), spdlog::get_level()};
   if (options.threads > 0) omp_set_num_threads(options.threads);
   if (!options.engine_info_log && restore.level < spdlog::level::warn) spdlog::set_level(spdlog::level::warn);
-  result.summary = run_sweep(comm, prepared.config, *prepared.kernel, run);
-  const SweepConfig& config = prepared.config;
-  if (result.summary.interrupted_by == 0 && config.sensitivity.enabled && config.sensitivity.at_end &&
-      result.summary.output_complete) {
-    std::string error;
-    bool input = false;
-    if (rank == 0) {
-      try {
-        result.analysis_lines = analyze_result(result.output, config, {}).lines;
-      } catch (const InputError& e) {
-        error = e.what();
-        input = true;
-      } catch (const std::exception& e) {
-        error = fmt::format("analysis of {}: {}", result.output, e.what());
-      }
-    }
-    int flags[2] = {error.empty() ? 0 : 1, input ? 1 : 0};
-    MPI_Bcast(flags, 2, MPI_INT, 0, comm);
-    agree_or_throw(comm, error, flags[1] != 0);
-  }
+  result.summary = run_sweep(comm, config, *prepared.kernel, run);
   return result;
 }
 

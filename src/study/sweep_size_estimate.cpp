@@ -47,28 +47,62 @@ SweepSizeEstimate estimate_sweep_sizes(const SweepConfig& config, const TaskKern
   return e;
 }
 
+namespace {
+
+// Task k of the calibration: evaluated, a failure counted like a success (it costs little).
+void calibrate_one(const ParameterSpace& space, const TaskKernel& kernel, std::int64_t k,
+                   ParameterSet& params, TaskScratch& scratch, std::vector<double>& values) {
+  try {
+    space.parameters_of(k, params);
+    kernel.evaluate(k, params, scratch, values.data());
+  } catch (const std::exception&) {
+  }
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
 ComputeTimeEstimate estimate_compute_time(const SweepConfig& config, const TaskKernel& kernel, int ranks,
                                           int threads, double budget_s) {
   const ParameterSpace space(config);
   auto scratch = kernel.make_scratch();
   std::vector<double> values(static_cast<std::size_t>(values_per_task(kernel)));
   ParameterSet params;
-  const auto t0 = std::chrono::steady_clock::now();
   ComputeTimeEstimate e;
   const std::int64_t n = config.task_count();
   const std::int64_t stride = std::max<std::int64_t>(1, n / 4096);
+  const auto t0 = std::chrono::steady_clock::now();
   double seconds = 0.0;
   for (std::int64_t k = 0; k < n && seconds < budget_s; k += stride, ++e.calibration_tasks) {
-    try {
-      space.parameters_of(k, params);
-      kernel.evaluate(k, params, *scratch, values.data());
-    } catch (const std::exception&) {  // a failing task costs little: count it all the same
-    }
-    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    calibrate_one(space, kernel, k, params, *scratch, values);
+    seconds = seconds_since(t0);
   }
   e.seconds_per_task = e.calibration_tasks > 0 ? seconds / static_cast<double>(e.calibration_tasks) : 0.0;
-  const double workers = static_cast<double>(std::max(1, ranks) * std::max(1, threads));
-  e.total_seconds = e.seconds_per_task * static_cast<double>(n) / workers;
+  // The same tasks on every thread, for about as long (every thread finishes at least one task).
+  if (threads > 1 && e.calibration_tasks > 0 && e.seconds_per_task > 0.0) {
+    std::int64_t done = 0, next = 0;
+    const auto t1 = std::chrono::steady_clock::now();
+#pragma omp parallel num_threads(threads) reduction(+ : done)
+    {
+      auto mine = kernel.make_scratch();
+      std::vector<double> out(values.size());
+      ParameterSet p;
+      for (;;) {
+        std::int64_t j = 0;
+#pragma omp atomic capture
+        j = next++;
+        calibrate_one(space, kernel, (j * stride) % n, p, *mine, out);
+        ++done;
+        if (seconds_since(t1) >= budget_s) break;
+      }
+    }
+    e.thread_speedup = std::clamp(static_cast<double>(done) * e.seconds_per_task / seconds_since(t1), 1.0,
+                                  static_cast<double>(threads));
+  }
+  e.total_seconds = e.seconds_per_task * static_cast<double>(n) / (std::max(1, ranks) * e.thread_speedup);
   return e;
 }
 

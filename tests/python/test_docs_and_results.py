@@ -108,3 +108,14 @@ def test_open_result_of_every_shipped_config(config, tmp_path):
         assert ("units" in q.attrs or "coordinate_units" in q.attrs.get("comment", "")) and \
             np.isfinite(t.values).all()
         assert (np.diff(t.values, axis=1) > 0).all()   # the states in time order
+
+
+def test_info_bad_input(tmp_path):
+    missing = str(tmp_path / "missing.h5")
+    with pytest.raises(simpact.InputError) as e:
+        simpact.info(missing)
+    p = cli(["info", missing])
+    assert e.value.field == "file" and p.returncode == 2 and p.stderr.strip() == f"simpact: error: {e.value}"
+    with pytest.raises(simpact.InputError) as e:
+        simpact.info(42)
+    assert e.value.field == "file" and str(e.value) == "file: must be a path (got int)"

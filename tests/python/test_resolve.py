@@ -72,6 +72,40 @@ def test_batched_resolve_bit_identical_to_cli():
         assert r.minimal_outcomes[b] == out["minimal_outcomes"]
 
 
+def assert_resolution_matches_cli(r, b, out):
+    assert simpact.impacts.STATUS_NAMES[r.status[b]] == out["status"]
+    for name in ("xi", "xi_argmin_argmax"):
+        assert same_bits(getattr(r, name)[b], nan_array([out[name]])[0]), name
+    assert r.outcome_count[b] == out["outcome_count"] and r.minimal_outcomes[b] == out["minimal_outcomes"]
+    lo, hi = r.outcome_offsets[b], r.outcome_offsets[b + 1]
+    assert same_bits(r.outcome_momentum[lo:hi], nan_array([o["momentum"] for o in out["outcomes"]]).reshape(-1, r.outcome_momentum.shape[1]))
+    assert same_bits(r.outcome_velocity[lo:hi], nan_array([o["velocity"] for o in out["outcomes"]]).reshape(-1, r.outcome_velocity.shape[1]))
+    assert same_bits(r.outcome_energy[lo:hi], nan_array([o["energy"] for o in out["outcomes"]]))
+    assert same_bits(r.plastic_momentum[b], out["plastic"]["momentum"])
+    assert same_bits(r.plastic_velocity[b], out["plastic"]["velocity"])
+
+
+@pytest.mark.parametrize("limits", [None, {"max_steps": 1}, {"max_nodes": 1}])
+def test_elastic_batch_bit_identical_to_cli_with_caps_and_full_mass_matrices(limits):
+    """R = 1 (the batch reads the argmin/argmax pair off the enumeration's branches), with caps that
+    stop the enumeration or the pair, and full (rotated) mass matrices beside diagonal ones."""
+    m, n, p = billiards_batch(8, seed=11)
+    c, s = math.cos(0.3), math.sin(0.3)
+    rot = np.eye(6)
+    rot[0:2, 0:2] = [[c, -s], [s, c]]
+    m[1::2] = rot.T @ m[1::2] @ rot  # non-diagonal M on odd items (rotated coordinates of ball a)
+    n[1::2] = n[1::2] @ rot
+    p[1::2] = p[1::2] @ rot
+    r = simpact.resolve(m, n, p, limits=limits)
+    extra = {} if limits is None else {"limits": limits}
+    statuses = set()
+    for b in range(8):
+        out, _ = cli_json("resolve", request_of(m[b], n[b], p[b], **extra))
+        assert_resolution_matches_cli(r, b, out)
+        statuses.add(out["status"])
+    assert statuses == ({"ok"} if limits is None else {"cap_hit"})
+
+
 @pytest.mark.parametrize("ordering", ["argmin", "argmax", "index", "reverse", "random"])
 def test_single_orderings_bit_identical_to_cli(ordering):
     m, n, p = billiards_batch(4, seed=7)
@@ -217,3 +251,73 @@ def test_batch_mixing_fixed_and_dynamic_paths_matches_cli():
     line = cli_error("resolve", dict(mass_matrix=m_bad[1].tolist(), normals=n.tolist(), velocity=v[1].tolist(),
                                      gaps=gaps[1].tolist()))
     assert e.value.item == 1 and str(e.value) == line + " (batch item 1)"
+
+
+def test_plastic_and_definition1_switches_leave_the_rest_bit_identical():
+    m, n, p = billiards_batch(20, seed=4)
+    full = simpact.resolve(m, n, p)
+    lean = simpact.resolve(m, n, p, plastic=False, definition1=False)
+    for name in ("status", "xi", "xi_argmin_argmax", "outcome_offsets", "outcome_momentum", "outcome_velocity",
+                 "outcome_impulses", "outcome_energy", "energy_before"):
+        assert same_bits(getattr(full, name), getattr(lean, name)), name
+    assert np.isnan(lean.plastic_momentum).all() and np.isfinite(full.plastic_momentum).all()
+    assert (lean.minimal_outcomes == -1).all() and (full.minimal_outcomes >= 1).all()
+    # R < 1 needs p_p for the blend: computed (and reported) all the same
+    blended = simpact.resolve(m, n, p, restitution=0.5, plastic=False)
+    assert np.isfinite(blended.plastic_momentum).all()
+
+
+@pytest.mark.parametrize("field", ["plastic", "definition1"])
+def test_switches_bad_input(field):
+    m, n, p = billiards_batch(2)
+    with pytest.raises(simpact.InputError) as e:
+        simpact.resolve(m, n, p, **{field: "no"})
+    assert e.value.field == field and str(e.value) == f"{field}: must be true or false (got 'no')"
+    with pytest.raises(ValueError):
+        simpact.check(m, n, p, momentum_after=p, **{field: 1})
+    with pytest.raises(ValueError):
+        simpact.resolve_model("billiards", theta=2.0, **{field: None})
+
+
+def test_outcomes_bad_item():
+    m, n, p = billiards_batch(3)
+    r = simpact.resolve(m, n, p)
+    for item, got in ((3, "3"), (-1, "-1"), (1.5, "1.5")):
+        with pytest.raises(simpact.InputError) as e:
+            r.outcomes(item)
+        assert e.value.field == "item" and str(e.value) == f"item: must be a batch item in 0..2 (got {got})"
+    with pytest.raises(simpact.InputError) as e:
+        r.outcomes()
+    assert e.value.field == "item"
+
+
+def test_velocity_batch_with_full_mass_matrices_bit_identical_to_cli():
+    """p⁻ = M q̇⁻ formed in the batch as the request forms it, for full (rotated) and diagonal M."""
+    m, n, v = billiards_batch(4, seed=21)
+    c, s = math.cos(0.7), math.sin(0.7)
+    rot = np.eye(6)
+    rot[2:4, 2:4] = [[c, -s], [s, c]]
+    m[::2] = rot.T @ m[::2] @ rot
+    n[::2] = n[::2] @ rot
+    r = simpact.resolve(m, n, velocity=v)
+    for b in range(4):
+        out, _ = cli_json("resolve", dict(mass_matrix=m[b].tolist(), normals=n[b].tolist(), velocity=v[b].tolist()))
+        assert same_bits(r.momentum_before[b], out["momentum_before"])
+        assert_resolution_matches_cli(r, b, out)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_recycled_result_storage_leaves_no_trace(threads):
+    """Result arrays freed by Python are reused by the next batch: nothing of the old values shows."""
+    m, n, p = billiards_batch(500, seed=8)
+    reference = simpact.resolve(m[:300], n[:300], p[:300], plastic=False, definition1=False, threads=threads)
+    ref = {k: np.array(getattr(reference, k)) for k in ("plastic_momentum", "outcome_momentum", "xi", "status",
+                                                      "minimal_outcomes", "outcome_offsets")}
+    del reference
+    for _ in range(3):  # bigger, then the same size as the reference, on freed storage
+        r = simpact.resolve(m, n, p, restitution=0.5, threads=threads)
+        del r
+        again = simpact.resolve(m[:300], n[:300], p[:300], plastic=False, definition1=False, threads=threads)
+        for name, value in ref.items():
+            assert same_bits(getattr(again, name), value), name
+        del again

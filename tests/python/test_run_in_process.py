@@ -130,3 +130,80 @@ def test_info_is_the_cli_info(tmp_path, monkeypatch):
     with pytest.raises(simpact.InputError) as e:
         simpact.info(3)
     assert e.value.field == "file"
+
+
+SMALL = {"model": "billiards", "grid": {"theta": {"start": "pi/3", "stop": "pi", "num": 24},
+                                        "r_c": {"start": 1.0, "stop": 3.0, "num": 5}},
+         "orderings": ["all", "argmin"], "output": {"chunk_size": 16}}
+
+
+def test_merge_of_shards_is_the_whole_run_and_the_cli_merge(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "small.yaml").write_text(json.dumps(SMALL))
+    config = str(tmp_path / "small.yaml")
+    shards = [simpact.run(config, out=f"s{i}.h5", shard=f"{i}/3", quiet=True) for i in (2, 0, 1)]
+    assert shards == ["s2.h5", "s0.h5", "s1.h5"]
+    ds = simpact.merge(shards, "merged.h5")
+    assert ds.xi.dims == ("theta", "r_c") and ds.attrs["complete"] == 1
+    simpact.run(config, out="whole.h5", quiet=True, open_result=False)
+    p = cli(["merge", *shards, "-o", str(tmp_path / "cli.h5"), "--quiet"])
+    assert p.returncode == 0, p.stderr
+    # every dataset but "run", the provenance's row axis (one row per shard and merge, one for a run)
+    merged, whole, by_cli = (datasets(p) for p in ("merged.h5", "whole.h5", tmp_path / "cli.h5"))
+    for d in (merged, whole, by_cli):
+        del d["run"]
+    assert merged.keys() == whole.keys() == by_cli.keys() and "xi" in merged
+    assert all(merged[k] == whole[k] == by_cli[k] for k in merged)
+    with pytest.raises(simpact.InputError) as e:  # the CLI's refusal, word for word
+        simpact.merge(shards, "merged.h5")
+    line = cli(["merge", *shards, "-o", "merged.h5"]).stderr.strip()
+    assert e.value.field == "output" and line == f"simpact: error: {e.value}"
+    assert simpact.merge(shards, "merged.h5", overwrite=True, open_result=False) == "merged.h5"
+
+
+def test_merge_bad_input(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes.h5").write_text("not HDF5")
+    for shards, message in ([[], "shards: at least one shard file is required"],
+                            ["s0.h5", "shards: must be a list of shard files (got str)"],
+                            [["missing.h5"], "shards: File does not exist: missing.h5"],
+                            [["notes.h5"], "shards: notes.h5: not a shard file (not even an HDF5 file)"]):
+        with pytest.raises(simpact.InputError) as e:
+            simpact.merge(shards, "out.h5")
+        assert str(e.value) == message and e.value.field == "shards"
+    p = cli(["merge", "notes.h5", "-o", "out.h5"])
+    assert p.returncode == 2 and p.stderr.strip() == "simpact: error: shards: notes.h5: not a shard file (not even an HDF5 file)"
+    with pytest.raises(simpact.InputError) as e:
+        simpact.run(SMALL, out="x.h5", shard="3/3")
+    assert e.value.field == "shard" and "expected i/N" in str(e.value)
+
+
+def test_estimate_is_the_dry_run(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "small.yaml").write_text(json.dumps(SMALL))
+    e = simpact.estimate("small.yaml", threads=2)
+    p = cli(["run", "small.yaml", "--dry-run", "--threads", "2"], cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert f"tasks: {e['tasks']} ({e['grid_points']} grid points x 1 replicas)" in p.stdout
+    mib = lambda b: f"{b / (1024.0 * 1024.0):.1f} MiB"  # noqa: E731
+    assert f"at most {mib(e['file_bytes'])} before compression" in p.stdout
+    assert f"journal while running: at most {mib(e['journal_bytes'])}" in p.stdout
+    assert e["tasks"] == 24 * 5 and 1.0 <= e["thread_speedup"] <= 2.0 and e["seconds_per_task"] > 0
+    assert e["total_seconds"] == pytest.approx(e["seconds_per_task"] * e["tasks"] / e["thread_speedup"])
+    assert not list(tmp_path.glob("results*")), "an estimate writes nothing"
+
+
+def test_estimate_bad_input(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    bad = dict(SMALL, orderings=["alll"])
+    (tmp_path / "bad.yaml").write_text(json.dumps(bad))
+    with pytest.raises(simpact.InputError) as e:
+        simpact.estimate("bad.yaml")
+    p = cli(["run", "bad.yaml", "--dry-run"], cwd=tmp_path)
+    assert p.returncode == 2 and p.stderr.splitlines()[0] == f"simpact: error: {e.value}"
+    with pytest.raises(simpact.InputError) as e:
+        simpact.estimate(SMALL, ranks=0)
+    assert e.value.field == "ranks"
+    with pytest.raises(simpact.InputError) as e:
+        simpact.estimate(3.5)
+    assert e.value.field == "config"

@@ -97,6 +97,10 @@ ImpactBatchResult resolve_batch(long batch, int dof, int contacts, const BatchPr
 // The same for raw problems, built in place per thread (no request per item): equal, bit for bit,
 // to resolve_batch(.., raw_problem_maker(batch), ..), errors included, and faster.
 ImpactBatchResult resolve_batch(const RawImpactBatch& batch, const ResolveOptions& options, int threads);
+// The same into `result`, reusing its vectors' storage (a caller recycling the buffers of earlier
+// results: already mapped pages cost no page faults); every field is overwritten.
+void resolve_batch(const RawImpactBatch& batch, const ResolveOptions& options, int threads,
+                   ImpactBatchResult& result);
 
 // What `simpact check` adds, per item: the post-impact state to check and the tolerances.
 struct CheckBatchInput {

@@ -1,6 +1,6 @@
 // What a sweep writes, as upper bounds before compression: its journal while it runs and its
 // result file. The one estimate behind `simpact run --dry-run`, the run's opening log line and
-// the free-space check that refuses a run whose results cannot fit.
+// the free-space check that refuses a run whose results cannot fit. And how long it computes.
 #pragma once
 
 #include <cstdint>
@@ -17,12 +17,15 @@ struct SweepSizeEstimate {
 
 SweepSizeEstimate estimate_sweep_sizes(const SweepConfig& config, const TaskKernel& kernel);
 
-// The compute time of a sweep, from a calibration of about `budget_s` seconds of tasks spread over
-// the whole task range on this thread, scaled to ranks × threads (start-up and file writing not
-// counted). Failing tasks are timed like the others.
+// The compute time of a sweep (`simpact run --dry-run`): a calibration of about `budget_s` seconds
+// of tasks spread over the whole task range on this thread, then about as long of the same tasks
+// on `threads` OpenMP threads: the speed-up this node gives now (at most the thread count; below
+// it on a loaded node, where the threads wait for cores), not perfect scaling. Ranks are assumed
+// to scale. Start-up and file writing are not counted; failing tasks are timed like the others.
 struct ComputeTimeEstimate {
   std::int64_t calibration_tasks = 0;
-  double seconds_per_task = 0.0;  // [s]
+  double seconds_per_task = 0.0;  // [s] on one thread
+  double thread_speedup = 1.0;    // measured on `threads` threads, in [1, threads]
   double total_seconds = 0.0;     // [s] on ranks × threads
 };
 ComputeTimeEstimate estimate_compute_time(const SweepConfig& config, const TaskKernel& kernel, int ranks,
