@@ -3,7 +3,8 @@
 # configs/billiards_theta.yaml (1 025 tasks) at 1 and 2 ranks, one thread per rank,
 # SIMPACT_BENCH_RUNS (9) runs each, interleaved with the baseline binary when one is given so
 # that both see the same machine load. Prints the medians of simpact's own end-of-run summary:
-# wall (from the start of the sweep), HDF5 time, its share, and the file-system syncs.
+# HDF5 time, its share of the wall time from the start of the sweep (and that wall time), and
+# the publishing renames with their directory syncs (file system, not HDF5).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 binaries=("${1:-build/simpact}")
@@ -14,9 +15,9 @@ export OMP_NUM_THREADS=1
 work="$(mktemp -d /tmp/simpact-hdf5share.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 
-# "done: ... HDF5 H s (P%)[, syncs S s], ..." -> "H P S" (the share from unrounded times)
+# "done: ... HDF5 H s (P%)[, publish S s], ..." -> "H P S" (the share from unrounded times)
 fields() {
-  sed -n 's/.*done: .*, HDF5 \([0-9.]*\) s (\([0-9.]*\)%)\(, syncs \([0-9.]*\) s\)\{0,1\}.*/\1 \2 \4/p'
+  sed -n 's/.*done: .*, HDF5 \([0-9.]*\) s (\([0-9.]*\)%)\(, publish \([0-9.]*\) s\)\{0,1\}.*/\1 \2 \4/p'
 }
 
 for ranks in 1 2; do
@@ -34,7 +35,7 @@ for ranks in 1 2; do
         return a[int((n + 1) / 2)]
       }
       END {
-        printf "billiards_theta, %d rank(s), %s: wall %.1f ms, HDF5 %.1f ms, HDF5 share %.0f%%, syncs %.1f ms (medians of %d)\n",
+        printf "billiards_theta, %d rank(s), %s: wall %.1f ms, HDF5 %.1f ms, HDF5 share %.0f%%, publish (renames + directory syncs) %.1f ms (medians of %d)\n",
           ranks, name, 1e3 * median(wall, NR), 1e3 * median(hdf5, NR), 100 * median(share, NR), 1e3 * median(sync, NR), NR
       }' "$work/r$ranks.b$b"
   done

@@ -250,11 +250,11 @@ int run_agreed(const RunArgs& args, MpiSession& mpi) {
       spdlog::info("{} is already complete: nothing to do", output);
     } else {
       spdlog::info(
-          "done: {} tasks ({} computed now) in {:.2f} s, {:.0f} tasks/s, HDF5 {:.3f} s ({:.1f}%), {} "
-          "({:.2f} MiB)",
+          "done: {} tasks ({} computed now) in {:.3f} s, {:.0f} tasks/s, HDF5 {:.3f} s ({:.1f}%), publish "
+          "{:.3f} s, {} ({:.2f} MiB)",
           s.tasks, s.tasks_computed, s.wall_seconds,
           s.wall_seconds > 0 ? s.tasks_computed / s.wall_seconds : 0.0, s.hdf5_seconds,
-          s.wall_seconds > 0 ? 100.0 * s.hdf5_seconds / s.wall_seconds : 0.0, output,
+          s.wall_seconds > 0 ? 100.0 * s.hdf5_seconds / s.wall_seconds : 0.0, s.publish_seconds, output,
           static_cast<double>(s.file_bytes) / (1024.0 * 1024.0));
       if (inadmissible > 0)
         spdlog::info("{} inadmissible grid points recorded as failed (status 4, NaN in the maps)",

@@ -187,6 +187,7 @@ py::dict run_summary_dict(const ConfigRunResult& r) {
   out["chunks"] = s.chunks;
   out["wall_seconds"] = s.wall_seconds;
   out["hdf5_seconds"] = s.hdf5_seconds;
+  out["publish_seconds"] = s.publish_seconds;
   out["already_complete"] = s.already_complete;
   out["interrupted_by"] = s.interrupted_by;
   out["tasks_saved"] = s.tasks_saved;
