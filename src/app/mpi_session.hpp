@@ -1,16 +1,17 @@
-// RAII for MPI in the driver: MPI_Init_thread (funneled: only the main thread calls MPI) and
+// RAII for MPI in the driver: init_mpi_funneled (only the main thread calls MPI) and
 // MPI_Finalize. Works without mpirun (a singleton job of one rank).
 #pragma once
 
 #include <mpi.h>
+
+#include "simpact/study/mpi_startup.hpp"
 
 namespace simpact::app {
 
 class MpiSession {
  public:
   MpiSession() {
-    int provided = 0;
-    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+    init_mpi_funneled();
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
   }

@@ -21,6 +21,7 @@
 #include "simpact/study/impact_batch.hpp"
 #include "simpact/study/impact_service.hpp"
 #include "simpact/study/merge_session.hpp"
+#include "simpact/study/mpi_startup.hpp"
 #include "simpact/study/simulate_service.hpp"
 #include "simpact/study/sweep_session.hpp"
 #include "simpact/study/sweep_size_estimate.hpp"
@@ -49,8 +50,7 @@ void ensure_mpi() {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (initialized) return;
-  int provided = 0;
-  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+  init_mpi_funneled();
   py::module_::import("atexit").attr("register")(py::cpp_function([] {
     int finalized = 0;
     MPI_Finalized(&finalized);
