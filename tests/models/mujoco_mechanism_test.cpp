@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "../../tests/support/temp_dir.hpp"
+#include "../support/resolution_summary.hpp"
 #include "simpact/core/impact_resolution.hpp"
 #include "simpact/core/input_error.hpp"
 #include "simpact/models/billiards_model.hpp"
@@ -39,39 +40,8 @@ MechanismSpec spec_of(const std::string& file, std::vector<std::pair<std::string
   return spec;
 }
 
-// Outcome momenta (sorted), ξ, energies and the plastic outcome of a resolution under `all`.
-struct Summary {
-  std::vector<std::vector<double>> outcomes;
-  std::vector<double> energies;
-  std::vector<double> plastic;
-  double xi = 0, energy_before = 0;
-  int status = 0;
-};
-
-Summary summarize(const ImpactProblem& problem) {
-  ImpactWorkspace ws;
-  ResolveOptions options;
-  options.policy = OrderingPolicy::kAll;
-  const ImpactResolution res = resolve_impact(problem, options, ws);
-  Summary s;
-  s.xi = res.xi;
-  s.status = static_cast<int>(res.status);
-  s.energy_before = res.energy_before;
-  std::vector<std::pair<std::vector<double>, double>> items;
-  for (int j = 0; j < res.outcome_count; ++j) {
-    const auto& o = ws.outcomes.items[j];
-    items.emplace_back(std::vector<double>(o.momentum.data(), o.momentum.data() + o.momentum.size()),
-                       o.energy);
-  }
-  std::sort(items.begin(), items.end());
-  for (auto& [p, e] : items) {
-    s.outcomes.push_back(p);
-    s.energies.push_back(e);
-  }
-  if (res.plastic_computed)
-    s.plastic.assign(res.plastic.momentum.data(), res.plastic.momentum.data() + res.plastic.momentum.size());
-  return s;
-}
+using Summary = test_support::ResolutionSummary;
+using test_support::summarize;
 
 void expect_same(const Summary& a, const Summary& b, double tol, const std::string& what) {
   SCOPED_TRACE(what);

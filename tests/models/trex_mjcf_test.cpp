@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/resolution_summary.hpp"
 #include "simpact/core/impact_resolution.hpp"
 #include "simpact/models/mujoco_mechanism.hpp"
 #include "simpact/models/trex_impact_model.hpp"
@@ -53,35 +54,8 @@ ParameterSet builtin_params(const TrexDesign& design, const DofVector& q) {
   return p;
 }
 
-struct Summary {
-  std::vector<std::vector<double>> outcomes;
-  std::vector<double> energies;
-  double xi = 0, energy_before = 0;
-  int status = 0;
-};
-
-Summary summarize(const ImpactProblem& problem) {
-  ImpactWorkspace ws;
-  ResolveOptions options;
-  options.policy = OrderingPolicy::kAll;
-  const ImpactResolution res = resolve_impact(problem, options, ws);
-  Summary s;
-  s.xi = res.xi;
-  s.status = static_cast<int>(res.status);
-  s.energy_before = res.energy_before;
-  std::vector<std::pair<std::vector<double>, double>> items;
-  for (int j = 0; j < res.outcome_count; ++j) {
-    const auto& o = ws.outcomes.items[j];
-    items.emplace_back(std::vector<double>(o.momentum.data(), o.momentum.data() + o.momentum.size()),
-                       o.energy);
-  }
-  std::sort(items.begin(), items.end());
-  for (auto& [p, e] : items) {
-    s.outcomes.push_back(p);
-    s.energies.push_back(e);
-  }
-  return s;
-}
+using Summary = test_support::ResolutionSummary;
+using test_support::summarize;
 
 TEST(TrexMjcf, MassMatrixGapsAndNormalsMatchBuiltin) {
   const TrexTableRow row = trex_table1_optimized();
