@@ -30,11 +30,17 @@ template <typename S>
 void BasicKineticMetric<S>::assign_diagonal(const Eigen::Ref<const Eigen::VectorXd>& masses) {
   const auto d = masses.size();
   check_dimension(d, d, S::kDofLimit);
-  if (!masses.allFinite()) throw InputError("mass_matrix", "must be finite (found NaN or Inf)");
-  if ((masses.array() <= 0.0).any()) throw InputError("mass_matrix", "must be positive definite");
-  for (Eigen::Index i = 0; i < d; ++i)
-    if (!in_computable_range(masses[i])) throw out_of_range(i, i, masses[i]);
-  mass_.setZero(d, d);
+  // One pass decides that every mass is fine (a sweep or a batch builds a metric per item); the
+  // checks in their order of precedence run only when one is not.
+  bool all_fine = true;
+  for (Eigen::Index i = 0; i < d; ++i) all_fine &= masses[i] > 0.0 && in_computable_range(masses[i]);
+  if (!all_fine) {
+    if (!masses.allFinite()) throw InputError("mass_matrix", "must be finite (found NaN or Inf)");
+    if ((masses.array() <= 0.0).any()) throw InputError("mass_matrix", "must be positive definite");
+    for (Eigen::Index i = 0; i < d; ++i)
+      if (!in_computable_range(masses[i])) throw out_of_range(i, i, masses[i]);
+  }
+  if (!(diagonal_ && mass_.rows() == d)) mass_.setZero(d, d);  // else off the diagonal is zero already
   mass_.diagonal() = masses;
   diagonal_ = true;
   inverse_diagonal_ = masses.cwiseInverse();
