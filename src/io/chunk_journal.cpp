@@ -281,6 +281,59 @@ JournalIndex JournalIndex::scan(const std::string& directory, const JournalManif
   return index;
 }
 
+std::string JournalIndex::encode() const {
+  std::vector<std::string> files;  // each file's name once; entries refer to it by position
+  std::map<std::string, std::uint64_t> position;
+  for (const auto& [chunk, entry] : entries_)
+    if (position.emplace(entry.file, files.size()).second) files.push_back(entry.file);
+  std::string out;
+  const auto put = [&out](std::uint64_t v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  put(files.size());
+  for (const auto& f : files) {
+    put(f.size());
+    out += f;
+  }
+  put(entries_.size());
+  for (const auto& [chunk, entry] : entries_) {
+    put(static_cast<std::uint64_t>(chunk));
+    put(position.at(entry.file));
+    put(entry.offset);
+    put(static_cast<std::uint64_t>(entry.first_task));
+    put(static_cast<std::uint64_t>(entry.count));
+  }
+  return out;
+}
+
+JournalIndex JournalIndex::decode(const JournalManifest& manifest, const std::string& bytes) {
+  std::size_t at = 0;
+  const auto get = [&]() {
+    std::uint64_t v = 0;
+    if (bytes.size() - at < sizeof v) throw IoError("journal index: truncated");
+    std::memcpy(&v, bytes.data() + at, sizeof v);
+    at += sizeof v;
+    return v;
+  };
+  JournalIndex index;
+  index.manifest_ = manifest;
+  std::vector<std::string> files(get());
+  for (auto& f : files) {
+    const std::uint64_t length = get();
+    if (bytes.size() - at < length) throw IoError("journal index: truncated");
+    f.assign(bytes.data() + at, length);
+    at += length;
+  }
+  for (std::uint64_t n = get(); n > 0; --n) {
+    const auto chunk = static_cast<std::int64_t>(get());
+    const std::uint64_t file = get();
+    if (file >= files.size()) throw IoError("journal index: a record of an unknown file");
+    Entry entry{files[file], get(), 0, 0};
+    entry.first_task = static_cast<std::int64_t>(get());
+    entry.count = static_cast<std::int64_t>(get());
+    index.entries_.emplace(chunk, std::move(entry));
+  }
+  return index;
+}
+
 std::int64_t JournalIndex::task_total() const {
   std::int64_t total = 0;
   for (const auto& [chunk, entry] : entries_) total += entry.count;

@@ -4,6 +4,8 @@
 
 #include <mpi.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -29,6 +31,16 @@ inline void agree_or_throw(const Mpi& mpi, const std::string& error, bool input_
 }
 
 // Rank 0's `text` on every rank.
+// Rank 0's bytes to every rank, in pieces of at most 1 GiB (MPI counts are int).
+inline void broadcast_bytes(MPI_Comm comm, std::string& bytes) {
+  std::uint64_t length = bytes.size();
+  MPI_Bcast(&length, 1, MPI_UINT64_T, 0, comm);
+  bytes.resize(static_cast<std::size_t>(length));
+  constexpr std::uint64_t kPiece = std::uint64_t{1} << 30;
+  for (std::uint64_t at = 0; at < length; at += kPiece)
+    MPI_Bcast(bytes.data() + at, static_cast<int>(std::min(kPiece, length - at)), MPI_CHAR, 0, comm);
+}
+
 inline void broadcast_string(MPI_Comm comm, std::string& text) {
   int length = static_cast<int>(text.size());
   MPI_Bcast(&length, 1, MPI_INT, 0, comm);

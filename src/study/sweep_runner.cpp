@@ -36,6 +36,7 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 using detail::agree_or_throw;
 using detail::append_provenance_line;
+using detail::broadcast_bytes;
 using detail::broadcast_string;
 using detail::decide_mode;
 using detail::make_layout;
@@ -338,7 +339,24 @@ std::vector<ProvenanceRow> SweepRun::provenance_rows(const std::vector<std::uint
 // incomplete) file in place, never a half-written one. Returns the staging file.
 std::string SweepRun::final_write() {
   if (options_.on_final_write) options_.on_final_write();
-  const JournalIndex index = JournalIndex::scan(journal_, manifest_);
+  // Rank 0 scans and validates the whole journal once; the other ranks take its index and read
+  // only the records of their grid points (each read checks its record again). Every rank
+  // scanning every file read the journal R times over: the first limit at scale (docs/scaling.md).
+  JournalIndex index;
+  std::string encoded;
+  if (mpi_.rank == 0) {
+    try {
+      index = JournalIndex::scan(journal_, manifest_);
+      if (mpi_.size > 1) encoded = index.encode();
+    } catch (const std::exception& e) {
+      error_ = e.what();
+    }
+  }
+  agree_or_throw(mpi_, error_, false);
+  if (mpi_.size > 1) {
+    broadcast_bytes(mpi_.comm, encoded);
+    if (mpi_.rank != 0) index = JournalIndex::decode(manifest_, encoded);
+  }
   std::int64_t missing = 0;
   const std::vector<std::uint8_t> finished = index.done_bitmap();
   for (std::size_t c = 0; c < finished.size(); ++c)

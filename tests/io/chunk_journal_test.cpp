@@ -179,6 +179,40 @@ TEST(ChunkJournal, ReadChecksTheRecordAgain) {
   EXPECT_THROW(index.read(0, back), IoError);
 }
 
+// One rank scans, the others read through its index: the decoded index finds the same records
+// (two files, chunks out of order), and bytes cut short are refused rather than half-read.
+TEST(ChunkJournal, AnIndexTravelsAsBytes) {
+  TempDir dir;
+  const std::string j = dir / "out.h5.journal";
+  const JournalManifest m = manifest();
+  create_journal(j, m);
+  {
+    ChunkJournalWriter w(j, 0, "1", m.config_hash);
+    w.append(chunk_of(m, 2), m.values_per_task);
+    w.append(chunk_of(m, 0), m.values_per_task);
+  }
+  {
+    ChunkJournalWriter w(j, 1, "1", m.config_hash);
+    w.append(chunk_of(m, 1), m.values_per_task);
+  }
+  const JournalIndex scanned = JournalIndex::scan(j, m);
+  const std::string bytes = scanned.encode();
+  const JournalIndex decoded = JournalIndex::decode(m, bytes);
+  EXPECT_EQ(decoded.done_bitmap(), scanned.done_bitmap());
+  EXPECT_EQ(decoded.task_total(), 10);
+  for (std::int64_t chunk = 0; chunk < 3; ++chunk) {
+    ChunkResults a, b;
+    scanned.read(chunk, a);
+    decoded.read(chunk, b);
+    EXPECT_EQ(b.first_task, a.first_task);
+    EXPECT_EQ(b.count, a.count);
+    EXPECT_EQ(b.values, a.values);
+    EXPECT_EQ(b.values[0], 100.0 * static_cast<double>(chunk));
+  }
+  EXPECT_THROW(JournalIndex::decode(m, bytes.substr(0, bytes.size() - 1)), IoError);
+  EXPECT_THROW(JournalIndex::decode(m, bytes.substr(0, 12)), IoError);
+}
+
 TEST(ChunkJournal, WriterNeverFollowsALink) {
   TempDir dir;
   const std::string j = dir / "out.h5.journal";

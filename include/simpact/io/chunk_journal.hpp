@@ -134,6 +134,11 @@ class ChunkJournalWriter {
 class JournalIndex final : public ChunkResultSource, public ChunkStatisticsSource {
  public:
   static JournalIndex scan(const std::string& directory, const JournalManifest& manifest);
+  // The index as bytes and back (its entries; not the problems, which the scanning process
+  // reports): one process scans and validates every record, the others read the records they
+  // need through its index instead of reading the whole journal again each.
+  std::string encode() const;
+  static JournalIndex decode(const JournalManifest& manifest, const std::string& bytes);
   const std::vector<std::string>& problems() const { return problems_; }
   // Tasks covered by the valid records (each chunk once).
   std::int64_t task_total() const;
