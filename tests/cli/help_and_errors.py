@@ -14,14 +14,8 @@ import tempfile
 SIMPACT = sys.argv[1]
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLES = os.path.normpath(os.path.join(HERE, "..", "..", "configs", "examples"))
-failures = 0
-
-
-def check(ok, what):
-    global failures
-    print(("ok: " if ok else "FAIL: ") + what)
-    if not ok:
-        failures += 1
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from checks import check, finish  # noqa: E402
 
 
 def run(*args, stdin=None, cwd=None):
@@ -84,4 +78,4 @@ p = run("simulate", "-", stdin=json.dumps({"model": "chain", "dt": -1, "steps": 
 got = lines(p.stderr)
 check(p.returncode == 2 and len(got) == 3 and all(f in p.stderr for f in ("q0:", "dt:", "steps:")),
       f"simulate: every error of the request, one line each ({got})")
-sys.exit(1 if failures else 0)
+finish()

@@ -14,14 +14,8 @@ import h5py
 import numpy as np
 
 SIMPACT = sys.argv[1]
-failures = 0
-
-
-def check(ok, what):
-    global failures
-    print(("ok: " if ok else "FAIL: ") + what)
-    if not ok:
-        failures += 1
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from checks import check, finish  # noqa: E402
 
 
 def run(args, **env):
@@ -61,4 +55,4 @@ with tempfile.TemporaryDirectory() as d:
     check(all(np.array_equal(outs[0][k], outs[1][k], equal_nan=True) for k in outs[0]),
           "results bit-identical over 1 and 3 threads")
 
-sys.exit(1 if failures else 0)
+finish()

@@ -11,14 +11,8 @@ import tempfile
 import h5py
 
 SIMPACT, EXAMPLES = sys.argv[1], sys.argv[2]
-failures = 0
-
-
-def check(ok, what):
-    global failures
-    print(("ok: " if ok else "FAIL: ") + what)
-    if not ok:
-        failures += 1
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from checks import check, finish  # noqa: E402
 
 
 def run(args, stdin=None):
@@ -132,4 +126,4 @@ with tempfile.TemporaryDirectory() as d:
     check(p.returncode == 2 and not os.path.exists(out3), "bad input: exit 2, no file")
     check(not any(".tmp." in x for x in os.listdir(d)), "no temporary left after failures")
 
-sys.exit(1 if failures else 0)
+finish()
