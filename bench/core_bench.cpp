@@ -266,6 +266,49 @@ void BM_BilliardsBatchResolveViaRequests(benchmark::State& state) {
 }
 BENCHMARK(BM_BilliardsBatchResolveViaRequests);
 
+// The same two in simpact.resolve's "core work" mode (plastic=False, definition1=False: the work
+// of BM_BilliardsResolveAllWithXi): the core on prebuilt varied problems, then the whole batch.
+ResolveOptions core_work_options() {
+  ResolveOptions options;
+  options.policy = OrderingPolicy::kAll;
+  options.compare_argmin_argmax = true;
+  options.compute_plastic = false;
+  return options;
+}
+
+void BM_BilliardsBatchCoreWork(benchmark::State& state) {
+  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const BilliardsBatch& b = billiards_batch();
+  std::vector<ImpactProblem> problems;
+  for (long i = 0; i < b.count; ++i)
+    problems.emplace_back(
+        KineticMetric(Eigen::MatrixXd(Eigen::Map<const RowMajor>(b.mass.data() + i * 36, 6, 6))),
+        Eigen::Map<const RowMajor>(b.normals.data() + i * 12, 2, 6),
+        Eigen::Map<const Eigen::VectorXd>(b.momentum.data() + i * 6, 6), 1.0);
+  ImpactWorkspace ws;
+  const ResolveOptions options = core_work_options();
+  std::size_t i = 0;
+  for (auto _ : state) {
+    ImpactResolution res = resolve_impact(problems[i], options, ws);
+    benchmark::DoNotOptimize(res);
+    i = i + 1 == problems.size() ? 0 : i + 1;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_BilliardsBatchCoreWork);
+
+void BM_BilliardsBatchResolveBatchCoreWork(benchmark::State& state) {
+  const RawImpactBatch raw = raw_billiards_batch();
+  const ResolveOptions options = core_work_options();
+  ImpactBatchResult r;
+  for (auto _ : state) {
+    resolve_batch(raw, options, 1, r);
+    benchmark::DoNotOptimize(r);
+  }
+  state.SetItemsProcessed(state.iterations() * raw.batch);
+}
+BENCHMARK(BM_BilliardsBatchResolveBatchCoreWork);
+
 }  // namespace
 
 BENCHMARK_MAIN();

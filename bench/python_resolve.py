@@ -10,8 +10,10 @@ masses and cue direction; arrays built once, not timed), per CPU second of one t
 modes: "core work" (plastic=False, definition1=False: the work of core_bench's
 BM_BilliardsResolveAllWithXi, the full outcome set and ξ with its argmin/argmax pair) and "CLI
 defaults" (plastic outcome and Definition 1 checked, as `simpact resolve`), and argmin alone.
-With --core-bench (default: build/bench/core_bench when it exists) it runs
-BM_BilliardsResolveAllWithXi in the same session and prints each mode's ratio to its rate.
+With --core-bench (default: build/bench/core_bench when it exists) it runs, in the same session,
+BM_BilliardsResolveAllWithXi (one problem resolved over and over: a warm best case) and
+BM_BilliardsBatchCoreWork (the core alone on varied billiards problems like these, built
+beforehand), and prints each mode's ratio to both rates.
 (core_bench's BilliardsBatch* are the same kind of batch in C++: the core alone on prebuilt
 problems, resolve_batch as simpact.resolve runs it, and the old per-item request path.)
 """
@@ -45,11 +47,14 @@ def billiards_batch(b, seed=1):
     return mass, normals, momentum
 
 
-def core_rate(path):
-    """items_per_second of BM_BilliardsResolveAllWithXi (CPU time, one thread)."""
-    out = subprocess.run([path, "--benchmark_filter=BilliardsResolveAllWithXi$", "--benchmark_min_time=1",
-                          "--benchmark_format=json"], check=True, capture_output=True, text=True).stdout
-    return json.loads(out)["benchmarks"][0]["items_per_second"]
+def core_rates(path):
+    """items_per_second (CPU time, one thread) of BM_BilliardsResolveAllWithXi (one problem, resolved
+    over and over) and BM_BilliardsBatchCoreWork (4096 varied billiards problems like these, built
+    beforehand), as {name: rate}."""
+    out = subprocess.run([path, "--benchmark_filter=Billiards(ResolveAllWithXi|BatchCoreWork)$",
+                          "--benchmark_min_time=1", "--benchmark_format=json"],
+                         check=True, capture_output=True, text=True).stdout
+    return {b["name"]: b["items_per_second"] for b in json.loads(out)["benchmarks"]}
 
 
 def main():
@@ -65,9 +70,9 @@ def main():
                                                                           definition1=False)),
              ("all, CLI defaults", dict(ordering="all")),
              ("argmin, CLI defaults", dict(ordering="argmin"))]
-    core = core_rate(args.core_bench) if args.core_bench else None
-    if core:
-        print(f"core_bench BM_BilliardsResolveAllWithXi: {core:.3e}/s per CPU second")
+    cores = core_rates(args.core_bench) if args.core_bench else {}
+    for bench, rate in cores.items():
+        print(f"core_bench {bench}: {rate:.3e}/s per CPU second")
     for name, options in modes:
         best = best_cpu = math.inf
         for _ in range(args.repeat):
@@ -77,7 +82,8 @@ def main():
             best_cpu = min(best_cpu, time.process_time() - c0)
         per_cpu = args.count / best_cpu
         # CPU time: on a loaded machine the wall clock counts other processes' turns
-        ratio = f", {per_cpu / core:.2f}x the core's all rate per core" if core and args.threads == 1 else ""
+        ratio = "".join(f", {per_cpu / rate:.2f}x {bench[3:]}" for bench, rate in cores.items()
+                        if args.threads == 1)
         print(f"simpact.resolve {name}: {args.count} impacts in {best:.3f} s wall on {args.threads} thread(s), "
               f"{per_cpu:.3e}/s per CPU second{ratio} (status ok: {int((r.status == 0).sum())})")
 

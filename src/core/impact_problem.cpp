@@ -106,16 +106,36 @@ void BasicImpactSystem<S>::assign_normals(const Eigen::Ref<const RowMajorMatrix>
   normals_.resize(closed, d);
   for (int i = 0; i < closed; ++i) normals_.row(i) = normals.row(given_index_[i]);
 
-  // W = M⁻¹ Nᵀ (one triangular solve per contact), then A = N W; a state's c⁻ = Wᵀ p⁻ᵀ.
-  velocity_directions_ = normals_.transpose();
-  metric_.solve_in_place(velocity_directions_);
+  // W = M⁻¹ Nᵀ (one triangular solve per contact) and L⁻¹Nᵀ, then A = N W; a state's c⁻ = Wᵀ p⁻ᵀ.
+  if (metric_.diagonal()) {
+    // The products solve_in_place and whiten_in_place form, n_ij/m_j and n_ij/√m_j, taken
+    // straight from the input's rows: transposing first and scaling in place made the CPU reload
+    // each just-stored entry in pairs (a stalled store forwarding per pair, a sixth of a batch
+    // item's problem set-up).
+    velocity_directions_.resize(d, closed);
+    whitened_normals_.resize(d, closed);
+    const auto& inverse = metric_.inverse_diagonal();
+    const auto& inverse_sqrt = metric_.inverse_sqrt_diagonal();
+    for (int i = 0; i < closed; ++i) {
+      const double* n = normals.row(given_index_[i]).data();  // the input's row (normals_ is a copy)
+      double* w = velocity_directions_.col(i).data();
+      double* b = whitened_normals_.col(i).data();
+      for (int j = 0; j < d; ++j) {
+        w[j] = n[j] * inverse[j];
+        b[j] = n[j] * inverse_sqrt[j];
+      }
+    }
+  } else {
+    velocity_directions_ = normals_.transpose();
+    metric_.solve_in_place(velocity_directions_);
+    whitened_normals_ = normals_.transpose();
+    metric_.whiten_in_place(whitened_normals_);
+  }
   gram_.noalias() = normals_ * velocity_directions_;
   // Exact symmetry for the LCP: ½(A_ij + A_ji) on both sides (a sum commutes exactly; the
   // diagonal is unchanged, ½(a + a) = a), without a temporary matrix.
   for (int j = 0; j < closed; ++j)
     for (int i = j + 1; i < closed; ++i) gram_(i, j) = gram_(j, i) = 0.5 * (gram_(i, j) + gram_(j, i));
-  whitened_normals_ = normals_.transpose();
-  metric_.whiten_in_place(whitened_normals_);
   normal_norms_ = gram_.diagonal().cwiseSqrt();
 }
 

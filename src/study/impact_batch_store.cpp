@@ -19,10 +19,9 @@ void given_impulses(const Problem& problem, const Vector& impulses, double* out)
 template <typename Metric, typename Vector>
 void velocity_into(const Metric& metric, const Vector& p, double* out) {
   const auto d = p.size();
-  if (metric.diagonal()) {
-    Eigen::Map<Eigen::VectorXd> v(out, d);
-    v = p;
-    metric.solve_in_place(v);
+  if (metric.diagonal()) {  // solve_in_place's product p_i · (1/m_i), straight into out
+    const auto& inverse = metric.inverse_diagonal();
+    for (Eigen::Index i = 0; i < d; ++i) out[i] = p[i] * inverse[i];
     return;
   }
   const auto v = metric.velocity(p);
@@ -106,13 +105,11 @@ void ResolutionWriter::store(const BasicImpactProblem<S>& problem, const BasicIm
   first_[b] = static_cast<std::int64_t>(first);
   count_[b] = static_cast<std::int64_t>(n);
   // Appended, not resized then overwritten: each value is written once.
-  typename S::DofVector v;
   for (std::size_t j = 0; j < n; ++j) {
     const auto& o = ws.outcomes.items[j];
     rows.momentum.insert(rows.momentum.end(), o.momentum.data(), o.momentum.data() + D);
-    v = o.momentum;  // v = M⁻¹p, as metric.velocity(p)
-    problem.metric().solve_in_place(v);
-    rows.velocity.insert(rows.velocity.end(), v.data(), v.data() + D);
+    rows.velocity.resize(rows.velocity.size() + D);
+    velocity_into(problem.metric(), o.momentum, rows.velocity.data() + rows.velocity.size() - D);
     rows.impulses.resize(rows.impulses.size() + K);
     given_impulses(problem, o.impulses, rows.impulses.data() + rows.impulses.size() - K);
     rows.energy.push_back(o.energy);

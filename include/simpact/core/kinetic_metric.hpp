@@ -27,6 +27,9 @@ class BasicKineticMetric {
   int dof() const { return static_cast<int>(mass_.rows()); }
   const DofMatrix& mass_matrix() const { return mass_; }
   bool diagonal() const { return diagonal_; }
+  // A diagonal M's 1/m_i and 1/√m_i (what solve_in_place and whiten_in_place multiply by).
+  const DofVector& inverse_diagonal() const { return inverse_diagonal_; }
+  const DofVector& inverse_sqrt_diagonal() const { return inverse_sqrt_diagonal_; }
 
   // x = M⁻¹ b for each column of b (velocity of a momentum, [m/s] for p in [kg·m/s]).
   template <typename Derived>
