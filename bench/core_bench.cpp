@@ -219,9 +219,8 @@ RawImpactBatch raw_billiards_batch() {
   return raw;
 }
 
-// The core alone on that batch, with simpact resolve's defaults (plastic outcome, ξ): problems
-// built beforehand, not timed.
-void BM_BilliardsBatchCoreCliDefaults(benchmark::State& state) {
+// The core alone on that batch with `options`: problems built beforehand, not timed.
+void resolve_prebuilt_billiards(benchmark::State& state, const ResolveOptions& options) {
   using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   const BilliardsBatch& b = billiards_batch();
   std::vector<ImpactProblem> problems;
@@ -231,7 +230,6 @@ void BM_BilliardsBatchCoreCliDefaults(benchmark::State& state) {
         Eigen::Map<const RowMajor>(b.normals.data() + i * 12, 2, 6),
         Eigen::Map<const Eigen::VectorXd>(b.momentum.data() + i * 6, 6), 1.0);
   ImpactWorkspace ws;
-  const ResolveOptions options;
   std::size_t i = 0;
   for (auto _ : state) {
     ImpactResolution res = resolve_impact(problems[i], options, ws);
@@ -239,6 +237,11 @@ void BM_BilliardsBatchCoreCliDefaults(benchmark::State& state) {
     i = i + 1 == problems.size() ? 0 : i + 1;
   }
   state.SetItemsProcessed(state.iterations());
+}
+
+// ... with simpact resolve's defaults (plastic outcome, ξ).
+void BM_BilliardsBatchCoreCliDefaults(benchmark::State& state) {
+  resolve_prebuilt_billiards(state, ResolveOptions{});
 }
 BENCHMARK(BM_BilliardsBatchCoreCliDefaults);
 
@@ -277,23 +280,7 @@ ResolveOptions core_work_options() {
 }
 
 void BM_BilliardsBatchCoreWork(benchmark::State& state) {
-  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  const BilliardsBatch& b = billiards_batch();
-  std::vector<ImpactProblem> problems;
-  for (long i = 0; i < b.count; ++i)
-    problems.emplace_back(
-        KineticMetric(Eigen::MatrixXd(Eigen::Map<const RowMajor>(b.mass.data() + i * 36, 6, 6))),
-        Eigen::Map<const RowMajor>(b.normals.data() + i * 12, 2, 6),
-        Eigen::Map<const Eigen::VectorXd>(b.momentum.data() + i * 6, 6), 1.0);
-  ImpactWorkspace ws;
-  const ResolveOptions options = core_work_options();
-  std::size_t i = 0;
-  for (auto _ : state) {
-    ImpactResolution res = resolve_impact(problems[i], options, ws);
-    benchmark::DoNotOptimize(res);
-    i = i + 1 == problems.size() ? 0 : i + 1;
-  }
-  state.SetItemsProcessed(state.iterations());
+  resolve_prebuilt_billiards(state, core_work_options());
 }
 BENCHMARK(BM_BilliardsBatchCoreWork);
 
