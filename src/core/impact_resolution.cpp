@@ -42,7 +42,16 @@ BasicImpactWorkspace<S>::BasicImpactWorkspace(const ResolveLimits& limits) {
 namespace {
 
 // Eq. (17) in momentum space: p⁺ = α p_e + (1−α) p_p, α from eq. (16); inner products on the
-// whitened vectors (L⁻¹p), so they stay accurate when p_p came from huge impulses.
+// whitened vectors (L⁻¹p), so they stay accurate when p_p came from huge impulses. The α of p_e,
+// with ye = L⁻¹p_e; `plastic_squared_norm` is |y_p|², the same for every outcome of a problem.
+template <typename S>
+double blend_alpha(const BasicImpactProblem<S>& problem, const BasicPlasticOutcome<S>& plastic,
+                   double plastic_squared_norm, const typename S::DofVector& elastic, typename S::DofVector& ye) {
+  ye = elastic;
+  problem.metric().whiten_in_place(ye);
+  return restitution_alpha(problem.restitution(), ye.squaredNorm(), plastic_squared_norm, ye.dot(plastic.whitened));
+}
+
 template <typename S>
 struct Blend {
   typename S::DofVector momentum;
@@ -54,15 +63,25 @@ template <typename S>
 Blend<S> blend_with_plastic(const BasicImpactProblem<S>& problem, const BasicPlasticOutcome<S>& plastic,
                             const typename S::DofVector& elastic,
                             const typename S::ContactVector& elastic_impulses) {
-  typename S::DofVector ye = elastic;
-  problem.metric().whiten_in_place(ye);
+  typename S::DofVector ye;
   Blend<S> b;
-  b.alpha = restitution_alpha(problem.restitution(), ye.squaredNorm(), plastic.whitened.squaredNorm(),
-                              ye.dot(plastic.whitened));
+  b.alpha = blend_alpha(problem, plastic, plastic.whitened.squaredNorm(), elastic, ye);
   b.momentum = b.alpha * elastic + (1.0 - b.alpha) * plastic.momentum;
   b.impulses = b.alpha * elastic_impulses + (1.0 - b.alpha) * plastic.impulses;
   b.energy = 0.5 * (b.alpha * ye + (1.0 - b.alpha) * plastic.whitened).squaredNorm();
   return b;
+}
+
+// The same blend written into an outcome of the set (no copy through a Blend).
+template <typename S>
+void blend_outcome(const BasicImpactProblem<S>& problem, const BasicPlasticOutcome<S>& plastic,
+                   double plastic_squared_norm, BasicOutcome<S>& o) {
+  typename S::DofVector ye;
+  const double alpha = blend_alpha(problem, plastic, plastic_squared_norm, o.elastic_momentum, ye);
+  o.momentum = alpha * o.elastic_momentum + (1.0 - alpha) * plastic.momentum;
+  o.impulses = alpha * o.elastic_impulses + (1.0 - alpha) * plastic.impulses;
+  o.alpha = alpha;
+  o.energy = 0.5 * (alpha * ye + (1.0 - alpha) * plastic.whitened).squaredNorm();
 }
 
 template <typename S>
@@ -181,14 +200,9 @@ BasicImpactResolution<S> resolve_impact(const BasicImpactProblem<S>& problem, co
   }
 
   if (restitution < 1.0 && !plastic_only) {
-    for (int j = 0; j < set.size; ++j) {
-      BasicOutcome<S>& o = set.items[static_cast<std::size_t>(j)];
-      const Blend<S> b = blend_with_plastic(problem, plastic, o.elastic_momentum, o.elastic_impulses);
-      o.momentum = b.momentum;
-      o.impulses = b.impulses;
-      o.alpha = b.alpha;
-      o.energy = b.energy;
-    }
+    const double plastic_squared_norm = plastic.whitened.squaredNorm();
+    for (int j = 0; j < set.size; ++j)
+      blend_outcome(problem, plastic, plastic_squared_norm, set.items[static_cast<std::size_t>(j)]);
     set.merge_equal_final_momenta(problem);
   } else if (!plastic_only) {
     for (int j = 0; j < set.size; ++j) {
