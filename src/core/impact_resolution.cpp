@@ -46,10 +46,12 @@ namespace {
 // with ye = L⁻¹p_e; `plastic_squared_norm` is |y_p|², the same for every outcome of a problem.
 template <typename S>
 double blend_alpha(const BasicImpactProblem<S>& problem, const BasicPlasticOutcome<S>& plastic,
-                   double plastic_squared_norm, const typename S::DofVector& elastic, typename S::DofVector& ye) {
+                   double plastic_squared_norm, const typename S::DofVector& elastic,
+                   typename S::DofVector& ye) {
   ye = elastic;
   problem.metric().whiten_in_place(ye);
-  return restitution_alpha(problem.restitution(), ye.squaredNorm(), plastic_squared_norm, ye.dot(plastic.whitened));
+  return restitution_alpha(problem.restitution(), ye.squaredNorm(), plastic_squared_norm,
+                           ye.dot(plastic.whitened));
 }
 
 template <typename S>
