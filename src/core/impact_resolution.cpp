@@ -129,7 +129,7 @@ BasicPrecomputedImpact<S> precompute_impact(const BasicImpactProblem<S>& problem
   pre.initially_feasible = problem.feasible(problem.initial_rates());
   const double restitution = problem.restitution();
   if (options.compute_plastic || restitution < 1.0) {
-    pre.plastic = plastic_outcome(problem);
+    plastic_outcome_into(problem, pre.plastic);
     pre.plastic_computed = true;
   }
   // resolve_impact asks only for an infeasible p⁻ that is not resolved by p_p alone (R = 0).

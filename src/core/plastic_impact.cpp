@@ -220,7 +220,7 @@ BasicPlasticOutcome<Z> plastic_outcome_exact(const BasicImpactProblem<Z>& proble
 }  // namespace
 
 template <typename Z>
-BasicPlasticOutcome<Z> plastic_outcome(const BasicImpactProblem<Z>& problem) {
+void plastic_outcome_into(const BasicImpactProblem<Z>& problem, BasicPlasticOutcome<Z>& out) {
   const int k = problem.contacts();
   // With every contact open (by its gap) there is no constraint: maxCoeff() of the empty
   // vector would be undefined.
@@ -229,14 +229,20 @@ BasicPlasticOutcome<Z> plastic_outcome(const BasicImpactProblem<Z>& problem) {
     // Well-conditioned problems: the guarded Gram form, kept only if its KKT check passes too.
     detail::GramPlastic gram;
     if (detail::gram_plastic(problem, tol, gram)) {
-      PlasticOutcome out;
       outcome_from_impulses(problem, gram.impulses, out);
       verify_kkt<Z>(problem, true, out);
       out.path = gram.closed_form ? PlasticPath::kTwoContactClosedForm : PlasticPath::kGram;
-      if (out.converged) return out;
+      if (out.converged) return;
     }
   }
-  return plastic_outcome_exact<Z>(problem, tol);
+  out = plastic_outcome_exact<Z>(problem, tol);
+}
+
+template <typename Z>
+BasicPlasticOutcome<Z> plastic_outcome(const BasicImpactProblem<Z>& problem) {
+  BasicPlasticOutcome<Z> out;
+  plastic_outcome_into(problem, out);
+  return out;
 }
 
 template <typename Z>
@@ -270,6 +276,7 @@ bool normals_positively_span(const BasicImpactProblem<Z>& problem) {
   template BasicNonnegativeLeastSquares<Z> solve_nonnegative_least_squares<Z>(const Z::DofByContact&,       \
                                                                               const Z::DofVector&, double); \
   template BasicPlasticOutcome<Z> plastic_outcome<Z>(const BasicImpactProblem<Z>&);                         \
+  template void plastic_outcome_into<Z>(const BasicImpactProblem<Z>&, BasicPlasticOutcome<Z>&);             \
   template bool normals_positively_span<Z>(const BasicImpactProblem<Z>&);
 SIMPACT_INSTANTIATE_PLASTIC(FixedSizes)
 SIMPACT_INSTANTIATE_PLASTIC(DynamicSizes)

@@ -64,6 +64,10 @@ using PlasticOutcome = BasicPlasticOutcome<FixedSizes>;
 
 template <typename S>
 BasicPlasticOutcome<S> plastic_outcome(const BasicImpactProblem<S>& problem);
+// The same into `out`, a default-constructed outcome (a sweep task's precomputation holds one:
+// no copy of the result on the common path).
+template <typename S>
+void plastic_outcome_into(const BasicImpactProblem<S>& problem, BasicPlasticOutcome<S>& out);
 
 // True when the normals positively span their own span (only p with no component in
 // span{u_i} is feasible, so an infeasible p⁻ has no energy-conserving feasible outcome):
