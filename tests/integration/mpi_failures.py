@@ -97,7 +97,10 @@ def main():
     print(f"ok: merge -o NONEMPTY_DIR --overwrite at 2 ranks: ended in {seconds:.1f} s: {line}")
 
     # ---- two runs on one output: the first is long; it is stopped by SIGTERM afterwards --------
-    huge = sc.write_config(BIG.replace("samples_per_point: 30000", "samples_per_point: 200000"), d, "huge.yaml")
+    # Long enough (~64 M tasks, statistics journaled: small records) that no speed-up of the
+    # tasks lets it finish while the three refused runs start and end (~8 s).
+    huge = sc.write_config(BIG.replace("samples_per_point: 30000", "samples_per_point: 2000000")
+                           .replace("samples: true", "samples: false"), d, "huge.yaml")
     out = f"{d}/busy.h5"
     first = subprocess.Popen(sc.command(simpact, huge, out, ranks=2), env=sc.env(1), stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
