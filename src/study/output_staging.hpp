@@ -10,7 +10,7 @@ namespace simpact::detail {
 std::string new_staging_file(const std::string& journal, const std::string& what);
 
 // Renames a finished staging file over the output (a regular file or nothing: checked again here,
-// so nothing else planted in the meantime is replaced).
+// so nothing else planted in the meantime is replaced), its bytes fsynced first.
 void replace_output(const std::string& staging, const std::string& path);
 
 // Removes what a killed run of ours left in the (locked) journal directory besides its work:
