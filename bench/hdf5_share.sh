@@ -4,7 +4,7 @@
 # SIMPACT_BENCH_RUNS (9) runs each, interleaved with the baseline binary when one is given so
 # that both see the same machine load. Prints the medians of simpact's own end-of-run summary:
 # HDF5 time, its share of the wall time from the start of the sweep (and that wall time), and
-# the publishing renames with their directory syncs (file system, not HDF5).
+# the publishing of the files (their fsyncs, renames and directory syncs: file system, not HDF5).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 binaries=("${1:-build/simpact}")
@@ -35,7 +35,7 @@ for ranks in 1 2; do
         return a[int((n + 1) / 2)]
       }
       END {
-        printf "billiards_theta, %d rank(s), %s: wall %.1f ms, HDF5 %.1f ms, HDF5 share %.0f%%, publish (renames + directory syncs) %.1f ms (medians of %d)\n",
+        printf "billiards_theta, %d rank(s), %s: wall %.1f ms, HDF5 %.1f ms, HDF5 share %.0f%%, publish (file syncs, renames, directory syncs) %.1f ms (medians of %d)\n",
           ranks, name, 1e3 * median(wall, NR), 1e3 * median(hdf5, NR), 100 * median(share, NR), 1e3 * median(sync, NR), NR
       }' "$work/r$ranks.b$b"
   done

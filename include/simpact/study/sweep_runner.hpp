@@ -79,8 +79,9 @@ struct SweepRunSummary {
   std::int64_t chunks = 0;
   double wall_seconds = 0.0;
   double hdf5_seconds = 0.0;  // rank 0's time inside HDF5 calls
-  // Rank 0's time moving finished files over the output (rename + the directory's fsync): file
-  // system, not HDF5, and most of a tiny sweep's fixed cost on a disk with slow syncs.
+  // Rank 0's time moving finished files over the output (the file's fsync, the rename, the
+  // directory's fsync): file system, not HDF5, and most of a tiny sweep's fixed cost on a disk with
+  // slow syncs.
   double publish_seconds = 0.0;
   std::uintmax_t file_bytes = 0;
   bool already_complete = false;      // --resume on a finished file: nothing to do
