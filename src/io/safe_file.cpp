@@ -178,6 +178,16 @@ void sync_parent_directory(const std::string& path) {
   ::close(fd);
 }
 
+void sync_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 || ::fsync(fd) != 0) {
+    const int err = errno;
+    if (fd >= 0) ::close(fd);
+    throw IoError(fmt::format("cannot sync '{}': {}", path, std::strerror(err)));
+  }
+  ::close(fd);
+}
+
 // ---- OutputLock ---------------------------------------------------------------------------------
 
 OutputLock::OutputLock(const std::string& journal_directory) : directory_(journal_directory) {

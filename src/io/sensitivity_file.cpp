@@ -142,13 +142,7 @@ void write_sensitivity(const std::string& path, const std::vector<SensitivityAxi
   try {
     copy_synced(path, staged);
     write_in_place(staged, axes, parameters, outputs);
-    const int fd = ::open(staged.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0 || ::fsync(fd) != 0) {
-      const int err = errno;
-      if (fd >= 0) ::close(fd);
-      throw IoError(fmt::format("cannot sync '{}': {}", staged, std::strerror(err)));
-    }
-    ::close(fd);
+    sync_file(staged);
     if (::rename(staged.c_str(), path.c_str()) != 0)
       throw IoError(fmt::format("cannot replace '{}': {}", path, std::strerror(errno)));
   } catch (...) {

@@ -1,6 +1,5 @@
 #include "output_staging.hpp"
 
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -31,14 +30,12 @@ void replace_output(const std::string& staging, const std::string& path) {
   }
   // The file's bytes on disk before its name is: the journal is removed right after a publish,
   // and a crash must not leave a renamed but empty file in place of finished work.
-  const int fd = ::open(staging.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0 || ::fsync(fd) != 0) {
-    const int err = errno;
-    if (fd >= 0) ::close(fd);
+  try {
+    sync_file(staging);
+  } catch (const IoError&) {
     ::unlink(staging.c_str());
-    throw IoError(fmt::format("cannot sync the finished file '{}': {}", staging, std::strerror(err)));
+    throw;
   }
-  ::close(fd);
   if (::rename(staging.c_str(), path.c_str()) != 0) {
     const int err = errno;
     ::unlink(staging.c_str());

@@ -54,6 +54,9 @@ std::string read_journal_file(const std::string& path, std::size_t cap, const st
 
 // fsync()s the directory holding `path` (makes a rename durable).
 void sync_parent_directory(const std::string& path);
+// fsync()s the regular file `path` (never through a link): its bytes on disk before a rename
+// publishes it. Throws IoError naming it.
+void sync_file(const std::string& path);
 
 // Exclusive advisory lock of an output: <output>.journal/lock, held until destruction. The
 // journal directory is created when missing (and removed again when the lock is released, if
