@@ -3,11 +3,103 @@
 #include <mpi.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 namespace simpact {
 
+namespace fs = std::filesystem;
+
+namespace {
+
+bool set_in_environment(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr && *value != '\0';
+}
+
+std::string trimmed(const std::string& text) {
+  const std::size_t first = text.find_first_not_of(" \t\r");
+  if (first == std::string::npos) return "";
+  return text.substr(first, text.find_last_not_of(" \t\r") - first + 1);
+}
+
+// A pml or mtl setting that picks a layer, or excludes ob1. An exclusion list ("^ucx", as
+// Debian's own openmpi-mca-params.conf has) leaves ob1 in the running: not a choice of layer.
+bool chooses_transport(const std::string& name, const std::string& value) {
+  if (name != "pml" && name != "mtl") return false;
+  const std::string v = trimmed(value);
+  if (v.empty()) return false;
+  if (v[0] != '^') return true;
+  return name == "pml" && v.find("ob1") != std::string::npos;
+}
+
+bool environment_chooses_transport(const char* variable, const std::string& name) {
+  const char* value = std::getenv(variable);
+  return value != nullptr && chooses_transport(name, value);
+}
+
+bool non_empty_directory(const fs::path& dir) {
+  std::error_code ec;
+  return fs::is_directory(dir, ec) && fs::directory_iterator(dir, ec) != fs::directory_iterator();
+}
+
+bool has_entry_starting(const fs::path& dir, const std::string& prefix) {
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().filename().string().rfind(prefix, 0) == 0) return true;
+  return false;
+}
+
+}  // namespace
+
+bool has_fabric_device(const std::string& root) {
+  // Verbs devices (InfiniBand, RoCE, iWARP, AWS EFA, Omni-Path's hfi1) appear under
+  // /sys/class/infiniband; Slingshot under /sys/class/cxi; Omni-Path and Aries as /dev nodes.
+  return non_empty_directory(root + "/sys/class/infiniband") ||
+         non_empty_directory(root + "/sys/class/cxi") || has_entry_starting(root + "/dev", "hfi1_") ||
+         has_entry_starting(root + "/dev", "kgni");
+}
+
+bool mca_file_names_transport(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    const std::string entry = trimmed(line);
+    const std::size_t equals = entry.find('=');
+    if (entry.empty() || entry[0] == '#' || equals == std::string::npos) continue;
+    if (chooses_transport(trimmed(entry.substr(0, equals)), entry.substr(equals + 1))) return true;
+  }
+  return false;
+}
+
+MpiStartupFacts read_mpi_startup_facts(const std::string& root) {
+  MpiStartupFacts facts;
+  facts.launched = set_in_environment("OMPI_COMM_WORLD_SIZE") || set_in_environment("PMIX_RANK") ||
+                   set_in_environment("PMI_RANK") || set_in_environment("PMI_SIZE");
+  // Other parameter files than Open MPI's two defaults: the user's own setup, left alone.
+  facts.user_chose = environment_chooses_transport("OMPI_MCA_pml", "pml") ||
+                     environment_chooses_transport("OMPI_MCA_mtl", "mtl") ||
+                     set_in_environment("OMPI_MCA_mca_base_param_files") ||
+                     mca_file_names_transport(root + "/etc/openmpi/openmpi-mca-params.conf");
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0')
+    facts.user_chose =
+        facts.user_chose || mca_file_names_transport(std::string(home) + "/.openmpi/mca-params.conf");
+  facts.fabric_device = has_fabric_device(root);
+  return facts;
+}
+
+std::string preselected_pml(const MpiStartupFacts& facts) {
+  if (facts.user_chose) return "";
+  // One process has no peer to reach; without a fabric device no fabric layer can start, and
+  // Open MPI falls back to ob1 after trying them.
+  if (!facts.launched || !facts.fabric_device) return "ob1";
+  return "";
+}
+
 void init_mpi_funneled() {
   ::setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);  // 0: the user's own value wins
+  if (const std::string pml = preselected_pml(read_mpi_startup_facts()); !pml.empty())
+    ::setenv("OMPI_MCA_pml", pml.c_str(), 0);
   int provided = 0;
   MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "simpact/io/sweep_file.hpp"
+#include "simpact/study/mpi_startup.hpp"
 
 namespace {
 
@@ -196,7 +197,7 @@ int run(const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  simpact::init_mpi_funneled();  // as the program starts it (no fabric probing)
   int status = 2;
   if (argc != 2) {
     std::fprintf(stderr, "usage: sweep_file_mpi_writer OUT.h5\n");

@@ -17,6 +17,7 @@
 
 #include "simpact/io/io_error.hpp"
 #include "simpact/io/sweep_file.hpp"
+#include "simpact/study/mpi_startup.hpp"
 
 namespace simpact {
 namespace {
@@ -28,7 +29,7 @@ class ReaderMpiEnvironment : public ::testing::Environment {
   void SetUp() override {
     int initialized = 0;
     MPI_Initialized(&initialized);
-    if (!initialized) MPI_Init(nullptr, nullptr);
+    if (!initialized) init_mpi_funneled();  // as the program starts it (no fabric probing)
   }
 };
 [[maybe_unused]] ::testing::Environment* const kReaderMpi =

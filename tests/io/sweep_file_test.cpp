@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "hdf5_attributes.hpp"  // private to io/ (not installed)
+#include "simpact/study/mpi_startup.hpp"
 
 #if __has_include(<simpact/version.hpp>)
 #include <simpact/version.hpp>
@@ -31,7 +32,7 @@ class MpiEnvironment : public ::testing::Environment {
   void SetUp() override {
     int initialized = 0;
     MPI_Initialized(&initialized);
-    if (!initialized) MPI_Init(nullptr, nullptr);
+    if (!initialized) init_mpi_funneled();  // as the program starts it (no fabric probing)
   }
   void TearDown() override {
     int finalized = 0;

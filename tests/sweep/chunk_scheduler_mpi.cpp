@@ -11,6 +11,7 @@
 #include <numeric>
 #include <vector>
 
+#include "simpact/study/mpi_startup.hpp"
 #include "simpact/sweep/chunk_scheduler.hpp"
 
 namespace {
@@ -77,8 +78,8 @@ void run(MPI_Comm comm, std::int64_t total) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+int main() {
+  simpact::init_mpi_funneled();  // as the program starts it (no fabric probing)
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);

@@ -1,0 +1,112 @@
+// How simpact starts MPI: the point-to-point layer chosen up front only where Open MPI's own
+// selection is known (a singleton, or a node without a fabric device), never over the user's.
+#include "simpact/study/mpi_startup.hpp"
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "../support/temp_dir.hpp"
+
+namespace simpact {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::TempDir;
+
+void write_file(const std::string& path, const std::string& text) {
+  fs::create_directories(fs::path(path).parent_path());
+  std::ofstream(path) << text;
+}
+
+TEST(MpiStartup, Ob1OnlyWhereOpenMpiWouldEndWithIt) {
+  MpiStartupFacts facts;
+  EXPECT_EQ(preselected_pml(facts), "ob1");  // a singleton on a plain host
+  facts.fabric_device = true;
+  EXPECT_EQ(preselected_pml(facts), "ob1");  // one process has no peer to reach
+  facts.launched = true;
+  EXPECT_EQ(preselected_pml(facts), "");  // ranks on a fabric: Open MPI picks its layer
+  facts.fabric_device = false;
+  EXPECT_EQ(preselected_pml(facts), "ob1");  // ranks on a plain node: ob1 after the others fail
+  facts.user_chose = true;
+  EXPECT_EQ(preselected_pml(facts), "");
+  facts.launched = false;
+  EXPECT_EQ(preselected_pml(facts), "");
+}
+
+TEST(MpiStartup, FabricDevicesFromSysAndDev) {
+  TempDir root("simpact-mpistartup");
+  EXPECT_FALSE(has_fabric_device(root.path.string()));
+  fs::create_directories(root.path / "sys/class/infiniband");  // the class without a device
+  fs::create_directories(root.path / "dev");
+  write_file(root / "dev/null", "");
+  EXPECT_FALSE(has_fabric_device(root.path.string()));
+  write_file(root / "sys/class/infiniband/mlx5_0/node_type", "1: CA\n");
+  EXPECT_TRUE(has_fabric_device(root.path.string()));
+
+  for (const char* device : {"dev/hfi1_0", "dev/kgni0", "sys/class/cxi/cxi0/device"}) {
+    TempDir other("simpact-mpistartup");
+    write_file(other / device, "");
+    EXPECT_TRUE(has_fabric_device(other.path.string())) << device;
+  }
+}
+
+TEST(MpiStartup, ParameterFilesThatPickATransport) {
+  TempDir dir("simpact-mpistartup");
+  const auto picks = [&](const std::string& text) {
+    write_file(dir / "mca-params.conf", text);
+    return mca_file_names_transport(dir / "mca-params.conf");
+  };
+  // Debian's /etc/openmpi/openmpi-mca-params.conf: exclusions only.
+  EXPECT_FALSE(
+      picks("btl_base_warn_component_unused=0\nmtl = ^ofi\nbtl = ^uct,openib,ofi\npml = ^ucx\n"
+            "osc = ^ucx,pt2pt\n"));
+  EXPECT_TRUE(picks("pml = ucx\n"));
+  EXPECT_TRUE(picks("  mtl=psm2\n"));
+  EXPECT_TRUE(picks("pml = ^ucx,ob1\n"));  // ob1 excluded: the user's selection stands
+  EXPECT_FALSE(picks("# pml = ucx\n"));
+  EXPECT_FALSE(picks("pml_ucx_verbose = 1\nmtl_ofi_provider_include = psm3\n"));
+  EXPECT_FALSE(mca_file_names_transport(dir / "absent.conf"));
+}
+
+// The real start, in a child process (MPI starts once per process): exit 0 where the child's
+// OMPI_MCA_pml after init_mpi_funneled() is `expected_pml` ("" for unset) and a message to itself
+// arrives; `mtl` ("" for none) is the user's own OMPI_MCA_mtl.
+int start_mpi_in_child(const char* mtl, const std::string& expected_pml) {
+  const pid_t child = ::fork();
+  if (child < 0) return -1;
+  if (child == 0) {
+    ::unsetenv("OMPI_MCA_pml");
+    if (*mtl != '\0') ::setenv("OMPI_MCA_mtl", mtl, 1);
+    init_mpi_funneled();
+    const char* pml = std::getenv("OMPI_MCA_pml");
+    int size = 0, sent = 42, received = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Sendrecv(&sent, 1, MPI_INT, 0, 7, &received, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Finalize();
+    const bool as_expected = (pml == nullptr ? std::string() : std::string(pml)) == expected_pml;
+    ::_exit(!as_expected ? 2 : (size != 1 || received != 42) ? 3 : 0);
+  }
+  int status = 0;
+  if (::waitpid(child, &status, 0) != child || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
+TEST(MpiStartup, ASingletonStartsOnOb1UnlessTheUserChose) {
+  if (std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMIX_RANK") != nullptr)
+    GTEST_SKIP() << "launched by mpirun or srun: not a singleton";
+  // 2: OMPI_MCA_pml not as expected; 3: MPI did not work.
+  const MpiStartupFacts facts = read_mpi_startup_facts();
+  EXPECT_EQ(start_mpi_in_child("", facts.user_chose ? "" : "ob1"), 0);
+  EXPECT_EQ(start_mpi_in_child("^ofi", facts.user_chose ? "" : "ob1"), 0);  // an exclusion picks nothing
+  EXPECT_EQ(start_mpi_in_child("psm2", ""), 0);  // the user's layer: Open MPI selects as told
+}
+
+}  // namespace
+}  // namespace simpact
