@@ -250,8 +250,8 @@ int run_agreed(const RunArgs& args, MpiSession& mpi) {
       spdlog::info("{} is already complete: nothing to do", output);
     } else {
       spdlog::info(
-          "done: {} tasks ({} computed now) in {:.3f} s, {:.0f} tasks/s, HDF5 {:.3f} s ({:.1f}%), publish "
-          "{:.3f} s, {} ({:.2f} MiB)",
+          "done: {} tasks ({} computed now) in {:.4f} s, {:.0f} tasks/s, HDF5 {:.4f} s ({:.1f}%), publish "
+          "{:.4f} s, {} ({:.2f} MiB)",
           s.tasks, s.tasks_computed, s.wall_seconds,
           s.wall_seconds > 0 ? s.tasks_computed / s.wall_seconds : 0.0, s.hdf5_seconds,
           s.wall_seconds > 0 ? 100.0 * s.hdf5_seconds / s.wall_seconds : 0.0, s.publish_seconds, output,
