@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 namespace simpact {
 
@@ -97,11 +98,21 @@ std::string preselected_pml(const MpiStartupFacts& facts) {
 }
 
 void init_mpi_funneled() {
-  ::setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);  // 0: the user's own value wins
-  if (const std::string pml = preselected_pml(read_mpi_startup_facts()); !pml.empty())
-    ::setenv("OMPI_MCA_pml", pml.c_str(), 0);
+  // Set for Open MPI's start only: a process this one launches (mpirun from Python, say) decides
+  // for itself, on its own nodes.
+  std::vector<const char*> ours;
+  if (std::getenv("OMPI_MCA_ess_singleton_isolated") == nullptr) {
+    ::setenv("OMPI_MCA_ess_singleton_isolated", "1", 1);
+    ours.push_back("OMPI_MCA_ess_singleton_isolated");
+  }
+  if (const std::string pml = preselected_pml(read_mpi_startup_facts());
+      !pml.empty() && std::getenv("OMPI_MCA_pml") == nullptr) {
+    ::setenv("OMPI_MCA_pml", pml.c_str(), 1);
+    ours.push_back("OMPI_MCA_pml");
+  }
   int provided = 0;
   MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+  for (const char* name : ours) ::unsetenv(name);
 }
 
 }  // namespace simpact

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -75,23 +76,43 @@ TEST(MpiStartup, ParameterFilesThatPickATransport) {
   EXPECT_FALSE(mca_file_names_transport(dir / "absent.conf"));
 }
 
-// The real start, in a child process (MPI starts once per process): exit 0 where the child's
-// OMPI_MCA_pml after init_mpi_funneled() is `expected_pml` ("" for unset) and a message to itself
-// arrives; `mtl` ("" for none) is the user's own OMPI_MCA_mtl.
-int start_mpi_in_child(const char* mtl, const std::string& expected_pml) {
+// The layer Open MPI selected from, as its `pml` control variable reads (MPI_T).
+std::string pml_control_variable() {
+  int provided = 0, index = 0, count = 0;
+  if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return "?";
+  std::string value = "?";
+  MPI_T_cvar_handle handle;
+  if (MPI_T_cvar_get_index("pml", &index) == MPI_SUCCESS &&
+      MPI_T_cvar_handle_alloc(index, nullptr, &handle, &count) == MPI_SUCCESS) {
+    std::string text(static_cast<std::size_t>(std::max(count, 1)) + 1, '\0');
+    if (MPI_T_cvar_read(handle, text.data()) == MPI_SUCCESS) value = text.c_str();
+    MPI_T_cvar_handle_free(&handle);
+  }
+  MPI_T_finalize();
+  return value;
+}
+
+// The real start, in a child process (MPI starts once per process). Exit 0 where Open MPI's
+// `pml` reads `expected` ("" for anything but ob1, "*" for anything), a message to itself arrives
+// and the environment is as before (what init_mpi_funneled set is for Open MPI's start only);
+// `mtl` ("" for none) is the user's own OMPI_MCA_mtl.
+int start_mpi_in_child(const char* mtl, const std::string& expected) {
   const pid_t child = ::fork();
   if (child < 0) return -1;
   if (child == 0) {
     ::unsetenv("OMPI_MCA_pml");
+    ::unsetenv("OMPI_MCA_ess_singleton_isolated");
     if (*mtl != '\0') ::setenv("OMPI_MCA_mtl", mtl, 1);
     init_mpi_funneled();
-    const char* pml = std::getenv("OMPI_MCA_pml");
+    const bool environment_kept =
+        std::getenv("OMPI_MCA_pml") == nullptr && std::getenv("OMPI_MCA_ess_singleton_isolated") == nullptr;
+    const std::string pml = pml_control_variable();
     int size = 0, sent = 42, received = 0;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Sendrecv(&sent, 1, MPI_INT, 0, 7, &received, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Finalize();
-    const bool as_expected = (pml == nullptr ? std::string() : std::string(pml)) == expected_pml;
-    ::_exit(!as_expected ? 2 : (size != 1 || received != 42) ? 3 : 0);
+    const bool as_expected = expected == "*" || (expected.empty() ? pml != "ob1" : pml == expected);
+    ::_exit(!as_expected ? 2 : !environment_kept ? 3 : (size != 1 || received != 42) ? 4 : 0);
   }
   int status = 0;
   if (::waitpid(child, &status, 0) != child || !WIFEXITED(status)) return -1;
@@ -101,11 +122,12 @@ int start_mpi_in_child(const char* mtl, const std::string& expected_pml) {
 TEST(MpiStartup, ASingletonStartsOnOb1UnlessTheUserChose) {
   if (std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMIX_RANK") != nullptr)
     GTEST_SKIP() << "launched by mpirun or srun: not a singleton";
-  // 2: OMPI_MCA_pml not as expected; 3: MPI did not work.
+  // 2: Open MPI's pml not as expected; 3: the environment changed; 4: MPI did not work.
   const MpiStartupFacts facts = read_mpi_startup_facts();
-  EXPECT_EQ(start_mpi_in_child("", facts.user_chose ? "" : "ob1"), 0);
-  EXPECT_EQ(start_mpi_in_child("^ofi", facts.user_chose ? "" : "ob1"), 0);  // an exclusion picks nothing
-  EXPECT_EQ(start_mpi_in_child("psm2", ""), 0);  // the user's layer: Open MPI selects as told
+  const std::string ours = facts.user_chose ? "*" : "ob1";  // (this host's own MCA files may choose)
+  EXPECT_EQ(start_mpi_in_child("", ours), 0);
+  EXPECT_EQ(start_mpi_in_child("^ofi", ours), 0);  // an exclusion picks nothing
+  EXPECT_EQ(start_mpi_in_child("psm2", ""), 0);    // the user's layer: Open MPI selects as told
 }
 
 }  // namespace
