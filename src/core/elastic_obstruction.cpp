@@ -16,8 +16,17 @@ bool elastic_outcome_obstructed(const BasicImpactProblem<Z>& problem) {
   const typename Z::ContactMatrix& a = problem.gram();
   const ContactVector& norms = problem.normal_norms();
   // Cheap certificate against any lineality: w = Σ u_j/||u_j|| with <w,u_i>_g > 0 for all i.
-  const ContactVector unit_sum_rates = a * norms.cwiseInverse();
-  if ((unit_sum_rates.array() > 1e-12 * norms.array()).all()) return false;
+  // (A plain loop: Eigen's general gemv costs more than this k×k product; a failed certificate
+  // only sends the problem to the exact test below.)
+  double inverse_norms[kMaxChecked];
+  for (int j = 0; j < k; ++j) inverse_norms[j] = 1.0 / norms[j];
+  bool certified = true;
+  for (int i = 0; i < k && certified; ++i) {
+    double rate = 0.0;
+    for (int j = 0; j < k; ++j) rate += a(i, j) * inverse_norms[j];
+    certified = rate > 1e-12 * norms[i];
+  }
+  if (certified) return false;
   // S = {i : −u_i ∈ cone{u_j}}: min |b_i + Σ μ_j b_j|² over μ ≥ 0 is zero (to 1e-12 |b_i|, the
   // accuracy of the QR projection) — the same test as normals_positively_span.
   const typename Z::DofByContact& b = problem.whitened_normals();

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "../support/temp_dir.hpp"
 #include "simpact/audit/engine_catalog.hpp"
 #include "simpact/audit/engine_run.hpp"
 #include "simpact/core/input_error.hpp"
@@ -18,7 +19,7 @@ namespace {
 
 std::string write_mjcf(const std::string& name, const std::string& geoms_a, const std::string& geoms_b,
                        const std::string& joint = "<joint name='{}' type='slide' axis='1 0 0'/>") {
-  const std::string path = testing::TempDir() + "/simpact_" + name + ".xml";
+  const std::string path = simpact::testing::process_dir() + "simpact_" + name + ".xml";
   auto joint_of = [&](const std::string& j) {
     std::string out = joint;
     out.replace(out.find("{}"), 2, j);

@@ -6,13 +6,14 @@
 #include <string>
 #include <vector>
 
+#include "../support/temp_dir.hpp"
 #include "hdf5_attributes.hpp"  // private to io/ (not installed)
 
 namespace simpact::h5 {
 namespace {
 
 std::string temp_path(const std::string& name) {
-  return ::testing::TempDir() + "simpact_hdf5_handle_" + name + ".h5";
+  return simpact::testing::process_dir() + "simpact_hdf5_handle_" + name + ".h5";
 }
 
 TEST(Hdf5Handle, ClosesOnDestructionAndMovesOwnership) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/temp_dir.hpp"
 #include "sweep_config_test_support.hpp"
 
 namespace simpact {
@@ -214,7 +215,7 @@ TEST(SweepConfig, YamlSyntaxErrorIsOneLineWithPosition) {
 }
 
 TEST(SweepConfig, LoadsFilesAndNamesUnreadableOnes) {
-  const std::string path = ::testing::TempDir() + "/simpact_sweep_config_test.yaml";
+  const std::string path = simpact::testing::process_dir() + "simpact_sweep_config_test.yaml";
   {
     std::ofstream out(path, std::ios::binary);
     out << kFullExample;
@@ -223,7 +224,7 @@ TEST(SweepConfig, LoadsFilesAndNamesUnreadableOnes) {
   EXPECT_EQ(c.source_text, kFullExample);
   EXPECT_EQ(c.task_count(), 45000);
 
-  const std::string missing = ::testing::TempDir() + "/no_such_config.yaml";
+  const std::string missing = simpact::testing::process_dir() + "no_such_config.yaml";
   try {
     load_sweep_config(missing, kModels, test_catalog);
     FAIL() << "accepted a missing file";

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/temp_dir.hpp"
 #include "simpact/io/io_error.hpp"
 #include "simpact/io/sweep_file.hpp"
 #include "simpact/study/mpi_startup.hpp"
@@ -51,7 +52,7 @@ struct Written {
 const Written& written() {
   static const Written w = [] {
     Written w;
-    w.path = ::testing::TempDir() + "simpact_sweep_file_reader.h5";
+    w.path = simpact::testing::process_dir() + "simpact_sweep_file_reader.h5";
     SweepFileLayout layout;
     layout.axes = {{"theta", "rad", "impact angle", {0.5, 1.5}},
                    {"phi", "1", "mass ratio", {0.25, 0.5, 1.0}}};
@@ -149,7 +150,7 @@ TEST(SweepFileReader, SlabsReadBackBitForBit) {
 
 TEST(SweepFileReader, ErrorsAreIoErrors) {
   const Written& w = written();
-  EXPECT_THROW(SweepFileReader(::testing::TempDir() + "simpact_no_such_file.h5"), IoError);
+  EXPECT_THROW(SweepFileReader(simpact::testing::process_dir() + "simpact_no_such_file.h5"), IoError);
   const SweepFileReader r(w.path);
   std::vector<double> out(8);
   EXPECT_THROW(r.read("samples/x", 0, 8, out.data()), IoError);   // one past the end

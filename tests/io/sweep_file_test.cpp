@@ -18,6 +18,8 @@
 
 #if __has_include(<simpact/version.hpp>)
 #include <simpact/version.hpp>
+
+#include "../support/temp_dir.hpp"
 constexpr int kExpectedSchemaVersion = simpact::kSchemaVersion;
 #else
 constexpr int kExpectedSchemaVersion = 1;
@@ -43,7 +45,7 @@ class MpiEnvironment : public ::testing::Environment {
 [[maybe_unused]] ::testing::Environment* const kMpi = ::testing::AddGlobalTestEnvironment(new MpiEnvironment);
 
 std::string temp_path(const std::string& name) {
-  return ::testing::TempDir() + "simpact_sweep_file_" + name + ".h5";
+  return simpact::testing::process_dir() + "simpact_sweep_file_" + name + ".h5";
 }
 
 // theta (3) x phi (4) = 12 grid points, 3 maps in two groups, 2 sample columns.

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "../support/temp_dir.hpp"
 #include "simpact/core/input_error.hpp"
 #include "simpact/integrate/simulation.hpp"
 #include "simpact/models/dynamic_models.hpp"
@@ -82,8 +83,9 @@ TEST(MechanismDynamicModel, CradleEndsAtTheRestitutionBlendAtEveryRate) {
 
 TEST(MechanismDynamicModel, RefusesJointsItCannotStep) {
   // A free joint: quaternion coordinates are not steps in R^n.
-  const char* path = "/tmp/simpact_free_joint_test.xml";
-  FILE* f = std::fopen(path, "w");
+  const testing::TempDir dir("simpact-freejoint");
+  const std::string path = dir / "free_joint.xml";
+  FILE* f = std::fopen(path.c_str(), "w");
   std::fputs("<mujoco><worldbody><body><freejoint name='root'/><geom size='1'/></body></worldbody></mujoco>",
              f);
   std::fclose(f);
@@ -97,7 +99,6 @@ TEST(MechanismDynamicModel, RefusesJointsItCannotStep) {
     EXPECT_EQ(e.field(), "mechanism.file");
     EXPECT_NE(std::string(e.what()).find("'root'"), std::string::npos);
   }
-  std::remove(path);
 }
 
 }  // namespace

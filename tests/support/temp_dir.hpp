@@ -25,4 +25,13 @@ struct TempDir {
   std::string operator/(const std::string& name) const { return (path / name).string(); }
 };
 
+// One private directory for the whole test process, removed when it exits, with a trailing '/':
+// for fixtures that a file's tests share (ctest runs each test in a process of its own, two at a
+// time, so a fixed name under /tmp would be written by two processes at once).
+inline const std::string& process_dir() {
+  static const TempDir dir("simpact-process");
+  static const std::string path = dir.path.string() + "/";
+  return path;
+}
+
 }  // namespace simpact::testing
