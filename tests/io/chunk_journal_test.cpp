@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <string>
 
 #include "../support/temp_dir.hpp"
@@ -41,6 +42,13 @@ ChunkResults chunk_of(const JournalManifest& m, std::int64_t chunk, std::int64_t
   c.resize(count >= 0 ? count : std::min(m.chunk_size, m.task_count - c.first_task), m.values_per_task);
   for (std::size_t i = 0; i < c.values.size(); ++i) c.values[i] = 100.0 * static_cast<double>(chunk) + i;
   return c;
+}
+
+// Rank `rank`'s records of `chunks` (in that order), journaled by a writer of run "1" and closed.
+void journal_chunks(const std::string& journal, const JournalManifest& m, int rank,
+                    std::initializer_list<std::int64_t> chunks) {
+  ChunkJournalWriter w(journal, rank, "1", m.config_hash);
+  for (const std::int64_t chunk : chunks) w.append(chunk_of(m, chunk), m.values_per_task);
 }
 
 std::string write_file(const std::string& path, const std::string& text) {
@@ -135,11 +143,7 @@ TEST(ChunkJournal, CorruptionIsReportedButATornTailIsNot) {
   const std::string j = dir / "out.h5.journal";
   const JournalManifest m = manifest();
   create_journal(j, m);
-  {
-    ChunkJournalWriter w(j, 0, "1", m.config_hash);
-    w.append(chunk_of(m, 0), m.values_per_task);
-    w.append(chunk_of(m, 1), m.values_per_task);
-  }
+  journal_chunks(j, m, 0, {0, 1});
   const std::string file = j + "/rank-0-1.bin";
   const auto size = fs::file_size(file);
   fs::resize_file(file, size - 5);  // torn last record: a kill during its write
@@ -165,10 +169,7 @@ TEST(ChunkJournal, ReadChecksTheRecordAgain) {
   const std::string j = dir / "out.h5.journal";
   const JournalManifest m = manifest();
   create_journal(j, m);
-  {
-    ChunkJournalWriter w(j, 0, "1", m.config_hash);
-    w.append(chunk_of(m, 0), m.values_per_task);
-  }
+  journal_chunks(j, m, 0, {0});
   const JournalIndex index = JournalIndex::scan(j, m);
   {
     std::fstream f(j + "/rank-0-1.bin", std::ios::in | std::ios::out | std::ios::binary);
@@ -186,15 +187,8 @@ TEST(ChunkJournal, AnIndexTravelsAsBytes) {
   const std::string j = dir / "out.h5.journal";
   const JournalManifest m = manifest();
   create_journal(j, m);
-  {
-    ChunkJournalWriter w(j, 0, "1", m.config_hash);
-    w.append(chunk_of(m, 2), m.values_per_task);
-    w.append(chunk_of(m, 0), m.values_per_task);
-  }
-  {
-    ChunkJournalWriter w(j, 1, "1", m.config_hash);
-    w.append(chunk_of(m, 1), m.values_per_task);
-  }
+  journal_chunks(j, m, 0, {2, 0});
+  journal_chunks(j, m, 1, {1});
   const JournalIndex scanned = JournalIndex::scan(j, m);
   const std::string bytes = scanned.encode();
   const JournalIndex decoded = JournalIndex::decode(m, bytes);
