@@ -1,7 +1,12 @@
 #include "simpact/study/mpi_startup.hpp"
 
 #include <mpi.h>
+#include <signal.h>
+#include <stdlib.h>  // mkdtemp
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -97,15 +102,72 @@ std::string preselected_pml(const MpiStartupFacts& facts) {
   return "";
 }
 
+namespace {
+
+// The session directory of the isolated singleton made below, removed at exit (after
+// MPI_Finalize, which empties it).
+std::string& session_base() {
+  static std::string path;
+  return path;
+}
+
+void remove_session_base() {
+  std::error_code ec;
+  if (!session_base().empty()) fs::remove_all(session_base(), ec);
+}
+
+// Session directories of our user's simpact processes that are gone (killed: no exit to remove
+// them), named simpact-mpi-<pid>-*: removed, so that kill -9 does not leave them to pile up.
+void remove_orphaned_session_bases(const fs::path& tmp) {
+  const std::string prefix = "simpact-mpi-";
+  std::error_code ec;
+  for (fs::directory_iterator it(tmp, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    char* rest = nullptr;
+    const long pid = std::strtol(name.c_str() + prefix.size(), &rest, 10);
+    struct stat info {};
+    if (pid <= 0 || *rest != '-' || ::lstat(it->path().c_str(), &info) != 0 || !S_ISDIR(info.st_mode) ||
+        info.st_uid != ::getuid())
+      continue;
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to ask
+    std::error_code removed;
+    fs::remove_all(it->path(), removed);
+  }
+}
+
+// An isolated singleton's session directory is always <tmp>/ompi.<host>.<uid>/jf.0/1/0: two
+// started at once race to create it, and the loser's MPI_Init fails ("mkdir ... File exists").
+// A base of its own for each (mkdtemp under $TMPDIR or /tmp); "" where none could be made.
+std::string make_session_base() {
+  const char* tmp = std::getenv("TMPDIR");
+  const std::string dir = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+  remove_orphaned_session_bases(dir);
+  std::string pattern = dir + "/simpact-mpi-" + std::to_string(::getpid()) + "-XXXXXX";
+  if (::mkdtemp(pattern.data()) == nullptr) return "";
+  return pattern;
+}
+
+}  // namespace
+
 void init_mpi_funneled() {
   // Set for Open MPI's start only: a process this one launches (mpirun from Python, say) decides
   // for itself, on its own nodes.
   std::vector<const char*> ours;
+  const MpiStartupFacts facts = read_mpi_startup_facts();
   if (std::getenv("OMPI_MCA_ess_singleton_isolated") == nullptr) {
     ::setenv("OMPI_MCA_ess_singleton_isolated", "1", 1);
     ours.push_back("OMPI_MCA_ess_singleton_isolated");
+    if (!facts.launched && std::getenv("OMPI_MCA_orte_tmpdir_base") == nullptr) {
+      session_base() = make_session_base();
+      if (!session_base().empty()) {
+        ::setenv("OMPI_MCA_orte_tmpdir_base", session_base().c_str(), 1);
+        ours.push_back("OMPI_MCA_orte_tmpdir_base");
+        std::atexit(remove_session_base);
+      }
+    }
   }
-  if (const std::string pml = preselected_pml(read_mpi_startup_facts());
+  if (const std::string pml = preselected_pml(facts);
       !pml.empty() && std::getenv("OMPI_MCA_pml") == nullptr) {
     ::setenv("OMPI_MCA_pml", pml.c_str(), 1);
     ours.push_back("OMPI_MCA_pml");

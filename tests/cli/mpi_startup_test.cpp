@@ -11,7 +11,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "../support/temp_dir.hpp"
 
@@ -76,13 +78,13 @@ TEST(MpiStartup, ParameterFilesThatPickATransport) {
   EXPECT_FALSE(mca_file_names_transport(dir / "absent.conf"));
 }
 
-// The layer Open MPI selected from, as its `pml` control variable reads (MPI_T).
-std::string pml_control_variable() {
+// An Open MPI parameter as its control variable reads (MPI_T): `pml`, the layers it selected from.
+std::string control_variable(const char* name) {
   int provided = 0, index = 0, count = 0;
   if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return "?";
   std::string value = "?";
   MPI_T_cvar_handle handle;
-  if (MPI_T_cvar_get_index("pml", &index) == MPI_SUCCESS &&
+  if (MPI_T_cvar_get_index(name, &index) == MPI_SUCCESS &&
       MPI_T_cvar_handle_alloc(index, nullptr, &handle, &count) == MPI_SUCCESS) {
     std::string text(static_cast<std::size_t>(std::max(count, 1)) + 1, '\0');
     if (MPI_T_cvar_read(handle, text.data()) == MPI_SUCCESS) value = text.c_str();
@@ -102,15 +104,19 @@ int start_mpi_in_child(const char* mtl, const std::string& expected) {
   if (child == 0) {
     ::unsetenv("OMPI_MCA_pml");
     ::unsetenv("OMPI_MCA_ess_singleton_isolated");
+    ::unsetenv("OMPI_MCA_orte_tmpdir_base");
     if (*mtl != '\0') ::setenv("OMPI_MCA_mtl", mtl, 1);
     init_mpi_funneled();
-    const bool environment_kept =
-        std::getenv("OMPI_MCA_pml") == nullptr && std::getenv("OMPI_MCA_ess_singleton_isolated") == nullptr;
-    const std::string pml = pml_control_variable();
+    const bool environment_kept = std::getenv("OMPI_MCA_pml") == nullptr &&
+                                  std::getenv("OMPI_MCA_ess_singleton_isolated") == nullptr &&
+                                  std::getenv("OMPI_MCA_orte_tmpdir_base") == nullptr;
+    const std::string pml = control_variable("pml");
+    const std::string base = control_variable("orte_tmpdir_base");
     int size = 0, sent = 42, received = 0;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Sendrecv(&sent, 1, MPI_INT, 0, 7, &received, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Finalize();
+    if (base.find("/simpact-mpi-") != std::string::npos) fs::remove_all(base);  // (_exit skips it)
     const bool as_expected = expected == "*" || (expected.empty() ? pml != "ob1" : pml == expected);
     ::_exit(!as_expected ? 2 : !environment_kept ? 3 : (size != 1 || received != 42) ? 4 : 0);
   }
@@ -128,6 +134,112 @@ TEST(MpiStartup, ASingletonStartsOnOb1UnlessTheUserChose) {
   EXPECT_EQ(start_mpi_in_child("", ours), 0);
   EXPECT_EQ(start_mpi_in_child("^ofi", ours), 0);  // an exclusion picks nothing
   EXPECT_EQ(start_mpi_in_child("psm2", ""), 0);    // the user's layer: Open MPI selects as told
+}
+
+// Singletons started at once: each has a session directory of its own (every isolated singleton
+// used <tmp>/ompi.<host>.<uid>/jf.0/1/0, and one of two starting together failed its MPI_Init),
+// and each directory is gone when its process has exited.
+TEST(MpiStartup, SingletonsStartedTogetherEachHaveTheirOwnSessionDirectory) {
+  ASSERT_FALSE(read_mpi_startup_facts().launched) << "run this test without mpirun or srun";
+  TempDir reports("simpact-mpistartup");
+  constexpr int kChildren = 8;
+  std::vector<pid_t> children;
+  for (int c = 0; c < kChildren; ++c) {
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      ::unsetenv("OMPI_MCA_orte_tmpdir_base");  // a user's own base would be shared
+      init_mpi_funneled();
+      const std::string base = control_variable("orte_tmpdir_base");
+      const bool exists = fs::is_directory(base);
+      MPI_Finalize();
+      std::ofstream(reports / std::to_string(c)) << base;
+      ::_exit(exists ? 0 : 2);  // (exit() would run the removal this test checks)
+    }
+    children.push_back(child);
+  }
+  for (const pid_t child : children) {
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "the session directory did not exist while MPI ran";
+  }
+  std::set<std::string> bases;
+  for (int c = 0; c < kChildren; ++c) {
+    std::ifstream in(reports / std::to_string(c));
+    std::string base;
+    std::getline(in, base);
+    EXPECT_NE(base.find("/simpact-mpi-"), std::string::npos) << base;
+    bases.insert(base);
+    fs::remove_all(base);  // _exit skipped the removal at exit; checked by the next test
+  }
+  EXPECT_EQ(bases.size(), static_cast<std::size_t>(kChildren));
+}
+
+// A singleton that ends normally leaves no session directory behind.
+TEST(MpiStartup, ASingletonRemovesItsSessionDirectoryAtExit) {
+  ASSERT_FALSE(read_mpi_startup_facts().launched) << "run this test without mpirun or srun";
+  TempDir reports("simpact-mpistartup");
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::unsetenv("OMPI_MCA_orte_tmpdir_base");
+    init_mpi_funneled();
+    std::ofstream(reports / "base") << control_variable("orte_tmpdir_base");
+    MPI_Finalize();
+    std::exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 0);
+  std::ifstream in(reports / "base");
+  std::string base;
+  std::getline(in, base);
+  ASSERT_NE(base.find("/simpact-mpi-"), std::string::npos) << base;
+  EXPECT_FALSE(fs::exists(base)) << base;
+}
+
+// A killed singleton cannot remove its directory: the next start removes those of our processes
+// that are gone, and nothing else (a live process's, another name, a file).
+TEST(MpiStartup, AStartRemovesTheDirectoriesOfKilledSingletons) {
+  ASSERT_FALSE(read_mpi_startup_facts().launched) << "run this test without mpirun or srun";
+  TempDir tmp("simpact-mpistartup");
+  const pid_t gone = ::fork();  // a pid that has exited and been reaped
+  ASSERT_GE(gone, 0);
+  if (gone == 0) ::_exit(0);
+  ASSERT_EQ(::waitpid(gone, nullptr, 0), gone);
+  const std::string orphan = tmp / ("simpact-mpi-" + std::to_string(gone) + "-AbC123");
+  const std::string live = tmp / ("simpact-mpi-" + std::to_string(::getpid()) + "-DeF456");
+  const std::string file = tmp / ("simpact-mpi-" + std::to_string(gone) + "-file");
+  const std::string other = tmp / ("simpact-mpix-" + std::to_string(gone) + "-GhI789");
+  for (const std::string& dir : {orphan, live, other})
+    fs::create_directories(fs::path(dir) / "ompi.host.0/jf.0");
+  write_file(file, "not a directory");
+
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::unsetenv("OMPI_MCA_orte_tmpdir_base");
+    ::setenv("TMPDIR", tmp.path.c_str(), 1);
+    init_mpi_funneled();
+    std::ofstream(tmp / "base.txt") << control_variable("orte_tmpdir_base");
+    MPI_Finalize();
+    std::exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_FALSE(fs::exists(orphan));
+  EXPECT_TRUE(fs::exists(live));
+  EXPECT_TRUE(fs::exists(file));
+  EXPECT_TRUE(fs::exists(other));
+  std::ifstream in(tmp / "base.txt");
+  std::string base;
+  std::getline(in, base);
+  EXPECT_EQ(base.rfind(tmp / ("simpact-mpi-" + std::to_string(child) + "-"), 0), 0u) << base;
+  EXPECT_FALSE(fs::exists(base));  // its own, removed at exit
 }
 
 }  // namespace

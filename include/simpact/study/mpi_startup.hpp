@@ -9,7 +9,10 @@ namespace simpact {
 // otherwise make slowly, each left to the user where they set it themselves:
 // * A process started without a launcher (a singleton job of one rank) runs isolated, without
 //   Open MPI's helper daemon (OMPI_MCA_ess_singleton_isolated): nothing here needs the daemon
-//   (no spawn, no connect/accept) and it took ~0.1 s of a plain run's start.
+//   (no spawn, no connect/accept) and it took ~0.1 s of a plain run's start. Its session
+//   directory is a private one (OMPI_MCA_orte_tmpdir_base, /tmp/simpact-mpi-<pid>-*, removed at
+//   exit, or by a later start once that process is gone):
+//   every isolated singleton would otherwise use the same path, and two starting at once failed.
 // * The point-to-point layer is ob1 (shared memory, TCP) where Open MPI would end up with ob1
 //   anyway: a singleton, or a node without a high-speed network device. Open MPI otherwise tries
 //   its fabric layers first, and loading the Omni-Path one runs libpsm2's start-up, which sleeps
