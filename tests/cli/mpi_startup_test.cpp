@@ -176,26 +176,32 @@ TEST(MpiStartup, SingletonsStartedTogetherEachHaveTheirOwnSessionDirectory) {
   EXPECT_EQ(bases.size(), static_cast<std::size_t>(kChildren));
 }
 
-// A singleton that ends normally leaves no session directory behind.
-TEST(MpiStartup, ASingletonRemovesItsSessionDirectoryAtExit) {
-  ASSERT_FALSE(read_mpi_startup_facts().launched) << "run this test without mpirun or srun";
-  TempDir reports("simpact-mpistartup");
+// The session directory a singleton child used, read back after it ended normally (exit, so its
+// removal at exit runs); `tmpdir` its TMPDIR (nullptr: this process's). "" if the child failed.
+std::string session_base_of_a_singleton(const TempDir& reports, const char* tmpdir) {
   const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
+  if (child < 0) return "";
   if (child == 0) {
     ::unsetenv("OMPI_MCA_orte_tmpdir_base");
+    if (tmpdir != nullptr) ::setenv("TMPDIR", tmpdir, 1);
     init_mpi_funneled();
-    std::ofstream(reports / "base") << control_variable("orte_tmpdir_base");
+    std::ofstream(reports / "base.txt") << control_variable("orte_tmpdir_base");
     MPI_Finalize();
     std::exit(0);
   }
   int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status));
-  ASSERT_EQ(WEXITSTATUS(status), 0);
-  std::ifstream in(reports / "base");
+  if (::waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return "";
+  std::ifstream in(reports / "base.txt");
   std::string base;
   std::getline(in, base);
+  return base;
+}
+
+// A singleton that ends normally leaves no session directory behind.
+TEST(MpiStartup, ASingletonRemovesItsSessionDirectoryAtExit) {
+  ASSERT_FALSE(read_mpi_startup_facts().launched) << "run this test without mpirun or srun";
+  TempDir reports("simpact-mpistartup");
+  const std::string base = session_base_of_a_singleton(reports, nullptr);
   ASSERT_NE(base.find("/simpact-mpi-"), std::string::npos) << base;
   EXPECT_FALSE(fs::exists(base)) << base;
 }
@@ -217,29 +223,13 @@ TEST(MpiStartup, AStartRemovesTheDirectoriesOfKilledSingletons) {
     fs::create_directories(fs::path(dir) / "ompi.host.0/jf.0");
   write_file(file, "not a directory");
 
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    ::unsetenv("OMPI_MCA_orte_tmpdir_base");
-    ::setenv("TMPDIR", tmp.path.c_str(), 1);
-    init_mpi_funneled();
-    std::ofstream(tmp / "base.txt") << control_variable("orte_tmpdir_base");
-    MPI_Finalize();
-    std::exit(0);
-  }
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status));
-  ASSERT_EQ(WEXITSTATUS(status), 0);
+  const std::string base = session_base_of_a_singleton(tmp, tmp.path.c_str());
+  EXPECT_EQ(base.rfind(tmp / "simpact-mpi-", 0), 0u) << base;  // under its TMPDIR
+  EXPECT_FALSE(fs::exists(base)) << base;
   EXPECT_FALSE(fs::exists(orphan));
   EXPECT_TRUE(fs::exists(live));
   EXPECT_TRUE(fs::exists(file));
   EXPECT_TRUE(fs::exists(other));
-  std::ifstream in(tmp / "base.txt");
-  std::string base;
-  std::getline(in, base);
-  EXPECT_EQ(base.rfind(tmp / ("simpact-mpi-" + std::to_string(child) + "-"), 0), 0u) << base;
-  EXPECT_FALSE(fs::exists(base));  // its own, removed at exit
 }
 
 }  // namespace
