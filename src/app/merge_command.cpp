@@ -29,6 +29,8 @@ int merge(const MergeArgs& args) {
     if (root && !args.quiet)
       std::printf("merged %lld shards (%lld tasks) into %s (HDF5 %.3f s)\n", static_cast<long long>(r.shards),
                   static_cast<long long>(r.tasks), r.output.c_str(), r.hdf5_seconds);
+    if (root && !args.quiet)
+      for (const auto& line : r.analysis_lines) std::printf("%s\n", line.c_str());
   } catch (const ConfigErrors& e) {
     if (root) std::fprintf(stderr, "simpact: error: %s\n", e.lines.at(0).c_str());
     return 2;

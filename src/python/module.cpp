@@ -293,6 +293,7 @@ PYBIND11_MODULE(_simpact, m) {
         out["shards"] = r.shards;
         out["tasks"] = r.tasks;
         out["hdf5_seconds"] = r.hdf5_seconds;
+        out["analysis"] = r.analysis_lines;
         return out;
       },
       py::arg("shards"), py::arg("output"), py::arg("overwrite") = false, py::arg("command_line") = "");

@@ -3,11 +3,14 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 
 #include "simpact/core/input_error.hpp"
 #include "simpact/io/sweep_config_yaml.hpp"
+#include "simpact/io/io_error.hpp"
 #include "simpact/io/sweep_file_reader.hpp"
+#include "simpact/study/sweep_analysis.hpp"
 #include "simpact/study/sweep_runner.hpp"
 #include "simpact/study/sweep_setup.hpp"
 
@@ -71,7 +74,26 @@ MergeResult merge_shard_files(MPI_Comm comm, const MergeOptions& options) {
   result.output = options.output;
   result.shards = static_cast<std::int64_t>(options.shards.size());
   result.tasks = config.task_count();
-  result.hdf5_seconds = merge_shards(comm, config, *kernel, options.shards, options.output, command);
+  // A sensitivity design analysed at the end of a single run is analysed here too, in the staged
+  // file before it is published (the shard runs skip it: each holds a part of the samples).
+  std::function<void(const std::string&)> analyse;
+  if (config.sensitivity.enabled && config.sensitivity.at_end) {
+    analyse = [&config, &result](const std::string& staged) {
+      AnalyzeOverrides in_place;
+      in_place.in_place = true;
+      try {
+        result.analysis_lines = analyze_result(staged, config, in_place).lines;
+      } catch (const InputError&) {
+        throw;
+      } catch (const std::exception& e) {
+        throw IoError(fmt::format("analysis of {}: {}", result.output, e.what()));
+      }
+    };
+  }
+  result.hdf5_seconds = merge_shards(comm, config, *kernel, options.shards, options.output, command, analyse);
+  if (config.sensitivity.enabled && !config.sensitivity.at_end)
+    result.analysis_lines.push_back(fmt::format(
+        "sensitivity: not computed (the config sets at_end: false): simpact analyze {}", options.output));
   return result;
 }
 

@@ -1,6 +1,8 @@
 // Merging the shard files of a sharded sweep into the file a single run would have written.
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <memory>
 
@@ -28,7 +30,8 @@ using detail::ShardSource;
 
 double merge_shards(MPI_Comm comm, const SweepConfig& config, const TaskKernel& kernel,
                     const std::vector<std::string>& shard_paths, const std::string& output_path,
-                    const std::string& command_line) {
+                    const std::string& command_line,
+                    const std::function<void(const std::string&)>& before_publish) {
   const auto start_time = now_iso8601();
   JournalManifest manifest = sweep_manifest(config, kernel);
   manifest.records = JournalRecords::kRows;  // shard files hold rows
@@ -117,6 +120,22 @@ double merge_shards(MPI_Comm comm, const SweepConfig& config, const TaskKernel& 
   const double seconds = detail::agreed_io_staged(mpi, staging, [&] {
     return write_sweep_file(comm, staging, config, kernel, manifest, &source, statistics, provenance);
   });
+  bool input_error = false;
+  if (mpi.rank == 0 && before_publish) {
+    try {
+      before_publish(staging);
+    } catch (const InputError& e) {
+      error = e.what();
+      input_error = true;
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    if (!error.empty()) {
+      ::unlink(staging.c_str());  // the shards still hold everything
+      lock.release();
+    }
+  }
+  agree_or_throw(mpi, error, input_error);
   if (mpi.rank == 0) {
     try {
       replace_output(staging, output_path);

@@ -4,7 +4,9 @@
    whose /provenance names the job, identical to a plain run;
 2. jobs/slurm/submit_sharded.sh: a 3-task array + a merge job after it (afterok): the merged file
    is complete, bit-identical to a plain run, and names the array tasks and the merge job;
-3. requeue: sweep.sbatch on a longer sweep, `scontrol requeue` while it runs: the job restarts
+3. a Sobol' study (Saltelli design) as a 3-task array + merge: the merge job computes the
+   indices (sensitivity.at_end), bit-identical to a plain run's /sensitivity;
+4. requeue: sweep.sbatch on a longer sweep, `scontrol requeue` while it runs: the job restarts
    with --resume, computes only the missing chunks and ends bit-identical to a plain run.
 
 Starts Slurm if it is not up, and stops it at the end only then. Exits 77 (ctest: Skipped) when
@@ -30,6 +32,7 @@ import sweep_common as sc  # noqa: E402  (plain runs, bit-for-bit comparison of 
 SLURM_LOCAL = os.path.join(SOURCE, "scripts", "slurm-local.sh")
 JOBS = os.path.join(SOURCE, "jobs", "slurm")
 CONFIG = os.path.join(SOURCE, "tests", "jobs", "billiards_theta_mc.yaml")
+SOBOL_CONFIG = os.path.join(SOURCE, "tests", "jobs", "billiards_sobol_small.yaml")
 FINAL = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "PREEMPTED", "OUT_OF_MEMORY",
          "BOOT_FAIL", "DEADLINE"}
 SKIP = 77
@@ -108,9 +111,9 @@ def test_sweep(simpact, d, reference):
     sc.assert_identical(reference, out, f"sweep.sbatch job {job} (srun --mpi=pmix, 2 ranks) vs plain run")
 
 
-def test_sharded(simpact, d, reference):
-    out = os.path.join(d, "merged.h5")
-    p = sh([os.path.join(JOBS, "submit_sharded.sh"), CONFIG, out, "3"], cwd=d)
+def test_sharded(simpact, d, reference, config=CONFIG, name="merged"):
+    out = os.path.join(d, f"{name}.h5")
+    p = sh([os.path.join(JOBS, "submit_sharded.sh"), config, out, "3"], cwd=d)
     print(p.stdout, end="")
     array = re.search(r"^array job (\d+)", p.stdout, re.M)
     merge = re.search(r"^merge job (\d+) \(afterok:(\d+)", p.stdout, re.M)
@@ -126,10 +129,36 @@ def test_sharded(simpact, d, reference):
     ids = sorted(r[0] for r in provenance(out))
     if ids != sorted([f"{array}_0", f"{array}_1", f"{array}_2", merge]):
         fail(f"merged file: /provenance slurm_job_id {ids}, expected {array}_0..2 and {merge}")
-    shards = sorted(os.listdir(os.path.join(d, "merged.shards")))
+    shards = sorted(os.listdir(os.path.join(d, f"{name}.shards")))
     if shards != ["shard_0.h5", "shard_1.h5", "shard_2.h5"]:
         fail(f"shard folder holds {shards}")
     sc.assert_identical(reference, out, f"array job {array} (3 shards) + merge job {merge} vs plain run")
+    return out, merge
+
+
+def sensitivity(path):
+    """Every /sensitivity dataset as raw bytes (NaN equal to NaN); {} when there is none."""
+    out = {}
+    with h5py.File(path, "r") as f:
+        if "sensitivity" in f:
+            f["sensitivity"].visititems(lambda name, obj: out.__setitem__(name, obj[()].tobytes())
+                                        if isinstance(obj, h5py.Dataset) else None)
+    return out
+
+
+def test_sobol_array(simpact, d):
+    reference = os.path.join(d, "sobol_plain.h5")
+    sc.run(simpact, SOBOL_CONFIG, reference)
+    out, merge = test_sharded(simpact, d, reference, SOBOL_CONFIG, "sobol")
+    expected, merged = sensitivity(reference), sensitivity(out)
+    if not expected or "outcome_set/S1" not in expected or merged != expected:
+        fail(f"Sobol' array: /sensitivity of the merged file {sorted(merged)} differs from the plain run's "
+             f"{sorted(expected)}")
+    with open(os.path.join(d, f"simpact-merge-{merge}.out")) as f:
+        log = f.read()
+    if "outcome_set" not in log:
+        fail(f"merge job {merge}: its log does not show the indices:\n{log}")
+    print(f"ok: Sobol' array + merge job {merge}: {len(merged)} /sensitivity datasets bit-identical to a plain run")
 
 
 def test_requeue(simpact, d):
@@ -213,6 +242,7 @@ def main():
         sc.run(simpact, CONFIG, reference)
         test_sweep(simpact, d, reference)
         test_sharded(simpact, d, reference)
+        test_sobol_array(simpact, d)
         test_requeue(simpact, d)
         ok = True
     finally:

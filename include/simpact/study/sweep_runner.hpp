@@ -116,9 +116,12 @@ JournalManifest sweep_manifest(const SweepConfig& config, const TaskKernel& kern
 // Merges the shard files of one sharded sweep into the result file a single run would have
 // written (datasets bit-identical). Refuses shards of another config or shard count, missing,
 // duplicate or unfinished shards. Collective over `comm`. Returns the HDF5 seconds.
+// `before_publish` (rank 0, may be empty) sees the finished staged file before it replaces the
+// output, as SweepRunOptions::before_publish: what it throws is agreed and nothing is published.
 double merge_shards(MPI_Comm comm, const SweepConfig& config, const TaskKernel& kernel,
                     const std::vector<std::string>& shard_paths, const std::string& output_path,
-                    const std::string& command_line);
+                    const std::string& command_line,
+                    const std::function<void(const std::string&)>& before_publish = {});
 
 // This simpact build as a journal manifest records it (version, git revision, build flags).
 std::string build_identity();
