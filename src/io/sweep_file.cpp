@@ -26,7 +26,7 @@ struct SweepFile::Impl {
   std::vector<bool> sample_is_integer;
   std::vector<std::int64_t> sample_length;  // values per task (arrays: > 1)
   h5::Dataset done;
-  std::int64_t point_count = 0, task_count = 0, chunk_count = 0;
+  std::int64_t point_count = 0, task_count = 0, chunk_count = 0, sample_rows = 0;
   // The first agreed failure of a collective step: the file may hold a half-written state that
   // HDF5 cannot close in step on every rank, so its close runs under a FailureDeadline.
   std::string failure;
@@ -142,6 +142,8 @@ struct SweepFile::Impl {
         for (std::size_t d = 1; d < dims.size(); ++d) length *= static_cast<std::int64_t>(dims[d]);
         sample_length.push_back(length);
       }
+      sample_rows =
+          samples.empty() ? task_count : static_cast<std::int64_t>(samples.front().space().dims().at(0));
       done = h5::Dataset::open(root, "progress/done");
     } catch (const std::exception& e) {
       error = e.what();
@@ -289,25 +291,25 @@ void SweepFile::write_map(std::size_t map_index, std::int64_t first_point, const
                      H5T_NATIVE_DOUBLE, first_point, values, count, impl_->point_count, what);
 }
 
-void SweepFile::write_samples(std::size_t column, std::int64_t first_task, const double* values,
+void SweepFile::write_samples(std::size_t column, std::int64_t first_row, const double* values,
                               std::int64_t count) {
   impl_->require_open();
   const std::string what = "float64 sample column " + std::to_string(column);
   const bool ok = column < impl_->samples.size() && !impl_->sample_is_integer[column];
-  // A per-task array of L values is row-major [task, element]: rows first_task.. are one linear range.
+  // A per-task array of L values is row-major [row, element]: rows first_row.. are one linear range.
   const std::int64_t length = ok ? impl_->sample_length[column] : 1;
   impl_->write_range(ok ? "" : impl_->path + ": no " + what, ok ? &impl_->samples[column] : nullptr,
-                     H5T_NATIVE_DOUBLE, first_task * length, values, count * length,
-                     impl_->task_count * length, what);
+                     H5T_NATIVE_DOUBLE, first_row * length, values, count * length,
+                     impl_->sample_rows * length, what);
 }
 
-void SweepFile::write_samples(std::size_t column, std::int64_t first_task, const std::int64_t* values,
+void SweepFile::write_samples(std::size_t column, std::int64_t first_row, const std::int64_t* values,
                               std::int64_t count) {
   impl_->require_open();
   const std::string what = "int64 sample column " + std::to_string(column);
   const bool ok = column < impl_->samples.size() && impl_->sample_is_integer[column];
   impl_->write_range(ok ? "" : impl_->path + ": no " + what, ok ? &impl_->samples[column] : nullptr,
-                     H5T_NATIVE_INT64, first_task, values, count, impl_->task_count, what);
+                     H5T_NATIVE_INT64, first_row, values, count, impl_->sample_rows, what);
 }
 
 void SweepFile::write_progress(std::int64_t first_chunk, const std::uint8_t* done, std::int64_t count) {
@@ -363,6 +365,10 @@ std::int64_t SweepFile::point_count() const {
 }
 std::int64_t SweepFile::task_count() const {
   return impl_->task_count;
+}
+
+std::int64_t SweepFile::sample_rows() const {
+  return impl_->sample_rows;
 }
 std::int64_t SweepFile::chunk_count() const {
   return impl_->chunk_count;

@@ -124,6 +124,35 @@ void write_iota(h5::Dataset& dataset, hsize_t n) {
   }
 }
 
+namespace {
+
+// The rows of /samples: one per task, or the tasks of the layout's ranges.
+hsize_t sample_row_count(const SweepFileLayout& layout) {
+  if (layout.sample_task_ranges.empty()) return static_cast<hsize_t>(layout.task_count);
+  std::int64_t rows = 0;
+  for (const auto& [first, count] : layout.sample_task_ranges) rows += count;
+  return static_cast<hsize_t>(rows);
+}
+
+// Overwrites the /samples/task scale (0, 1, ... from create_index_scale) with the task indices
+// of the layout's ranges, a range at a time.
+void write_task_ids(h5::Dataset& scale, const SweepFileLayout& layout) {
+  std::vector<std::int64_t> ids;
+  h5::Dataspace file_space = scale.space();
+  hsize_t row = 0;
+  for (const auto& [first, count] : layout.sample_task_ranges) {
+    if (count == 0) continue;
+    ids.resize(static_cast<std::size_t>(count));
+    for (std::int64_t i = 0; i < count; ++i) ids[static_cast<std::size_t>(i)] = first + i;
+    file_space.select_hyperslab({row}, {static_cast<hsize_t>(count)});
+    const h5::Dataspace mem_space = h5::Dataspace::simple({static_cast<hsize_t>(count)});
+    scale.write(H5T_NATIVE_INT64, ids.data(), mem_space.id(), file_space.id());
+    row += static_cast<hsize_t>(count);
+  }
+}
+
+}  // namespace
+
 // ---- structure of a new file -------------------------------------------------------------------
 
 void validate(const SweepFileLayout& layout) {
@@ -184,6 +213,9 @@ void validate(const SweepFileLayout& layout) {
   if (layout.task_count < 0 || layout.chunk_count < 0) {
     throw IoError("sweep file layout: negative task or chunk count");
   }
+  for (const auto& [first, count] : layout.sample_task_ranges)
+    if (first < 0 || count < 0 || first + count > layout.task_count)
+      throw IoError("sweep file layout: a /samples task range outside 0 .. task_count");
   if (layout.compression < 0 || layout.compression > 9) {
     throw IoError("sweep file layout: compression must be 0..9");
   }
@@ -271,9 +303,10 @@ void write_structure(const hid_t root, const SweepFileLayout& layout) {
 
   std::vector<std::string> sample_paths;
   if (!layout.samples.empty()) {
-    const hsize_t n = static_cast<hsize_t>(layout.task_count);
-    const h5::Dataset task =
+    const hsize_t n = sample_row_count(layout);
+    h5::Dataset task =
         create_index_scale(root, "samples/task", "task", n, false, layout.compression, "task index");
+    write_task_ids(task, layout);
     std::map<std::string, h5::Dataset> dimension_scales;  // named array dimensions, shared
     for (const SampleColumnSpec& column : layout.samples)
       for (const ArrayDimension& dim : column.dimensions) {

@@ -7,8 +7,8 @@
 #include <memory>
 
 #include "simpact/core/input_error.hpp"
-#include "simpact/io/sweep_config_yaml.hpp"
 #include "simpact/io/io_error.hpp"
+#include "simpact/io/sweep_config_yaml.hpp"
 #include "simpact/io/sweep_file_reader.hpp"
 #include "simpact/study/sweep_analysis.hpp"
 #include "simpact/study/sweep_runner.hpp"

@@ -17,7 +17,8 @@
 namespace simpact {
 
 // A shard file: the axes/config/progress layout plus the raw per-task results (status, random counter,
-// every result column) of the shard's chunks as /samples, NaN elsewhere; `shard` = "i/N".
+// every result column) of the shard's own chunks as /samples, in chunk order (the /samples/task
+// scale holds their task indices); `shard` = "i/N".
 // Collective over `comm`. Returns the seconds spent writing.
 double write_shard_file(MPI_Comm comm, const std::string& path, const SweepConfig& config,
                         const TaskKernel& kernel, const JournalManifest& manifest,
@@ -25,6 +26,10 @@ double write_shard_file(MPI_Comm comm, const std::string& path, const SweepConfi
                         std::int64_t shard_index, std::int64_t shard_count);
 
 namespace detail {
+
+// The rows of /samples in shard i of N: the tasks of chunks i, i + N, ...
+std::int64_t shard_sample_rows(const JournalManifest& manifest, std::int64_t shard_index,
+                               std::int64_t shard_count);
 
 // The finished chunks of a sharded sweep, read back from its shard files.
 class ShardSource final : public ChunkResultSource {
@@ -38,6 +43,7 @@ class ShardSource final : public ChunkResultSource {
   JournalManifest manifest_;
   std::vector<std::string> columns_;
   std::vector<std::int64_t> lengths_;
+  std::vector<bool> own_rows_;  // per shard: /samples holds its own chunks only (else a row per task)
 };
 
 }  // namespace detail

@@ -1,6 +1,5 @@
 // Merging the shard files of a sharded sweep into the file a single run would have written.
 #include <fmt/format.h>
-
 #include <unistd.h>
 
 #include <cstdio>
@@ -102,6 +101,10 @@ double merge_shards(MPI_Comm comm, const SweepConfig& config, const TaskKernel& 
     if (seen[static_cast<std::size_t>(index)]) refuse(fmt::format("shard {} given twice", index));
     seen[static_cast<std::size_t>(index)] = true;
     if (!sweep_file_is_complete(path)) refuse("unfinished shard (resume it first)");
+    const std::int64_t rows = shard.shape("samples/status").at(0);
+    if (rows != manifest.task_count && rows != detail::shard_sample_rows(manifest, index, count))
+      refuse(fmt::format("/samples has {} rows: neither its chunks' {} tasks nor the sweep's {}", rows,
+                         detail::shard_sample_rows(manifest, index, count), manifest.task_count));
     std::vector<std::uint8_t> done(static_cast<std::size_t>(manifest.chunk_count()));
     shard.read("progress/done", 0, manifest.chunk_count(), done.data());
     for (std::int64_t c = index; c < manifest.chunk_count(); c += n)

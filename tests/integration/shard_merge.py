@@ -1,11 +1,15 @@
 """A sweep split into 3 shards (`simpact run --shard i/3`, one of them under mpirun -n 2),
-merged by `simpact merge`, is bit-identical to a single run — also to one whose journal held
+each holding only its own chunks' tasks, merged by `simpact merge`, is bit-identical to a single run — also to one whose journal held
 partial statistics (no per-task output) while the shards hold rows; merge refuses shards of another
 config, a missing shard, a duplicate shard and a non-shard file.
 
 usage: shard_merge.py SIMPACT"""
+import shutil
 import subprocess
 import sys
+
+import h5py
+import numpy as np
 
 import sweep_common as sc
 
@@ -23,6 +27,38 @@ monte_carlo:
 orderings: [all, argmin, argmax]
 output: {{samples: {samples}, momenta: {momenta}, chunk_size: 10}}
 """
+
+
+def check_own_rows(shard, index, count):
+    """A shard's /samples holds only its own chunks' tasks, in chunk order, named by /samples/task."""
+    with h5py.File(shard, "r") as f:
+        size, tasks = 10, int(f.attrs["task_count"])  # output.chunk_size of CONFIG
+        expected = [t for c in range(index, -(-tasks // size), count) for t in range(c * size, min(tasks, c * size + size))]
+        if f["samples/task"][()].tolist() != expected or f["samples/status"].shape[0] != len(expected):
+            sys.exit(f"FAIL: {shard}: /samples/task is not the tasks of chunks {index}, {index + count}, ...")
+    print(f"ok: shard {index}/{count} holds its {len(expected)} tasks of {tasks}")
+
+
+def widen_to_every_task(shard, out):
+    """The shard as simpact wrote it before its /samples held its own chunks only: a row per task
+    of the sweep, NaN (or 0) in the other shards' rows."""
+    shutil.copy(shard, out)
+    with h5py.File(out, "r+") as f:
+        tasks, rows = int(f.attrs["task_count"]), f["samples/task"][()]
+        for name in [n for n in f["samples"] if n != "task" and f["samples"][n].shape[:1] == rows.shape]:
+            data = f["samples"][name][()]
+            wide = np.zeros((tasks,) + data.shape[1:], data.dtype)
+            if data.dtype.kind == "f":
+                wide[:] = np.nan
+            wide[rows] = data
+            attrs = dict(f["samples"][name].attrs)
+            del f["samples"][name]
+            f["samples"].create_dataset(name, data=wide)
+            for key, value in attrs.items():
+                if key not in ("DIMENSION_LIST", "REFERENCE_LIST"):
+                    f["samples"][name].attrs[key] = value
+        del f["samples/task"]
+        f["samples"].create_dataset("task", data=np.arange(tasks, dtype=np.int64))
 
 
 def merge(simpact, shards, out, check=True):
@@ -61,6 +97,14 @@ def main():
         merge(simpact, list(reversed(shards)), merged)
         what = "no per-task output: statistics journal" if samples == "none" else f"samples: {samples}"
         sc.assert_identical(ref, merged, f"3 shards merged ({what})")
+        for i, shard in enumerate(shards):
+            check_own_rows(shard, i, 3)
+        if samples == "true":  # shards of an earlier simpact (a row per task) still merge
+            wide = [f"{d}/wide{i}.h5" for i in range(3)]
+            for shard, out in zip(shards, wide):
+                widen_to_every_task(shard, out)
+            merge(simpact, [wide[0], shards[1], wide[2]], f"{d}/merged_wide.h5")
+            sc.assert_identical(ref, f"{d}/merged_wide.h5", "shards with a row per task (and one without) merged")
     other = sc.write_config(CONFIG.format(seed=2, samples="false", momenta="true"), d, "other.yaml")
     sc.run(simpact, other, f"{d}/other0.h5", extra=("--shard", "0/3"))
     s = [f"{d}/shard{i}_false.h5" for i in range(3)]

@@ -35,13 +35,13 @@ sensitivity:
 
 
 def sensitivity(path):
-    """Every /sensitivity dataset as raw bytes (NaN equal to NaN)."""
+    """Every /sensitivity dataset by value (NaN equal to NaN)."""
     out = {}
     with h5py.File(path, "r") as f:
         if "sensitivity" not in f:
             return out
-        f["sensitivity"].visititems(lambda name, obj: out.__setitem__(
-            name, np.ascontiguousarray(obj[()]).tobytes()) if isinstance(obj, h5py.Dataset) else None)
+        f["sensitivity"].visititems(lambda name, obj: out.__setitem__(name, sc.dataset_bytes(obj))
+                                    if isinstance(obj, h5py.Dataset) else None)
     return out
 
 

@@ -43,15 +43,21 @@ def run(simpact, config, out, ranks=0, threads=2, extra=(), check=True):
     return p
 
 
+def dataset_bytes(dataset):
+    """A dataset as (dtype, shape, raw bytes), so NaNs compare equal bit for bit; strings
+    (coordinate names) by value, not by their object pointers."""
+    v = dataset[()]
+    return (dataset.dtype.str, dataset.shape,
+            repr(v.tolist()) if v.dtype == object else np.ascontiguousarray(v).tobytes())
+
+
 def datasets(path):
-    """Every result dataset as {name: raw bytes}, so NaNs compare equal bit for bit."""
+    """Every result dataset as {name: dataset_bytes}."""
     out = {}
     with h5py.File(path, "r") as f:
         def visit(name, obj):
             if isinstance(obj, h5py.Dataset) and name.split("/")[0] in RESULT_GROUPS + ("xi",):
-                v = obj[()]  # strings (coordinate names) by value, not by their object pointers
-                out[name] = (obj.dtype.str, obj.shape,
-                             repr(v.tolist()) if v.dtype == object else np.ascontiguousarray(v).tobytes())
+                out[name] = dataset_bytes(obj)
         f.visititems(visit)
         complete = int(f.attrs["complete"])
     return out, complete

@@ -137,11 +137,11 @@ def test_sharded(simpact, d, reference, config=CONFIG, name="merged"):
 
 
 def sensitivity(path):
-    """Every /sensitivity dataset as raw bytes (NaN equal to NaN); {} when there is none."""
+    """Every /sensitivity dataset by value (NaN equal to NaN); {} when there is none."""
     out = {}
     with h5py.File(path, "r") as f:
         if "sensitivity" in f:
-            f["sensitivity"].visititems(lambda name, obj: out.__setitem__(name, obj[()].tobytes())
+            f["sensitivity"].visititems(lambda name, obj: out.__setitem__(name, sc.dataset_bytes(obj))
                                         if isinstance(obj, h5py.Dataset) else None)
     return out
 

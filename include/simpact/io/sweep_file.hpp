@@ -86,6 +86,10 @@ struct SweepFileLayout {
   std::vector<MapSpec> maps;
   std::vector<SampleColumnSpec> samples;  // empty: no /samples group
   std::int64_t task_count = 0, chunk_count = 0;
+  // The tasks /samples holds, as [first, first + count) ranges in row order (the /samples/task
+  // scale holds their indices). Empty: one row per task, 0 .. task_count-1. A shard file holds
+  // only its own chunks' tasks, so that merging N shards reads each task once, not N times.
+  std::vector<std::pair<std::int64_t, std::int64_t>> sample_task_ranges;
   std::string config_text, config_hash;  // /config and its sha256 attribute
   std::vector<std::pair<std::string, std::string>> root_string_attributes;
   std::vector<std::pair<std::string, std::int64_t>> root_integer_attributes;
@@ -115,10 +119,10 @@ class SweepFile {
   // Writes grid points first_point .. first_point+count-1 (flattened, C order) of map
   // `map_index` (index into SweepFileLayout::maps).
   void write_map(std::size_t map_index, std::int64_t first_point, const double* values, std::int64_t count);
-  // Writes tasks first_task .. first_task+count-1 of sample column `column`; the overload
-  // must match the column's type.
-  void write_samples(std::size_t column, std::int64_t first_task, const double* values, std::int64_t count);
-  void write_samples(std::size_t column, std::int64_t first_task, const std::int64_t* values,
+  // Writes rows first_row .. first_row+count-1 of sample column `column` (row = task unless the
+  // layout named sample_task_ranges); the overload must match the column's type.
+  void write_samples(std::size_t column, std::int64_t first_row, const double* values, std::int64_t count);
+  void write_samples(std::size_t column, std::int64_t first_row, const std::int64_t* values,
                      std::int64_t count);
   void write_progress(std::int64_t first_chunk, const std::uint8_t* done, std::int64_t count);
   // Replaces the whole /provenance table (all runs so far, oldest first).
@@ -132,6 +136,7 @@ class SweepFile {
   std::size_t sample_column_count() const;
   std::int64_t point_count() const;  // product of the axis sizes
   std::int64_t task_count() const;
+  std::int64_t sample_rows() const;  // rows of /samples: task_count() unless sample_task_ranges
   std::int64_t chunk_count() const;
 
  private:
