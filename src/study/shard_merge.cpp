@@ -61,6 +61,14 @@ double merge_shards(MPI_Comm comm, const SweepConfig& config, const TaskKernel& 
   }
   agree_or_throw(mpi, error);
   broadcast_string(comm, staging);
+  // A refused or failed merge leaves nothing behind: the staged file goes (then the lock's
+  // release removes the journal directory it created), whatever throws before the publish.
+  struct StagingGuard {
+    std::string path;
+    ~StagingGuard() {
+      if (!path.empty()) ::unlink(path.c_str());
+    }
+  } unpublished{mpi.rank == 0 ? staging : std::string()};
   const auto n = static_cast<std::int64_t>(shard_paths.size());
   std::vector<std::unique_ptr<SweepFileReader>> slots(static_cast<std::size_t>(n));
   std::vector<ProvenanceRow> provenance;
@@ -142,6 +150,7 @@ double merge_shards(MPI_Comm comm, const SweepConfig& config, const TaskKernel& 
   if (mpi.rank == 0) {
     try {
       replace_output(staging, output_path);
+      unpublished.path.clear();
       lock.release();
     } catch (const std::exception& e) {
       error = e.what();

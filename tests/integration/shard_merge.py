@@ -4,6 +4,7 @@ partial statistics (no per-task output) while the shards hold rows; merge refuse
 config, a missing shard, a duplicate shard and a non-shard file.
 
 usage: shard_merge.py SIMPACT"""
+import os
 import shutil
 import subprocess
 import sys
@@ -74,6 +75,9 @@ def refuses(simpact, shards, out, what, needle):
     lines = p.stderr.strip().splitlines()
     if p.returncode != 2 or len(lines) != 1 or needle not in lines[0]:
         sys.exit(f"FAIL: merge of {what}: rc={p.returncode} stderr={p.stderr!r}")
+    left = [path for path in (out, out + ".journal") if os.path.lexists(path)]
+    if left:  # no staged file, no journal directory, no output
+        sys.exit(f"FAIL: the refused merge of {what} left {left}: {os.listdir(out + '.journal') if left else ''}")
     print(f"ok: merge refuses {what}: {lines[0]}")
 
 
