@@ -13,7 +13,7 @@ packages=(
   python3-netcdf4 netcdf-bin python3-pandas python3-mpmath python3-scipy procps
   clang libclang-rt-14-dev
   libmujoco-dev libqhull-dev libbullet-dev libode-dev pkg-config
-  python3-dev python3-pybind11 pybind11-dev python3-pytest
+  python3-dev python3-pybind11 pybind11-dev python3-pytest python3-venv python3-pip
 )
 for arg in "$@"; do
   case "$arg" in
