@@ -10,8 +10,9 @@ the root attribute `orderings`) and of a perfectly plastic impact (/energy/relat
 each ordering's difference from the first one. 2- and 3-axis sweeps (3 axes: one panel per value
 of the first axis): the first ordering's loss, then every other ordering as its difference from
 it on a diverging colour scale (the maps themselves often look identical), then the plastic loss
-— once when it does not depend on the first axis (the restitution). Labels come from the file. Elastic impacts (R = 1) lose nothing:
-their maps are zero up to round-off (~1e-16), drawn as such.
+— once when it does not depend on the first axis (the restitution). Labels come from the file
+(an axis: its long_name [units]; few values: one tick per value). Elastic impacts (R = 1) lose
+nothing: their maps are zero up to round-off (~1e-16), drawn as such.
 Writes <file stem>_energy.png unless -o names a .png or .pdf file.
 """
 import argparse
@@ -216,8 +217,7 @@ def draw_energy(container, maps, log=False, title=None):
                                                 for d, m in zip(diffs, others)]
     width = container.get_figure().get_size_inches()[0] if hasattr(container, "get_figure") else 10
     note = (", ".join(words(m) for m in others) + " vs " + words(reference) + ": " + same_note(maps)) if same else ""
-    axes_note = "; ".join(a.caption for a in reference.axes if a.caption)
-    caption = sh.wrap(" ".join(t for t in (note + ("." if note else ""), axes_note) if t), max(40, int(width * 12)))
+    caption = sh.wrap(note + "." if note else "", max(40, int(width * 12)))  # the axes carry their long names
     per_row = 3.0
     heights = [float(len(rows))] + ([float(len(diff_rows))] if diff_rows else []) + (
         [(0.2 + 0.16 * caption.count("\n")) / per_row] if caption else [])

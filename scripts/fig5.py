@@ -29,12 +29,12 @@ import simpact_plot as sp
 ZERO = 1e-12  # ξ at or below this is zero (the paper's exact zeros, up to round-off)
 
 
-def parse_args():
+def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[1],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", help="billiards θ sweep (.h5), e.g. results/billiards_theta.h5")
     parser.add_argument("-o", "--out", default="fig5.png", help="output .png or .pdf")
-    return parser.parse_args()
+    return parser.parse_args(argv)
 
 
 def zero_runs(xi):
@@ -76,22 +76,23 @@ def theta_text(theta):
     return f"θ = {fraction}" if fraction else f"θ ≈ {theta:.4f} rad"
 
 
-def annotate_zeros(ax, theta, xi, plastic_loss, dihedral_m):
+def annotate_zeros(ax, x, theta, xi, plastic_loss, dihedral_m):
     """Mark each run of zeros (red dots, dashed line) and name it above the plot frame:
-    'θ = π/2 (g-orthogonal)'."""
-    lo, hi = theta.min(), theta.max()
+    'θ = π/2 (g-orthogonal)'. x: where the angles θ are drawn (θ, or indices on a categorical
+    axis of few angles)."""
+    lo, hi = x.min(), x.max()
     for first, last in zero_runs(xi):
         i = (first + last) // 2
         reason = zero_reason(i, plastic_loss, dihedral_m)
         text = theta_text(theta[i]) + (f"\n({reason})" if reason else "")
         if last > first:
             text += f"\n[{last - first + 1} grid points]"
-        ax.axvline(theta[i], color="crimson", lw=0.8, ls="--", alpha=0.6, zorder=0)
-        ax.plot(theta[first:last + 1], np.zeros(last - first + 1), "o", color="crimson",
+        ax.axvline(x[i], color="crimson", lw=0.8, ls="--", alpha=0.6, zorder=0)
+        ax.plot(x[first:last + 1], np.zeros(last - first + 1), "o", color="crimson",
                 ms=6, zorder=5, clip_on=False)
-        where = (theta[i] - lo) / (hi - lo) if hi > lo else 0.5
+        where = (x[i] - lo) / (hi - lo) if hi > lo else 0.5
         align = "right" if where > 0.9 else "left" if where < 0.1 else "center"
-        ax.annotate(text, xy=(theta[i], 1.0), xycoords=ax.get_xaxis_transform(),
+        ax.annotate(text, xy=(x[i], 1.0), xycoords=ax.get_xaxis_transform(),
                     xytext=(0, 3), textcoords="offset points", ha=align, va="bottom",
                     fontsize=9, color="crimson")
 
@@ -103,25 +104,24 @@ def percent(m):
 
 
 def sequence_kinks(theta, steps):
-    """[(θ, before, after)] where the argmin sequence length changes between two impacts (a
-    change to or from 0 steps — no impact — is not a kink)."""
+    """[(θ, before, after, i)] where the argmin sequence length changes between two impacts,
+    between grid points i and i + 1 (a change to or from 0 steps — no impact — is not a kink)."""
     kinks = []
     if steps is None or not np.all(np.isnan(steps) | (steps == np.round(steps))):
         return kinks
     for i in range(len(theta) - 1):
         a, b = steps[i], steps[i + 1]
         if np.isfinite(a) and np.isfinite(b) and a != b and a > 0 and b > 0:
-            kinks.append((0.5 * (theta[i] + theta[i + 1]), int(a), int(b)))
+            kinks.append((0.5 * (theta[i] + theta[i + 1]), int(a), int(b), i))
     return kinks
 
 
-def main():
-    args = parse_args()
-    sp.check_output(args.out)
-    with sh.open_sweep(args.file) as sweep:
+def figure(path):
+    """(the figure, the summary line's text) of the θ sweep in `path`; tests inspect its labels."""
+    with sh.open_sweep(path) as sweep:
         xi = sweep.read_map("/xi")
         if xi.values.ndim != 1:
-            raise sh.SweepError(f"{args.file} sweeps {len(xi.axes)} axes "
+            raise sh.SweepError(f"{path} sweeps {len(xi.axes)} axes "
                                 f"({', '.join(a.name for a in xi.axes)}); Fig. 5 needs a "
                                 "1-axis θ sweep such as configs/billiards_theta.yaml")
         pair = None
@@ -137,7 +137,7 @@ def main():
 
     fig = sp.plt.figure(figsize=(8.5, 4.8), layout="constrained")
     ax = fig.add_subplot()
-    theta = xi.axes[0].values
+    theta, x = xi.axes[0].values, xi.axes[0].positions
     xi_pct = percent(xi)
     sp.draw_curve(ax, xi_pct, label="ξ over the outcome set (all orderings)", colour="tab:blue")
     if pair is not None:
@@ -145,32 +145,40 @@ def main():
         # markers on a sparser set of angles so that both stay visible.
         pair_pct = percent(pair)
         every = max(1, len(theta) // 40)
-        ax.plot(theta[::every], pair_pct.values[::every], "o", ms=5, mfc="none", mec="darkorange",
+        ax.plot(x[::every], pair_pct.values[::every], "o", ms=5, mfc="none", mec="darkorange",
                 mew=1.2, label="ξ between orderings argmin and argmax (every %d-th angle)" % every
                 if every > 1 else "ξ between orderings argmin and argmax", zorder=4)
-    annotate_zeros(ax, theta, xi.values, plastic_loss, dihedral_m)
+    annotate_zeros(ax, x, theta, xi.values, plastic_loss, dihedral_m)
     top = np.nanmax([np.nanmax(xi_pct.values)] + ([np.nanmax(100 * pair.values)] if pair else [])
                     + ([np.nanmax(xi_pct.spread["max"])] if "max" in xi_pct.spread else []))
     top = top if math.isfinite(top) and top > 0 else 1.0
-    for where, before, after in sequence_kinks(theta, steps):
-        ax.axvline(where, color="0.35", lw=0.8, ls=":", zorder=0)
+    for where, before, after, i in sequence_kinks(theta, steps):
+        at = 0.5 * (x[i] + x[i + 1])
+        ax.axvline(at, color="0.35", lw=0.8, ls=":", zorder=0)
         frac = where / math.pi
         ax.annotate(f"kink: argmin sequence\n{before} → {after} reflections\nθ ≈ {frac:.3f}π",
-                    xy=(where, np.interp(where, theta, xi_pct.values)), xytext=(-8, -95),
+                    xy=(at, 0.5 * (xi_pct.values[i] + xi_pct.values[i + 1])), xytext=(-8, -95),
                     textcoords="offset points", ha="right", va="top", fontsize=8, color="0.25",
                     arrowprops=dict(arrowstyle="-", color="0.5", lw=0.6))
-    ax.set_xlabel("angle θ between the contact normals at the cue ball [rad]")
+    ax.set_xlabel(xi.axes[0].label)  # the file's long_name [units] (draw_curve set it)
     ax.set_ylabel("indeterminacy ξ [% of ‖p⁻‖_g]")
     ax.set_ylim(-0.02 * top, 1.12 * top)
     ax.legend(loc="upper right", fontsize=8)
     what = f"{len(theta)} angles" + (f" × {replicas} replicas" if replicas > 1 else "")
     fig.suptitle(f"Indeterminacy of a {model} break versus the angle θ ({what})"
                  + ("" if complete else "  [INCOMPLETE FILE]"), fontsize=11)
-    sp.save_figure(fig, args.out)
     zeros = [theta_text(theta[(a + b) // 2]) for a, b in zero_runs(xi.values)]
-    kinks = [f"θ ≈ {w / math.pi:.3f}π" for w, _, _ in sequence_kinks(theta, steps)]
-    print(f"wrote {args.out}; ξ = 0 at: {', '.join(zeros) or 'no grid point'}; "
-          f"argmin sequence length changes at: {', '.join(kinks) or 'nowhere'}")
+    kinks = [f"θ ≈ {w / math.pi:.3f}π" for w, _, _, _ in sequence_kinks(theta, steps)]
+    return fig, (f"ξ = 0 at: {', '.join(zeros) or 'no grid point'}; "
+                 f"argmin sequence length changes at: {', '.join(kinks) or 'nowhere'}")
+
+
+def main():
+    args = parse_args()
+    sp.check_output(args.out)
+    fig, summary = figure(args.file)
+    sp.save_figure(fig, args.out)
+    print(f"wrote {args.out}; {summary}")
 
 
 if __name__ == "__main__":

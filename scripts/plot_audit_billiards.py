@@ -67,6 +67,8 @@ def main():
     import h5py
     import matplotlib
 
+    import simpact_h5 as sh
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.colors import LogNorm
@@ -74,6 +76,8 @@ def main():
     with h5py.File(args.file, "r") as f:
         theta_task = np.round(theta_of(f["/samples/qpos.ay"][()]), 9)
         speed_task = f["/samples/qvel.cx"][()]
+        speed_label = (sh.axis_from_dataset("qvel.cx", f["/grid/qvel.cx"]).label  # the config's long_name [units]
+                       if "grid/qvel.cx" in f else "cue-ball speed [m/s]")
         theta, speed = np.unique(theta_task), np.unique(speed_task)
         f.theta_task, f.speed_task = theta_task, speed_task  # for per_task_grid
         xi = per_task_grid(f, "audit_model_xi", theta, speed)
@@ -111,7 +115,7 @@ def main():
     for k in range(n, rows * cols):
         axes[k // cols][k % cols].axis("off")
     for r in range(rows):
-        axes[r][0].set_ylabel("cue-ball speed [m/s]")
+        axes[r][0].set_ylabel(speed_label)
     for c in range(cols):
         axes[rows - 1][c].set_xlabel("θ between target balls [deg]")
     fig.colorbar(im, ax=axes.ravel().tolist(), shrink=0.8,

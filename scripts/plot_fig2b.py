@@ -17,6 +17,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+import simpact_h5 as sh  # noqa: E402
+
 MARKERS = {60.0: "o", 600.0: "s", 6000.0: "^"}
 COLOURS = ["tab:blue", "tab:orange", "tab:green", "tab:red"]
 
@@ -29,6 +31,7 @@ def main():
     with h5py.File(args.file, "r") as f:
         restitution = f["/grid/restitution"][()]
         v = f["/grid/qvel.x_a"][()]
+        v_label = sh.axis_from_dataset("qvel.x_a", f["/grid/qvel.x_a"]).label  # the config's long_name [units]
         model = -f["/audit_model/relative_energy_error_min"][()]
         groups = sorted(k for k in f.keys() if re.fullmatch(r"audit_.+_[0-9.e+]+hz", k))
         engines = []
@@ -53,7 +56,7 @@ def main():
                 ax.plot(v, model[i], color="k", linestyle="--", linewidth=1)
             ax.axhline(0, color="grey", linewidth=0.5)
             ax.set_title(f"{label}" + (f" ({failed} runs failed/capped)" if failed else ""))
-            ax.set_xlabel("initial velocity of ball a [m/s]")
+            ax.set_xlabel(v_label)
         axes[0][0].set_ylabel("relative energy loss -(E+ - E-)/E-   (dashed: propagative)")
         axes[0][-1].legend(fontsize=7, loc="best")
         fig.tight_layout()

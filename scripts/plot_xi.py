@@ -8,15 +8,17 @@
 
 Plot maps of a simpact sweep file: curves over 1-axis grids, heatmaps over 2-axis grids, one
 heatmap panel per value of the first axis over 3-axis grids. Labels come from the file; the
-title is the sweep's description from the first comment of its config. Counts and flags (e.g.
-/outcomes/dihedral_m) get one colour per value that occurs.
+title is the sweep's description, the first sentence of its config's leading comment, whole.
+Counts and flags (e.g. /outcomes/dihedral_m) get one colour per value that occurs.
 
 Default map: /xi (the headline ξ). With Monte Carlo files a name without a statistic
 ('/xi_maps/outcome_set') means its `_mean`, drawn with its std and min/max. `--group G` draws
 every map of /G. `--log`: logarithmic colour (or y) scale; values <= 0 are masked (white
 cells, or ▼ marks under a curve). An incomplete file is plotted with a warning; missing file,
 unknown map or a bad output extension exit with status 1 and a one-line message.
-Labels are short (name [units]); the long names of the maps and axes are in a caption under the
+An axis is labelled with its coordinate's long_name [units] (the config's long_name/units, else
+the model's); an axis of at most 6 values (a restitution list, time steps) is drawn as categories,
+one tick per value. The values are labelled name [units], their long names in a caption under the
 figure (--no-caption leaves it out). --title, --label (of the values) and --dpi (PNG
 resolution) adjust a figure for a paper.
 Writes <file stem>_xi.png in the current folder unless --out names a .png or .pdf file.
@@ -28,7 +30,7 @@ import simpact_h5 as sh
 import simpact_plot as sp
 
 
-def parse_args():
+def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[1],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", help="simpact result file (.h5)")
@@ -47,7 +49,7 @@ def parse_args():
                         help="leave out the caption of long names under the figure")
     parser.add_argument("--dpi", type=float, default=150, help="resolution of a PNG (default 150)")
     parser.add_argument("-o", "--out", help="output .png or .pdf (default: <stem>_xi.png)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if not args.dpi > 0 or args.dpi > 2400:
         raise sh.SweepError(f"--dpi: must be in (0, 2400] (got {args.dpi:g})")
     return args
@@ -67,31 +69,11 @@ def selected_paths(sweep, args):
     return paths or [sweep.resolve("/xi")]
 
 
-def config_title(config_text):
-    """The sweep's description: the first sentence of the config's leading comment, after the
-    line with the command that runs it ('2-D indeterminacy map of the billiards break over …')."""
-    lines = []
-    for line in config_text.splitlines():
-        if not line.startswith("#"):
-            break
-        text = line.lstrip("#").strip()
-        if text.startswith(("simpact ", "(or", "mpirun ")) or not text:
-            continue
-        lines.append(text)
-    text = " ".join(lines)
-    for stop in (" (", ". ", ": "):
-        if stop in text:
-            text = text[: text.index(stop)]
-    return text.rstrip(".")
-
-
-def main():
-    args = parse_args()
-    out = args.out or sp.default_output(args.file, "xi")
-    sp.check_output(out)
+def figure(args):
+    """(the figure, the maps drawn) of parsed arguments; tests inspect its labels in-process."""
     with sh.open_sweep(args.file) as sweep:
         maps = [sweep.read_map(p) for p in selected_paths(sweep, args)]
-        described = config_title(sweep.config_text())
+        described = sh.config_description(sweep.config_text())
         title = ((args.title if args.title is not None
                   else f"{described or sweep.model} ({os.path.basename(args.file)})")
                  + ("" if sweep.complete else "  [INCOMPLETE]"))
@@ -105,6 +87,14 @@ def main():
         except ValueError:
             raise sh.SweepError(f"--mark: X and Y must be numbers (got {mark[0]} {mark[1]})") from None
         sp.mark_point(fig, x, y, mark[2] if len(mark) == 3 else None)
+    return fig, maps
+
+
+def main():
+    args = parse_args()
+    out = args.out or sp.default_output(args.file, "xi")
+    sp.check_output(out)
+    fig, maps = figure(args)
     sp.save_figure(fig, out, dpi=args.dpi)
     print(f"wrote {out} ({', '.join(m.path for m in maps)})")
 

@@ -7,7 +7,8 @@
 One panel per output: Sobol' indices S1 and ST as bars with their bootstrap half-widths as
 whiskers; Morris/radial designs as a mu*-sigma scatter; with a 1-D grid (a design nested in a
 grid, e.g. configs/billiards_sobol_theta.yaml) S1 (solid) and ST (dashed) of every parameter over
-the grid axis, with the intervals as bands. Uses Debian's /usr/bin/python3 (h5py, numpy, matplotlib).
+the grid axis, with the intervals as bands; the axis labelled with its long_name [units], one
+tick per value when it has few (at most 6). Uses Debian's /usr/bin/python3 (h5py, numpy, matplotlib).
 """
 import argparse
 import os
@@ -21,17 +22,24 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+import simpact_h5 as sh  # noqa: E402
+import simpact_plot as sp  # noqa: E402
+
 
 def text(v):
     return v.decode() if isinstance(v, bytes) else str(v)
 
 
-def main():
+def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("file")
     ap.add_argument("-o", "--out", help="PNG to write (default: FILE with .png)")
     ap.add_argument("--output", nargs="+", help="outputs under /sensitivity (default: all)")
-    args = ap.parse_args()
+    return ap.parse_args(argv)
+
+
+def figure(args):
+    """The figure of parsed arguments (tests inspect its labels in-process)."""
     try:
         f = h5py.File(args.file, "r")
     except OSError as e:
@@ -70,15 +78,15 @@ def main():
             ax.set_ylabel("σ (spread: interactions, non-linearity)")
             ax.legend(loc="upper left")
         elif len(grid_dims) == 1:  # indices over a grid axis
-            x = s[grid_dims[0]][()]
-            units = text(s[grid_dims[0]].attrs.get("units", ""))
+            axis = sh.axis_from_dataset(grid_dims[0], s[grid_dims[0]])
+            x = axis.positions
             for j, n in enumerate(names):
                 c = colors[j % len(colors)]
                 for key, style in (("S1", "-"), ("ST", "--")):
                     v, ci = g[key][:, j], g[key + "_conf"][:, j]
                     ax.plot(x, v, style, color=c, marker="o", ms=3, label=n if key == "S1" else None)
                     ax.fill_between(x, v - ci, v + ci, color=c, alpha=0.12)
-            ax.set_xlabel(f"{grid_dims[0]} [{units}]")
+            sp.style_axis(ax, axis, "x")  # long_name [units]; categories or π ticks
             ax.set_ylabel("Sobol' index (S1 solid, ST dashed)")
             ax.set_ylim(-0.05, 1.05)
             ax.legend(fontsize=8, ncol=2)
@@ -101,6 +109,13 @@ def main():
         ax.set_title(textwrap.fill(title, 70) + f"\n(whiskers/bands: {100 * float(conf):g} % bootstrap, "
                      f"N = {int(g.attrs.get('base_samples', 0))}; a constant output has no indices)", fontsize=9)
     fig.tight_layout()
+    f.close()
+    return fig
+
+
+def main():
+    args = parse_args()
+    fig = figure(args)
     out = args.out or os.path.splitext(args.file)[0] + ".png"
     fig.savefig(out, dpi=110)
     print(f"wrote {out}")

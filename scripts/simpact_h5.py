@@ -10,10 +10,13 @@ usage (from a script in scripts/, which Python puts first on sys.path):
         fig = sp.figure_of_maps([xi])
         sp.save_figure(fig, "xi.png")
 
-Every label is read from the file (`long_name [units]` of maps and axes); nothing about a
-model is hard-coded here. Errors a user can cause (missing file, unknown map, bad output
-extension) raise SweepError, whose text is a one-line message; `run_main` turns it into
-"script: error: ..." on stderr and exit status 1.
+Every label is read from the file: an axis is labelled with its coordinate's `long_name [units]`
+(what the config's `long_name:`/`units:` set, else the model's), a map with `name [units]` and its
+long_name in the caption; nothing about a model is hard-coded here. An axis of few values (at most
+MAX_CATEGORIES, or strings) is categorical: drawn at the indices of its values, labelled by them.
+Errors a user can cause (missing file, unknown map, bad output extension) raise SweepError, whose
+text is a one-line message; `run_main` turns it into "script: error: ..." on stderr and exit
+status 1.
 
 Layout read (see DESIGN.md §4): root attributes (schema_version, complete, replicas, orderings,
 grid_axes, map_datasets, ...), /grid/<axis>, grid-shaped maps in /xi, /xi_maps, /energy,
@@ -36,6 +39,12 @@ import numpy as np
 ROUNDOFF = 1e-12
 # Monte Carlo statistics stored beside each quantity when replicas > 1.
 MC_STATS = ("mean", "std", "min", "max", "count")
+# An axis with at most this many values (a restitution list, time steps, orderings) is drawn as
+# categories, one tick per value, rather than as a continuous range padded by half a step.
+MAX_CATEGORIES = 6
+# Words after which a period does not end the description's first sentence ("Fig. 5").
+ABBREVIATIONS = ("fig", "figs", "eq", "eqs", "sec", "ref", "refs", "no", "al", "cf", "e.g", "i.e", "vs",
+                 "approx", "resp")
 
 
 class SweepError(Exception):
@@ -74,10 +83,38 @@ def _text_list(value):
     return [_text(v) for v in np.atleast_1d(value)]
 
 
-def label_of(name, units):
-    """'name [units]', the label of every axis and colour bar (short: the long_name goes in the
-    figure's caption)."""
-    return f"{name} [{units}]" if units else name
+def label_of(name, units, long_name=""):
+    """'long_name [units]' ('name [units]' without a long_name): 'impact angle θ [rad]'."""
+    text = long_name.strip() or name
+    return f"{text} [{units}]" if units else text
+
+
+def config_description(config_text):
+    """The sweep's description for a figure title: the first sentence of the config's leading
+    comment, after the line(s) with the command that runs it, kept whole: colons, parentheses and
+    abbreviations ('Fig. 5') do not end it; '. ', '? ' or '! ' before anything but a lowercase
+    letter does (a question keeps its mark)."""
+    lines = []
+    for line in config_text.splitlines():
+        if not line.startswith("#"):
+            break
+        text = line.lstrip("#").strip()
+        if text.startswith(("simpact ", "(or", "mpirun ")) or not text:
+            if lines:
+                break  # a blank comment line ends the paragraph
+            continue
+        lines.append(text)
+    text = " ".join(lines)
+    depth = 0
+    for i, c in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(c, 0)
+        after = text[i + 2:i + 3]
+        if c in ".!?" and depth <= 0 and text[i + 1:i + 2] == " " and after and not after.islower():
+            word = text[:i].rsplit(" ", 1)[-1]
+            initial = len(word) == 1 and "A" <= word <= "Z"  # 'J. Smith'
+            if c != "." or (word.lower() not in ABBREVIATIONS and not initial):
+                return text[:i + 1] if c in "!?" else text[:i]
+    return text.rstrip(".")
 
 
 @dataclass
@@ -87,15 +124,42 @@ class Axis:
     values: np.ndarray
     units: str = ""
     long_name: str = ""
+    # The values as text when the coordinate holds strings (orderings, parameter names); values
+    # are then their indices 0..n-1.
+    names: list = None
 
     @property
     def label(self):
-        return label_of(self.name, self.units)
+        """'long_name [units]', e.g. 'angle between the contact normals at the cue ball [rad]'."""
+        return label_of(self.name, self.units, self.long_name)
 
     @property
-    def caption(self):
-        """'name: long_name' for the figure's caption ('' without a long_name)."""
-        return f"{self.name}: {self.long_name}" if self.long_name and self.long_name != self.name else ""
+    def is_categorical(self):
+        """Strings, or at most MAX_CATEGORIES values: drawn at indices 0..n-1, one tick each."""
+        return self.names is not None or len(self.values) <= MAX_CATEGORIES
+
+    @property
+    def positions(self):
+        """Where the grid points are drawn: their indices when categorical, else their values."""
+        return np.arange(len(self.values), dtype=float) if self.is_categorical else np.asarray(self.values, float)
+
+    def tick_labels(self):
+        """One label per value: '0.7', 'π/2', '1e-03', 'argmin'."""
+        if self.names is not None:
+            return list(self.names)
+        out = []
+        for x in self.values:
+            text = pi_fraction(x) if self.units == "rad" else ""
+            out.append(text or f"{x:.4g}")
+        return out
+
+    def position_of(self, x):
+        """A value on this axis as a drawing position (interpolated between categories)."""
+        if not self.is_categorical or self.names is not None:
+            return x
+        v = np.asarray(self.values, float)
+        order = np.argsort(v)
+        return float(np.interp(x, v[order], np.arange(len(v), dtype=float)[order]))
 
     @property
     def spacing(self):
@@ -119,7 +183,10 @@ class Axis:
                 and not np.allclose(steps, steps[0], rtol=1e-6))
 
     def edges(self):
-        """Cell edges around the grid points, for pcolormesh (geometric on log axes)."""
+        """Cell edges around the grid points, for pcolormesh (geometric on log axes; i ± ½ for
+        a categorical axis)."""
+        if self.is_categorical:
+            return np.arange(len(self.values) + 1, dtype=float) - 0.5
         v = np.asarray(self.values, dtype=float)
         if len(v) == 1:
             half = 0.5 * max(abs(v[0]), 1.0)
@@ -134,6 +201,8 @@ class Axis:
     def format_value(self, x):
         """'restitution = 0.7', 'm2 = 0.5 kg', 'theta = π/2': a slice title."""
         unit = "" if self.units in ("", "1") else f" {self.units}"
+        if self.names is not None:
+            return f"{self.name} = {self.names[int(x)]}"
         if self.units == "rad":
             text = pi_fraction(x)
             if text:
@@ -239,7 +308,7 @@ class Sweep:
 
     def axis(self, name):
         ds = self.file[f"grid/{name}"]
-        return _axis_from_dataset(name, ds)
+        return axis_from_dataset(name, ds)
 
     def axes(self):
         return [self.axis(name) for name in self.grid_axes]
@@ -314,7 +383,7 @@ class Sweep:
             axis = None
             if len(ds.dims[i]) > 0:
                 scale = ds.dims[i][0]
-                axis = _axis_from_dataset(scale.name.rsplit("/", 1)[-1], scale)
+                axis = axis_from_dataset(scale.name.rsplit("/", 1)[-1], scale)
             elif i < len(names) and f"grid/{names[i]}" in self.file:
                 axis = self.axis(names[i])
             if axis is None or len(axis.values) != n:
@@ -357,10 +426,18 @@ class Sweep:
         ]
 
 
-def _axis_from_dataset(name, ds):
-    return Axis(name=name, values=np.asarray(ds[()], dtype=float),
-                units=_text(ds.attrs.get("units", "")),
-                long_name=_text(ds.attrs.get("long_name", name)))
+def axis_from_dataset(name, ds):
+    """An axis from a coordinate dataset (/grid/<name> or a dimension scale) with its units and
+    long_name; a string-valued one (orderings, parameters) keeps the strings as `names`."""
+    raw = ds[()]
+    names = None
+    if np.asarray(raw).dtype.kind in "OSU":
+        names = [_text(v) for v in np.atleast_1d(raw)]
+        values = np.arange(len(names), dtype=float)
+    else:
+        values = np.asarray(raw, dtype=float)
+    return Axis(name=name, values=values, units=_text(ds.attrs.get("units", "")),
+                long_name=_text(ds.attrs.get("long_name", "")), names=names)
 
 
 def open_sweep(path, warn_incomplete=True):

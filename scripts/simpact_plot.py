@@ -49,12 +49,26 @@ def set_pi_ticks(axis_obj, lo, hi):
     axis_obj.set_major_formatter(ticker.FuncFormatter(_pi_tick_label))
 
 
-def _style_axis(ax, axis, which):
-    """Label an x or y axis from the file; π ticks for radians, log scale for log grids."""
+LABEL_WIDTH = 44         # characters per line of an axis label (long names wrap)
+
+
+def style_axis(ax, axis, which):
+    """Label an x or y axis from the file (the coordinate's long_name [units]); categories (few
+    values, or strings) get one tick per value at its index; π ticks for radians, log scale for
+    log grids. The axis is remembered on `ax` (mark_point converts values to positions)."""
     set_label = ax.set_xlabel if which == "x" else ax.set_ylabel
-    set_label(axis.label)
+    set_label(wrap(axis.label, LABEL_WIDTH))
     scale_axis = ax.xaxis if which == "x" else ax.yaxis
-    if axis.is_log_spaced:
+    if not hasattr(ax, "simpact_axes"):
+        ax.simpact_axes = {}
+    ax.simpact_axes[which] = axis
+    if axis.is_categorical:
+        n = len(axis.values)
+        scale_axis.set_major_locator(ticker.FixedLocator(np.arange(n, dtype=float)))
+        scale_axis.set_major_formatter(ticker.FixedFormatter(axis.tick_labels()))
+        scale_axis.set_minor_locator(ticker.NullLocator())
+        (ax.set_xlim if which == "x" else ax.set_ylim)(-0.5, n - 0.5)
+    elif axis.is_log_spaced:
         (ax.set_xscale if which == "x" else ax.set_yscale)("log")
         scale_axis.set_major_formatter(ticker.FormatStrFormatter("%g"))  # 0.1, 1, 10
     elif axis.units == "rad" and axis.values.max() - axis.values.min() >= math.pi / 4:
@@ -188,7 +202,7 @@ def draw_curve(ax, m, log=False, label=None, colour=None, linestyle="-", spread=
     """A 1-axis map as a curve; Monte Carlo maps with their ±std band and min–max range
     (in the legend unless spread_legend is False)."""
     axis = m.axes[0]
-    x, y = axis.values, np.array(m.values, dtype=float)
+    x, y = axis.positions, np.array(m.values, dtype=float)
     tiny = ROUNDOFF * max(1.0, float(np.nanmax(np.abs(y), initial=0.0)))
     signed = log and np.any(y > tiny) and np.any(y < -tiny)  # a cosine: symmetric log, not masked
     if signed:
@@ -221,9 +235,9 @@ def draw_curve(ax, m, log=False, label=None, colour=None, linestyle="-", spread=
                     label=f"{label} ≤ 0 (off the log scale)")
         if not np.any(y > tiny):
             warn(f"{m.path}: no positive values to draw on a log scale")
-    _style_axis(ax, axis, "x")
-    if len(x) > 1:
+    if len(x) > 1 and not axis.is_categorical:
         ax.set_xlim(x.min(), x.max())
+    style_axis(ax, axis, "x")
     ax.grid(True, lw=0.4, alpha=0.5)
     return line
 
@@ -233,8 +247,8 @@ def draw_heatmap(ax, values, axes, scale):
     xaxis, yaxis = axes
     mesh = ax.pcolormesh(xaxis.edges(), yaxis.edges(), scale.display(values).T,
                          norm=scale.norm, cmap=scale.cmap, shading="flat", rasterized=True)
-    _style_axis(ax, xaxis, "x")
-    _style_axis(ax, yaxis, "y")
+    style_axis(ax, xaxis, "x")
+    style_axis(ax, yaxis, "y")
     return mesh
 
 
@@ -279,11 +293,15 @@ def draw_map_block(container, m, log=False, title=None, label=None):
 
 
 def mark_point(fig, x, y, label=None):
-    """A white-edged star at (x, y) on every heatmap of `fig` (axes holding a QuadMesh)."""
+    """A white-edged star at (x, y) (values of the first and second axis) on every heatmap of
+    `fig` (axes holding a QuadMesh); on a categorical axis between its categories' ticks."""
     from matplotlib.collections import QuadMesh
     for ax in fig.get_axes():
         if ax.get_label() != "<colorbar>" and any(isinstance(c, QuadMesh) for c in ax.collections):
-            ax.plot([x], [y], marker="*", markersize=14, color="red", markeredgecolor="white",
+            axes = getattr(ax, "simpact_axes", {})
+            px = axes["x"].position_of(x) if "x" in axes else x
+            py = axes["y"].position_of(y) if "y" in axes else y
+            ax.plot([px], [py], marker="*", markersize=14, color="red", markeredgecolor="white",
                     linestyle="none", label=label)
             if label:
                 ax.legend(loc="upper right", fontsize=8, framealpha=0.8)
@@ -311,15 +329,15 @@ def _title(text, notes):
 
 
 def caption_text(maps, width):
-    """The figure's caption: every map's and axis's long_name once ('name: long_name'), wrapped
-    to `width` characters — the labels themselves stay short (name [units])."""
+    """The figure's caption: every map's long_name once ('name: long_name'), wrapped to `width`
+    characters — a map's value label stays short (name [units]); the axes carry their long
+    names on their labels."""
     seen, parts = set(), []
     for m in maps:
-        for item in [m] + list(m.axes):
-            text = item.caption
-            if text and item.name not in seen:
-                seen.add(item.name)
-                parts.append(text)
+        text = m.caption
+        if text and m.name not in seen:
+            seen.add(m.name)
+            parts.append(text)
     return wrap("; ".join(parts), width) if parts else ""
 
 

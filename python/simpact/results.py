@@ -1,4 +1,5 @@
-"""simpact sweep files (HDF5, netCDF-4 compatible) as one xarray.Dataset."""
+"""simpact result files (HDF5, netCDF-4 compatible: sweeps, shards, `simpact simulate -o OUT.h5`)
+as one xarray.Dataset."""
 import os
 
 import h5py
@@ -89,14 +90,67 @@ def _unflatten_trajectories(ds):
     return ds.assign(out)
 
 
-def open_result(path):
-    """The sweep file `path` as an xarray.Dataset (read into memory; the file is closed).
+# The groups of a `simpact simulate -o OUT.h5` file (root attribute format = "simpact-simulate").
+SIMULATE_GROUPS = ("records", "impacts")
+# Names of the simulate file's variables in the Dataset where '<group>_<name>' would repeat itself.
+SIMULATE_NAMES = {("impacts", "impact_status"): "impacts_status"}
 
-    Maps keep their grid coordinates (with units and long_name attributes); a group's variables
-    are named '<group>_<name>' (e.g. 'energy_before', 'xi_maps_outcome_set'; the root's /xi is
-    'xi'); /samples is a table over the 'task' dimension; /sensitivity/<output>/{S1, ST, ...}
-    have the 'parameter' coordinate; time-stepped records keep their own dimensions. The root
-    attributes (model, complete, schema_version, ...) are the Dataset's attributes."""
+
+def _open_group(path, group=None):
+    """One group of `path` read into memory with xarray (no time decoding: t [s] stays float)."""
+    import xarray as xr
+
+    with xr.open_dataset(path, engine="h5netcdf", group=group, phony_dims="access", decode_times=False,
+                         decode_timedelta=False) as ds:
+        return ds.load()
+
+
+def _open_simulate(path, attrs):
+    """A `simpact simulate` file: /records as records_<name> over (record, coordinate) (q, p;
+    energy over record, with records_step and records_t as coordinates), /impacts as a table over
+    'impact' (impacts_t, impacts_energy_before, impacts_momentum_after (impact, coordinate), ...;
+    the contact lists flattened as the file stores them: impacts_contacts over contact_entry,
+    impact i's entries from impacts_contacts_offsets[i] to [i + 1]). 'coordinate' holds the
+    coordinates' names, with their units as the coordinate variable coordinate_units."""
+    import xarray as xr
+
+    parts = []
+    for group in SIMULATE_GROUPS:
+        ds = _open_group(path, group)
+        rename = {}
+        for name in ds.variables:
+            if name in ds.dims or ds[name].dims == ("coordinate",):  # dimensions, coordinate_units
+                continue
+            rename[name] = SIMULATE_NAMES.get((group, name), f"{group}_{name}")
+        ds = ds.rename(rename)
+        ds.attrs = {f"{group}_{k}": v for k, v in ds.attrs.items() if not (group == "impacts" and k == "status")}
+        parts.append(ds)
+    merged = xr.merge(parts, compat="equals", combine_attrs="no_conflicts")
+    merged.attrs = {**attrs, **merged.attrs}   # the root's first, then impacts_policy
+    return merged
+
+
+def _plain(value):
+    """An attribute value as Python: bytes as str, arrays as lists (of str for strings)."""
+    if isinstance(value, bytes):
+        return value.decode()
+    if isinstance(value, np.ndarray):
+        return [_plain(v) for v in value.tolist()] if value.dtype.kind in "OS" else value.tolist()
+    return value
+
+
+def open_result(path):
+    """Any file simpact writes as an xarray.Dataset (read into memory; the file is closed).
+
+    Sweep files (`simpact run`, `merge`, shards): maps keep their grid coordinates (with units and
+    long_name attributes); a group's variables are named '<group>_<name>' (e.g. 'energy_before',
+    'xi_maps_outcome_set'; the root's /xi is 'xi'); /samples is a table over the 'task'
+    dimension; /sensitivity/<output>/{S1, ST, ...} have the 'parameter' coordinate; time-stepped
+    records are samples_trajectory_{q,p} over (task, ordering, step, coordinate).
+    `simpact simulate -o OUT.h5` files: records_q and records_p over (record, coordinate) (the
+    coordinate's values are the model's coordinate names), records_t/records_step as coordinates
+    of 'record', and the impacts as a table over 'impact' (impacts_t, impacts_energy_after, ...).
+    The root attributes (model, complete, schema_version or format, ...) are the Dataset's."""
     import xarray as xr
 
     path = os.fspath(path)
@@ -105,18 +159,18 @@ def open_result(path):
     if not h5py.is_hdf5(path):
         raise input_error("path", f"not an HDF5 file: {path}")
     groups, attrs = _groups(path)
+    attrs = {k: _plain(v) for k, v in attrs.items()}
+    if attrs.get("format") == "simpact-simulate":
+        return _open_simulate(path, attrs)
     if "schema_version" not in attrs:
-        raise input_error("path", f"not a simpact result (no schema_version root attribute): {path}")
-    parts = []
-    root = xr.open_dataset(path, engine="h5netcdf", phony_dims="access", decode_times=False)
-    parts.append(root.drop_vars([v for v in root.data_vars if v in SKIPPED or v == "provenance"]).load())
-    root.close()
+        raise input_error("path", f"not a simpact result (neither a schema_version root attribute nor "
+                                  f"format = simpact-simulate): {path}")
+    root = _open_group(path)
+    parts = [root.drop_vars([v for v in root.data_vars if v in SKIPPED or v == "provenance"])]
     for group in groups:
-        ds = xr.open_dataset(path, engine="h5netcdf", group=group, phony_dims="access", decode_times=False)
+        ds = _open_group(path, group)
         prefix = group.replace("/", "_") + "_"
-        ds = ds.rename({v: prefix + v for v in ds.data_vars}).load()
-        ds.close()
-        parts.append(ds)
+        parts.append(ds.rename({v: prefix + v for v in ds.data_vars}))
     merged = _unflatten_trajectories(xr.merge(parts, compat="override", combine_attrs="drop_conflicts"))
-    merged.attrs = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in attrs.items()}
+    merged.attrs = attrs
     return merged

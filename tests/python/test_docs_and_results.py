@@ -1,4 +1,5 @@
-"""docs/python.md's examples run as written; open_result's dims and units; run's bad input."""
+"""The ```python blocks of README.md and docs/python.md run as written; open_result's dims and
+units; run's bad input."""
 import os
 import re
 
@@ -6,27 +7,76 @@ import numpy as np
 import pytest
 
 import simpact
-from conftest import SOURCE, cli
+from conftest import SIMPACT, SOURCE, cli
 
 DOC = SOURCE / "docs" / "python.md"
+README = SOURCE / "README.md"
+
+
+def python_blocks(path):
+    return re.findall(r"```python\n(.*?)```", path.read_text(), re.S)
 
 
 def doc_blocks():
-    return re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
+    return python_blocks(DOC)
 
 
-@pytest.mark.parametrize("index", range(4))
+def with_simpact_on_path(monkeypatch):
+    """The docs' `simpact` (the program the suite tests) first on PATH."""
+    monkeypatch.setenv("PATH", os.path.dirname(os.path.abspath(SIMPACT)) + os.pathsep + os.environ.get("PATH", ""))
+
+
+@pytest.mark.parametrize("index", range(len(doc_blocks())))
 def test_doc_example_runs(index, tmp_path, monkeypatch):
     blocks = doc_blocks()
-    assert len(blocks) == 4
+    assert len(blocks) == 5
     monkeypatch.chdir(tmp_path)
+    with_simpact_on_path(monkeypatch)
     exec(compile(blocks[index], f"{DOC}:block{index}", "exec"), {"SOURCE": str(SOURCE)})
+    if "simulate" in blocks[index] and "open_result" in blocks[index]:
+        ds = simpact.open_result(tmp_path / "cradle.h5")
+        assert ds.records_q.dims == ("record", "coordinate") and ds.sizes["record"] == 6
+        assert ds.sizes["impact"] == 1 and abs(float(ds.impacts_t[0]) - 0.01) < 5e-4
     if "sobol.png" in blocks[index]:
         assert (tmp_path / "sobol.png").stat().st_size > 0
         ds = simpact.open_result(tmp_path / "sobol.h5")
         assert ds["sensitivity_outcome_set_ST"].dims == ("parameter",)
         assert sorted(ds["parameter"].values) == ["m_b", "m_c", "restitution", "theta"]
         assert not list(tmp_path.glob(".simpact-config-*"))  # the dict's file is removed
+
+
+README_BLOCKS = python_blocks(README)
+
+
+@pytest.mark.parametrize("index", range(len(README_BLOCKS)))
+def test_readme_python_block_runs(index, tmp_path, monkeypatch):
+    """Every ```python block of the README, as written, in a fresh folder that has the
+    repository's configs/ and examples/ (the README runs from the repository root) and, made by
+    the program first, the results/<config>.h5 of the tour the block reads."""
+    assert len(README_BLOCKS) == 2
+    block = README_BLOCKS[index]
+    for folder in ("configs", "examples"):
+        (tmp_path / folder).symlink_to(SOURCE / folder)
+    for stem in sorted(set(re.findall(r"results/(\w+)\.h5", block))):
+        config = SOURCE / "configs" / f"{stem}.yaml"
+        if config.exists() and f'out="results/{stem}.h5"' not in block:
+            p = cli(["run", str(config), "-o", str(tmp_path / "results" / f"{stem}.h5"), "--quiet"])
+            assert p.returncode == 0, p.stderr
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    with_simpact_on_path(monkeypatch)
+    names = {"__name__": "__readme__"}
+    exec(compile(block, f"{README}:python block {index}", "exec"), names)
+    if "simpact.check(M, N, p" in block:  # the tour: what its comments say
+        assert np.array_equal(names["r"].outcomes(), [[0, 0, 1]])
+        c = names["c"]
+        assert not np.any(c.consistent)   # the simultaneous answer is no propagative outcome
+        assert abs(float(np.ravel(c.distance_to_nearest_outcome)[0]) - 0.816) < 1e-3  # README "Audit"
+        assert names["ds"].xi.dims == ("theta",) and names["s"].p.shape[1] == 3
+        assert simpact.open_result("results/mc.h5").attrs["complete"] == 1
+    for value in list(names.values()):   # the h5py/xarray handles the block left open
+        if hasattr(value, "close") and type(value).__module__.split(".")[0] in ("h5py", "xarray"):
+            value.close()
 
 
 SMALL = {"model": "billiards", "grid": {"theta": {"start": "pi/3", "stop": "pi", "num": 9},

@@ -1,9 +1,13 @@
 #!/usr/bin/python3
-"""Runs the post-processing scripts (scripts/plot_xi.py, fig5.py, energy_maps.py, report.py) on
-real sweep files made by the real `simpact` program, and checks what they write: non-empty
-PNG/PDF files with the right signature, HTML holding the provenance and embedded figures, a
-warning (not a failure) for an incomplete file, and a one-line error with a non-zero exit for a
-missing file, an unknown map or a bad output name.
+"""Runs the post-processing scripts (scripts/plot_xi.py, fig5.py, energy_maps.py, report.py,
+sensitivity.py) on real sweep files made by the real `simpact` program, and checks what they
+write: non-empty PNG/PDF files with the right signature, HTML holding the provenance and embedded
+figures, a warning (not a failure) for an incomplete file, and a one-line error with a non-zero
+exit for a missing file, an unknown map or a bad output name. `--only labels` builds the figures
+in this process (matplotlib Agg) and checks their text: axes labelled with the coordinate's
+long_name [units] from the file (tests/scripts/billiards_labels_9x2.yaml sets them), a 2- or
+3-value axis drawn as categories (one tick per value, labelled with it), the config's first
+sentence kept whole as the title.
 
 usage: /usr/bin/python3 tests/scripts/run_scripts.py build/simpact
        /usr/bin/python3 tests/scripts/run_scripts.py build/simpact --files DIR --only fig5 --out O
@@ -27,6 +31,9 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.normpath(os.path.join(HERE, "..", "..", "scripts"))
 SWEEPS = ("billiards_theta_65", "billiards_map_17x9", "cradle_masses_3x9x9", "billiards_mc_8x16")
+# More sweep files, each for some checks: a time-stepped sweep (energy_maps), long names, units
+# and a 2-value axis set by the config (labels), Sobol' indices over 3 angles (sensitivity).
+MORE_SWEEPS = ("cradle_timestep_3x3", "billiards_labels_9x2", "billiards_sobol_theta_3")
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 PDF_SIGNATURE = b"%PDF"
 
@@ -48,11 +55,12 @@ def make_sweeps(simpact, folder):
                 sys.exit(f"FAIL: {' '.join(command)} exited {done.returncode}:\n"
                          f"{done.stdout}{done.stderr}")
         paths[name] = path
-    path = os.path.join(folder, "cradle_timestep_3x3.h5")  # a time-stepped sweep (energy_maps)
-    if not os.path.exists(path):
-        subprocess.run([simpact, "run", os.path.join(HERE, "cradle_timestep_3x3.yaml"), "-o", path,
-                        "--overwrite", "--quiet"], capture_output=True, text=True, timeout=300, check=True)
-    paths["cradle_timestep_3x3"] = path
+    for name in MORE_SWEEPS:
+        path = os.path.join(folder, f"{name}.h5")
+        if not os.path.exists(path):
+            subprocess.run([simpact, "run", os.path.join(HERE, f"{name}.yaml"), "-o", path,
+                            "--overwrite", "--quiet"], capture_output=True, text=True, timeout=300, check=True)
+        paths[name] = path
     return paths
 
 
@@ -228,8 +236,138 @@ def check_report(files, out):
     expect_error("report", ["extension"], files["billiards_theta_65"], "-o", f"{out}/x.txt")
 
 
+def check_sensitivity(files, out):
+    expect_figure("sensitivity", f"{out}/sobol_theta.png", files["billiards_sobol_theta_3"], "-o",
+                  f"{out}/sobol_theta.png")
+    done = run_script("sensitivity", files["billiards_theta_65"], "-o", f"{out}/x.png")
+    check(done.returncode != 0 and "no /sensitivity" in done.stderr, "sensitivity: a file without /sensitivity fails",
+          done)
+
+
+# -- the figures' text, in this process ----------------------------------------------------------
+def script_module(name):
+    """scripts/<name>.py imported (its main() not run)."""
+    import importlib
+
+    if SCRIPTS not in sys.path:
+        sys.path.insert(0, SCRIPTS)
+    return importlib.import_module(name)
+
+
+def one_line(text):
+    """A label or title as one line (wrapping only breaks lines: compare without whitespace)."""
+    return "".join(text.split())
+
+
+def heatmap_axes(fig):
+    from matplotlib.collections import QuadMesh
+    return [ax for ax in fig.get_axes() if ax.get_visible() and ax.get_label() != "<colorbar>"
+            and any(isinstance(c, QuadMesh) for c in ax.collections)]
+
+
+def tick_texts(axis):
+    axis.axes.figure.canvas.draw()  # the tick labels are set on drawing
+    return [t.get_text() for t in axis.get_ticklabels()]
+
+
+def grid_label(path, name):
+    """'long_name [units]' of /grid/<name>, read with h5py (what the figures must show)."""
+    with h5py.File(path, "r") as f:
+        attrs = f[f"grid/{name}"].attrs
+        text = lambda v: v.decode() if isinstance(v, bytes) else str(v)
+        return f"{text(attrs['long_name'])} [{text(attrs['units'])}]"
+
+
+def check_categories(ax, which, labels, what):
+    axis = ax.xaxis if which == "x" else ax.yaxis
+    ticks = list(axis.get_ticklocs())
+    check(ticks == list(range(len(labels))) and tick_texts(axis) == labels,
+          f"{what}: {which} axis drawn as {len(labels)} categories {labels} (got ticks {ticks} {tick_texts(axis)})")
+
+
+def check_labels(files, out):
+    import matplotlib.pyplot as plt
+
+    plot_xi, energy_maps, fig5 = (script_module(n) for n in ("plot_xi", "energy_maps", "fig5"))
+    sh, sp = script_module("simpact_h5"), script_module("simpact_plot")
+    labels = files["billiards_labels_9x2"]
+    # plot_xi: ξ over θ × restitution, the names and units the config set, R ∈ {0, 1} two cells
+    fig, _ = plot_xi.figure(plot_xi.parse_args([labels]))
+    axes = heatmap_axes(fig)
+    check(len(axes) == 1, f"plot_xi labels: one heatmap ({len(axes)})")
+    ax = axes[0]
+    check(one_line(ax.get_xlabel()) == one_line("impact angle θ [rad]"),
+          f"plot_xi: x label is the config's long_name [units] ({ax.get_xlabel()!r})")
+    check(one_line(ax.get_ylabel()) == one_line("coefficient of restitution e [1]"),
+          f"plot_xi: y label is the config's long_name [units] ({ax.get_ylabel()!r})")
+    check_categories(ax, "y", ["0", "1"], "plot_xi: the 2-value restitution")
+    check(ax.get_ylim() == (-0.5, 1.5) and "0.5" not in tick_texts(ax.yaxis),
+          f"plot_xi: the restitution's two cells, no tick between them ({ax.get_ylim()})")
+    check(len(ax.get_xticks()) >= 4 and "$\\pi$" in tick_texts(ax.xaxis),
+          f"plot_xi: θ (9 values) stays continuous, π ticks ({tick_texts(ax.xaxis)})")
+    title = fig._suptitle.get_text()
+    expected = ("Labels from the config: ξ of the billiards break over θ (9 points, π/3..π) × a 2-value "
+                "restitution list (0 and 1), with long names and units set here (Fig. 5's axis, renamed) "
+                "(billiards_labels_9x2.h5)")
+    check(one_line(title) == one_line(expected),
+          f"plot_xi: the title keeps the config's first sentence whole ({title!r})")
+    sp.save_figure(fig, f"{out}/labels_xi.png")
+    fig, _ = plot_xi.figure(plot_xi.parse_args([labels, "--mark", "2.0", "1", "designed"]))
+    stars = [line for line in heatmap_axes(fig)[0].get_lines() if line.get_marker() == "*"]
+    check(len(stars) == 1 and list(stars[0].get_ydata()) == [1.0] and list(stars[0].get_xdata()) == [2.0],
+          "plot_xi --mark 2.0 1: the star on the category R = 1 (index 1), at θ = 2.0")
+    plt.close(fig)
+    # energy_maps: the same axes on every panel
+    with sh.open_sweep(labels) as sweep:
+        maps = energy_maps.read_energy_maps(sweep)
+    fig = energy_maps.energy_figure(maps, title="energy")
+    axes = heatmap_axes(fig)
+    ylabels = {one_line(ax.get_ylabel()) for ax in axes} - {""}
+    check(ylabels == {one_line("coefficient of restitution e [1]")}, f"energy_maps: restitution labelled {ylabels}")
+    check(all(list(ax.get_yticks()) == [0, 1] for ax in axes) and all(   # shared y: inner panels unlabelled
+          tick_texts(ax.yaxis) == ["0", "1"] for ax in axes if ax.get_ylabel()),
+          f"energy_maps: restitution as 2 categories on all {len(axes)} panels")
+    sp.save_figure(fig, f"{out}/labels_energy.png")
+    # energy_maps of a time-stepped sweep: dt (3 values) × restitution (3 values), both categorical
+    timestep = files["cradle_timestep_3x3"]
+    with sh.open_sweep(timestep) as sweep:
+        maps = energy_maps.read_energy_maps(sweep)
+    fig = energy_maps.energy_figure(maps, title="time-stepped")
+    ax = heatmap_axes(fig)[0]
+    check(one_line(ax.get_xlabel()) == one_line(grid_label(timestep, "time_step")),
+          f"energy_maps: dt labelled with the file's long_name [units] ({ax.get_xlabel()!r})")
+    check_categories(ax, "x", ["0.01", "0.001", "0.0002"], "energy_maps: the 3 time steps")
+    check_categories(ax, "y", ["0", "0.5", "1"], "energy_maps: the 3 restitutions")
+    sp.save_figure(fig, f"{out}/labels_timestep.png")
+    # fig5: θ labelled from the file (the model's long name, not a fixed text)
+    theta = files["billiards_theta_65"]
+    fig, summary = fig5.figure(theta)
+    ax = fig.get_axes()[0]
+    check(ax.get_xlabel() == grid_label(theta, "theta"), f"fig5: x label from the file ({ax.get_xlabel()!r})")
+    check("θ = π/2" in summary, f"fig5: zeros ({summary})")
+    sp.save_figure(fig, f"{out}/labels_fig5.png")
+    # sensitivity.py: indices over 3 angles as 3 categories, labelled with π fractions
+    sensitivity = script_module("sensitivity")
+    sobol = files["billiards_sobol_theta_3"]
+    fig = sensitivity.figure(sensitivity.parse_args([sobol]))
+    ax = fig.get_axes()[0]
+    check(one_line(ax.get_xlabel()) == one_line("angle between the target balls θ [rad]"),
+          f"sensitivity: x label is the config's long_name [units] ({ax.get_xlabel()!r})")
+    check_categories(ax, "x", ["π/2", "2π/3", "5π/6"], "sensitivity: the 3 angles")
+    fig.savefig(f"{out}/labels_sensitivity.png", dpi=110)
+    plt.close(fig)
+    # the title of a config whose first sentence has a colon, parentheses and 'Fig. 5'
+    text = ("# simpact run configs/billiards_theta.yaml -o results/billiards_theta.h5\n"
+            "# The paper's Fig. 5: indeterminacy ξ versus the angle θ (a and b touching: π/3\n"
+            "# for equal radii) to π. 1025 points put θ = π/2 on the grid.\nmodel: billiards\n")
+    got = sh.config_description(text)
+    check(got == "The paper's Fig. 5: indeterminacy ξ versus the angle θ (a and b touching: π/3 for equal radii) "
+          "to π",
+          f"config_description keeps 'Fig. 5:' and the parentheses ({got!r})")
+
+
 CHECKS = {"plot_xi": check_plot_xi, "fig5": check_fig5, "energy_maps": check_energy_maps,
-          "report": check_report}
+          "report": check_report, "sensitivity": check_sensitivity, "labels": check_labels}
 
 
 def main():
