@@ -49,6 +49,9 @@ Json info_json(const ResultInfo& info) {
   j["progress_percent"] = info.progress_percent();
   j["journal"] = info.journal;
   j["config_sha256"] = info.config_sha256;
+  j["inputs"] = Json::array();
+  for (const auto& f : info.inputs)
+    j["inputs"].push_back({{"role", f.role}, {"path", f.path}, {"sha256", f.sha256}});
   j["grid"] = Json::array();
   for (const auto& a : info.grid)
     j["grid"].push_back({{"name", a.name},
@@ -124,6 +127,8 @@ int info(const std::string& path, bool json) {
              info.replicas, info.tasks_done, info.progress_percent(), info.chunks_done, info.chunks,
              info.journal && !complete ? " (from the journal)" : "");
   fmt::print("config sha256: {}\n", info.config_sha256);
+  for (const auto& f : info.inputs)
+    fmt::print("input: {} {} sha256 {}\n", f.role, f.path.empty() ? "(the config text)" : f.path, f.sha256);
   if (!info.task_status.empty()) {
     std::string line;
     std::int64_t capped = 0;

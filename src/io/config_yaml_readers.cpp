@@ -21,6 +21,7 @@ SweepConfig ConfigParser::parse(const std::string& text) {
   }
   config_.source_text = text;
   config_.source_hash = sha256_hex(text);
+  config_.inputs = {{"config", "", config_.source_hash}};  // its path: the loader's (load_sweep_config)
   if (!root.IsMap()) {
     throw ConfigErrors({fmt::format("config: {}; expected a mapping with keys {}",
                                     root.IsNull() ? "the file is empty" : "not a mapping", join(kTopKeys))});

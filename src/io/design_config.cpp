@@ -150,7 +150,9 @@ void parse_file(const YAML::Node& file_node, const Entries& view, ConfigReader& 
   }
   adopt_columns(columns, t.values, columns_path, "design.file", r, spec);
   // A resume must refuse a design file that changed: the file's bytes enter the config hash.
-  config.source_hash = sha256_hex(config.source_hash + "\ndesign.file " + sha256_hex(bytes));
+  const std::string digest = sha256_hex(bytes);
+  config.source_hash = sha256_hex(config.source_hash + "\ndesign.file " + digest);
+  config.inputs.push_back({"design_file", *path, digest});
 }
 
 void parse_zip(const YAML::Node& node, ConfigReader& r, DesignSpec& spec) {

@@ -27,12 +27,22 @@ const char* records_name(JournalRecords r) {
   return r == JournalRecords::kStatistics ? "statistics" : "rows";
 }
 
+std::string prefixed_lines(const std::string& prefix, const std::string& lines) {
+  std::string out;
+  std::istringstream in(lines);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) out += prefix + line + "\n";
+  return out;
+}
+
 std::string manifest_text(const JournalManifest& m) {
   return fmt::format(
-      "journal_version {}\nconfig_hash {}\ntask_count {}\nchunk_size {}\nvalues_per_task {}\ncolumns {}\n"
-      "records {}\nreplicas {}\nstatistic_columns {}\nshard {}\nbuild {}\n",
-      kJournalVersion, m.config_hash, m.task_count, m.chunk_size, m.values_per_task, m.columns,
-      records_name(m.records), m.replicas, m.statistic_columns, shard_text(m), m.build);
+             "journal_version {}\nconfig_hash {}\ntask_count {}\nchunk_size {}\nvalues_per_task {}\ncolumns "
+             "{}\n"
+             "records {}\nreplicas {}\nstatistic_columns {}\nshard {}\nbuild {}\n",
+             kJournalVersion, m.config_hash, m.task_count, m.chunk_size, m.values_per_task, m.columns,
+             records_name(m.records), m.replicas, m.statistic_columns, shard_text(m), m.build) +
+         prefixed_lines("input ", m.inputs);
 }
 
 }  // namespace
@@ -120,6 +130,13 @@ ManifestStatus read_journal_manifest(const std::string& directory, JournalManife
     else if (key == "build") {  // the rest of the line: build flags hold spaces
       std::getline(in, m.build);
       m.build.erase(0, m.build.find_first_not_of(' '));
+    } else if (key == "input") {  // one line per input file (paths may hold spaces)
+      std::string line;
+      std::getline(in, line);
+      m.inputs +=
+          line.substr(line.find_first_not_of(' ') == std::string::npos ? line.size()
+                                                                       : line.find_first_not_of(' ')) +
+          "\n";
     }
     if (!in) break;
   }

@@ -126,7 +126,9 @@ SweepConfig load_sweep_config(const std::string& path, const std::vector<std::st
   std::error_code ec;
   const std::filesystem::path absolute = std::filesystem::absolute(path, ec);
   const std::string base_dir = ec ? "." : absolute.parent_path().string();
-  return parse_sweep_config(text, known_models, catalog, dynamic, mechanisms, base_dir);
+  SweepConfig config = parse_sweep_config(text, known_models, catalog, dynamic, mechanisms, base_dir);
+  config.inputs.front().path = path;  // the config's own entry (parse_sweep_config knows only its text)
+  return config;
 }
 
 }  // namespace simpact

@@ -14,6 +14,7 @@
 #include "simpact/core/input_error.hpp"
 #include "simpact/core/magnitude_range.hpp"
 #include "simpact/models/impact_model.hpp"
+#include "simpact/models/mechanism_files.hpp"
 #include "simpact/models/mujoco_names.hpp"
 
 namespace simpact {
@@ -74,6 +75,7 @@ MujocoMechanism::MujocoMechanism(MechanismSpec spec)
     throw InputError(f + ".file",
                      fmt::format("cannot read '{}': {}", spec_.file,
                                  fs::exists(spec_.file, ec) ? "not a regular file" : "no such file"));
+  mechanism_file_references(spec_.file, f + ".file");  // refuses a FIFO or device before MuJoCo blocks on it
   char error[1000] = "";
   model_->m = mj_loadXML(spec_.file.c_str(), nullptr, error, sizeof error);
   if (!model_->m) {

@@ -233,6 +233,15 @@ py::dict result_info_dict(const ResultInfo& info) {
   d["progress_percent"] = info.progress_percent();
   d["journal"] = info.journal;
   d["config_sha256"] = info.config_sha256;
+  py::list inputs;
+  for (const auto& f : info.inputs) {
+    py::dict entry;
+    entry["role"] = f.role;
+    entry["path"] = f.path;
+    entry["sha256"] = f.sha256;
+    inputs.append(entry);
+  }
+  d["inputs"] = inputs;
   py::list grid;
   for (const auto& a : info.grid) {
     py::dict axis;

@@ -10,6 +10,7 @@
 #include "simpact/io/io_error.hpp"
 #include "simpact/io/sweep_config_yaml.hpp"
 #include "simpact/io/sweep_file_reader.hpp"
+#include "simpact/study/input_binding.hpp"
 #include "simpact/study/sweep_analysis.hpp"
 #include "simpact/study/sweep_runner.hpp"
 #include "simpact/study/sweep_setup.hpp"
@@ -62,6 +63,13 @@ MergeResult merge_shard_files(MPI_Comm comm, const MergeOptions& options) {
     std::vector<std::string> lines;
     for (const auto& line : e.lines) lines.push_back("config in " + options.shards.front() + ": " + line);
     throw ConfigErrors(lines);
+  }
+  // The merged file names the inputs as the first shard's run read them (its paths; parsing
+  // /config again knows the config only as text), once their digests are the ones read now.
+  if (first.has_attribute("input_files")) {
+    std::vector<InputFile> recorded = parse_input_files(first.string_attribute("input_files"));
+    if (describe_input_change(recorded, config.inputs).empty() && recorded.size() == config.inputs.size())
+      config.inputs = std::move(recorded);
   }
   const auto kernel = make_task_kernel(config);
   std::string command = options.command_line;

@@ -10,6 +10,7 @@
 #include "simpact/core/input_error.hpp"
 #include "simpact/io/chunk_journal.hpp"
 #include "simpact/io/sweep_file_reader.hpp"
+#include "simpact/study/input_binding.hpp"
 #include "simpact/sweep/task_kernel.hpp"
 
 namespace simpact {
@@ -106,6 +107,8 @@ ResultInfo describe_result(const std::string& path) {
   info.minimality = file->has_attribute("minimality") ? file->string_attribute("minimality") : "";
   info.replicas = file->integer_attribute("replicas");
   info.config_sha256 = file->string_attribute("config_hash");
+  if (file->has_attribute("input_files"))
+    info.inputs = parse_input_files(file->string_attribute("input_files"));
   for (const auto& axis : file->string_array_attribute("grid_axes")) {
     const std::string name = "grid/" + axis;
     const auto n = file->shape(name).at(0);

@@ -10,6 +10,7 @@
 #include "output_staging.hpp"
 #include "simpact/io/safe_file.hpp"
 #include "simpact/io/sweep_file.hpp"
+#include "simpact/study/input_binding.hpp"
 #include "simpact/study/sweep_size_estimate.hpp"
 
 namespace simpact::detail {
@@ -138,9 +139,17 @@ std::string decide_mode(const std::string& path, const std::string& journal, con
     OutputIdentity id;
     if (out_exists) id = identify_output(path, manifest);
     if (status == ManifestStatus::kOk) {
-      if (previous.config_hash != manifest.config_hash)
+      if (previous.config_hash != manifest.config_hash) {
+        const std::string change = describe_input_change(
+            parse_input_files(previous.inputs), parse_input_files(manifest.inputs), "when it started", "now");
+        if (!change.empty())
+          return fmt::format(
+              "--resume refused: an input of '{}' changed since it was started: {}; restore "
+              "it, or pass --overwrite to recompute with it",
+              path, change);
         return fmt::format("--resume refused: the config changed since '{}' was started (sha256 {} vs {})",
                            path, previous.config_hash.substr(0, 12), manifest.config_hash.substr(0, 12));
+      }
       if (previous.shard_index != manifest.shard_index || previous.shard_count != manifest.shard_count)
         return fmt::format(
             "--resume refused: journal '{}' is of {}, this run is {}: not mixing them (resume with "

@@ -12,6 +12,7 @@
 #include "simpact/core/input_error.hpp"
 #include "simpact/io/safe_file.hpp"
 #include "simpact/io/sweep_file_reader.hpp"
+#include "simpact/study/input_binding.hpp"
 #include "simpact/study/sweep_runner.hpp"
 #include "simpact/sweep/chunk_reduction.hpp"
 
@@ -79,8 +80,14 @@ double merge_shards(MPI_Comm comm, const SweepConfig& config, const TaskKernel& 
       throw InputError("shards", fmt::format("{}: {}", path, why));
     };
     if (!shard.has_attribute("shard")) refuse("not a shard file (no 'shard' attribute)");
-    if (shard.string_attribute("config_hash") != config.source_hash)
-      refuse("made from a different config than the first shard");
+    if (shard.string_attribute("config_hash") != config.source_hash) {
+      const std::string change = describe_input_change(
+          shard.has_attribute("input_files") ? parse_input_files(shard.string_attribute("input_files"))
+                                             : std::vector<InputFile>{},
+          config.inputs, "for this shard", "now");
+      refuse(change.empty() ? "made from a different config than the first shard"
+                            : "computed from other inputs than the merge reads now: " + change);
+    }
     if (shard.integer_attribute("chunk_count") != manifest.chunk_count() ||
         shard.integer_attribute("task_count") != manifest.task_count)
       refuse("different task or chunk count");

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "simpact/study/input_binding.hpp"
+
 namespace simpact::detail {
 
 namespace {
@@ -92,6 +94,8 @@ SweepFileLayout make_layout(const SweepConfig& config, const ParameterSpace& spa
     orderings += (orderings.empty() ? "" : ",") + std::string(ordering_policy_name(o));
   layout.root_string_attributes = {{"model", config.model}, {"orderings", orderings}};
   if (!config.base_dir.empty()) layout.root_string_attributes.push_back({"config_folder", config.base_dir});
+  // What the results were computed from: "<sha256> <role> <path>" lines (study/input_binding.hpp).
+  layout.root_string_attributes.push_back({"input_files", input_files_text(config.inputs)});
   layout.root_integer_attributes = {{"replicas", space.replicas()}};
   if (config.simulate) {
     // Time-stepped runs: each ordering resolves every impact of a run; minimality does not apply.

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "simpact/study/input_binding.hpp"
 #include "simpact/study/sweep_runner.hpp"
 #include "simpact/version.hpp"
 
@@ -30,6 +31,7 @@ JournalManifest sweep_manifest(const SweepConfig& config, const TaskKernel& kern
   manifest.columns = column_list(kernel);
   manifest.replicas = config.replicas();
   manifest.build = build_identity();
+  manifest.inputs = input_files_text(config.inputs);
   bool arrays = false;
   for (const auto& c : kernel.columns()) {
     arrays = arrays || c.length > 1;

@@ -7,6 +7,7 @@
 #include "simpact/models/mechanism_impact_model.hpp"
 #include "simpact/models/model_catalog.hpp"
 #include "simpact/models/test_functions.hpp"
+#include "simpact/study/input_binding.hpp"
 #include "simpact/sweep/parameter_space.hpp"
 
 namespace simpact {
@@ -93,12 +94,17 @@ std::unique_ptr<ImpactModel> make_impact_model(const SweepConfig& config) {
 }
 
 SweepConfig load_config(const std::string& path) {
-  return load_sweep_config(path, sweep_model_names(), catalog, dynamic_catalog(), mechanism_catalog);
+  SweepConfig config =
+      load_sweep_config(path, sweep_model_names(), catalog, dynamic_catalog(), mechanism_catalog);
+  bind_mechanism_inputs(config);
+  return config;
 }
 
 SweepConfig parse_config_text(const std::string& text, const std::string& base_dir) {
-  return parse_sweep_config(text, sweep_model_names(), catalog, dynamic_catalog(), mechanism_catalog,
-                            base_dir);
+  SweepConfig config =
+      parse_sweep_config(text, sweep_model_names(), catalog, dynamic_catalog(), mechanism_catalog, base_dir);
+  bind_mechanism_inputs(config);
+  return config;
 }
 
 ImpactStudyOptions study_options(const SweepConfig& config) {

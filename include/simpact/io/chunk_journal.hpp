@@ -42,6 +42,10 @@ struct JournalManifest {
   // The part of the sweep the journal is for: shard i/N (--shard), or 0/1 = the whole sweep.
   std::int64_t shard_index = 0;
   std::int64_t shard_count = 1;
+  // The files the sweep reads, one "<sha256> <role> <path>" line each (study/input_binding.hpp):
+  // config_hash covers their digests; these name the file a refused --resume blames. Empty in
+  // journals of simpact before issue 39.
+  std::string inputs;
 
   std::int64_t chunk_count() const { return chunk_size > 0 ? (task_count + chunk_size - 1) / chunk_size : 0; }
   // Tasks of chunk `chunk` (the last one may be short).

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "simpact/io/sweep_file.hpp"
+#include "simpact/sweep/sweep_config.hpp"
 
 namespace simpact {
 
@@ -21,6 +22,7 @@ struct ResultInfo {
   std::string shard;     // "i/N" for a shard file, else empty
   std::int64_t schema_version = 0;
   std::string model, orderings, minimality, config_sha256;
+  std::vector<InputFile> inputs;  // the files the results were computed from (empty: not recorded)
   std::int64_t tasks = 0, replicas = 0, chunks = 0, chunks_done = 0, tasks_done = 0;
   bool journal = false;  // a journal beside the file: progress counted from it
   struct Axis {

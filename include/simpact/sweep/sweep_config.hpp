@@ -69,6 +69,14 @@ struct AuditSpec {
   double inside_tolerance = 1e-3;  // g-distance (relative) within which a state is "inside"
 };
 
+// A file the study reads, bound to its results by content: --resume and merge refuse a change
+// and name the file (docs/reliability.md "Inputs bound to results").
+struct InputFile {
+  std::string role;    // config, design_file, mechanism_file, include, mesh, texture, hfield, skin
+  std::string path;    // as read
+  std::string sha256;  // of its bytes, hex
+};
+
 struct SweepConfig {
   std::string model;                           // with simulate: the dynamic model's name; with a
                                                // mechanism file: its path as given
@@ -88,7 +96,9 @@ struct SweepConfig {
   std::optional<SimulateSpec> simulate;  // present: a time-stepped sweep of `model`
   std::optional<AuditSpec> audit;        // present: engines audited at every task (needs a mechanism file)
   std::string source_text;               // the YAML exactly as given
-  std::string source_hash;               // sha256 hex of source_text
+  std::string source_hash;               // sha256 hex of source_text, folding in every input file's
+  std::vector<InputFile> inputs;         // what the results depend on: the config, a design file,
+                                         // a mechanism file and what it includes (in that order)
   // The folder relative paths in the config (design.file, model.file) are resolved from: the
   // config file's (absolute); "" for a config given as text. Stored in the result
   // (root attribute config_folder) so that analyze and merge resolve them the same way.
