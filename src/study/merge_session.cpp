@@ -7,7 +7,6 @@
 #include <memory>
 
 #include "simpact/core/input_error.hpp"
-#include "simpact/io/io_error.hpp"
 #include "simpact/io/sweep_config_yaml.hpp"
 #include "simpact/io/sweep_file_reader.hpp"
 #include "simpact/study/input_binding.hpp"
@@ -87,15 +86,7 @@ MergeResult merge_shard_files(MPI_Comm comm, const MergeOptions& options) {
   std::function<void(const std::string&)> analyse;
   if (config.sensitivity.enabled && config.sensitivity.at_end) {
     analyse = [&config, &result](const std::string& staged) {
-      AnalyzeOverrides in_place;
-      in_place.in_place = true;
-      try {
-        result.analysis_lines = analyze_result(staged, config, in_place).lines;
-      } catch (const InputError&) {
-        throw;
-      } catch (const std::exception& e) {
-        throw IoError(fmt::format("analysis of {}: {}", result.output, e.what()));
-      }
+      result.analysis_lines = analyze_staged_result(staged, config, result.output);
     };
   }
   result.hdf5_seconds = merge_shards(comm, config, *kernel, options.shards, options.output, command, analyse);

@@ -111,15 +111,7 @@ ConfigRunResult run_prepared(MPI_Comm comm, const PreparedSweep& prepared, const
   // removed, so a failed analysis loses nothing and leaves no half-written /sensitivity.
   if (config.sensitivity.enabled && config.sensitivity.at_end && options.shard_count == 1) {
     run.before_publish = [&config, &result](const std::string& staged) {
-      AnalyzeOverrides in_place;
-      in_place.in_place = true;
-      try {
-        result.analysis_lines = analyze_result(staged, config, in_place).lines;
-      } catch (const InputError&) {
-        throw;
-      } catch (const std::exception& e) {
-        throw IoError(fmt::format("analysis of {}: {}", result.output, e.what()));
-      }
+      result.analysis_lines = analyze_staged_result(staged, config, result.output);
     };
   }
   // This run's threads and log level, restored however it ends.

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "simpact/io/safe_file.hpp"
 #include "simpact/io/sweep_config_yaml.hpp"
 #include "simpact/sweep/task_kernel.hpp"
 
@@ -21,6 +22,9 @@ struct AnalyzeOverrides {
   // Write /sensitivity into the file itself (run's staged file, discarded on failure) rather
   // than through a copy that replaces it when complete.
   bool in_place = false;
+  // The file's identity when the caller first read it (its config): the copy replaces the file
+  // only if it is still that one, unchanged (write_sensitivity).
+  std::optional<FileIdentity> read_as;
 };
 
 // "" when every name in config.sensitivity.outputs is a scalar result of `kernel`, else one
@@ -35,5 +39,11 @@ struct AnalyzeSummary {
 // without a sensitivity design) or IoError.
 AnalyzeSummary analyze_result(const std::string& path, const SweepConfig& config,
                               const AnalyzeOverrides& overrides);
+
+// sensitivity.at_end of `run` and `merge`: the staged file analysed in place before it is published
+// as `output`; the summary lines. InputError passes through; any other failure is an IoError
+// naming `output`.
+std::vector<std::string> analyze_staged_result(const std::string& staged, const SweepConfig& config,
+                                               const std::string& output);
 
 }  // namespace simpact
