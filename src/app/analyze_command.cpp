@@ -12,6 +12,8 @@
 #include "simpact/analysis/morris_indices.hpp"
 #include "simpact/analysis/sobol_indices.hpp"
 #include "simpact/core/input_error.hpp"
+#include "simpact/io/chunk_journal.hpp"
+#include "simpact/io/safe_file.hpp"
 #include "simpact/io/sensitivity_file.hpp"
 #include "simpact/io/sweep_file.hpp"
 #include "simpact/io/sweep_file_reader.hpp"
@@ -61,9 +63,23 @@ int analyze(const AnalyzeArgs& args) {
   if (!fs::exists(args.file)) throw InputError("file", fmt::format("'{}' does not exist", args.file));
   if (!fs::is_regular_file(args.file))
     throw InputError("file", fmt::format("'{}' is not a regular file", args.file));
+  // A symbolic link is followed: its target is what is read, locked and replaced (the link stays).
+  const std::string file = fs::canonical(args.file).string();
+  // One writer per output: the lock `run` and `merge` hold on it (<file>.journal/lock), from the
+  // first read to the replacement, so that no run or merge replaces the file meanwhile (the loser
+  // is refused, naming the holder). Where <file>.journal is not simpact's (a user's folder, a
+  // file), no run or merge can write the file and nothing is put there.
+  const std::string journal = journal_directory(file);
+  const PathKind journal_kind = path_kind(journal);
+  OutputLock lock;
+  if ((journal_kind == PathKind::kAbsent || journal_kind == PathKind::kDirectory) &&
+      check_journal_ownership(journal).empty())
+    lock = OutputLock(journal);
+  // And anything else that rewrites or replaces it meanwhile is noticed before the replacement.
+  o.read_as = file_identity(file);
   std::unique_ptr<SweepFileReader> reader;
   try {
-    reader = std::make_unique<SweepFileReader>(args.file);
+    reader = std::make_unique<SweepFileReader>(file);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "simpact: error: file: '%s' is not a simpact result (%s)\n", args.file.c_str(),
                  e.what());
@@ -88,7 +104,7 @@ int analyze(const AnalyzeArgs& args) {
       reader->has_attribute("config_folder") ? reader->string_attribute("config_folder") : "";
   reader.reset();
   const SweepConfig config = parse_config_text(text, folder);
-  const AnalyzeSummary s = analyze_result(args.file, config, o);
+  const AnalyzeSummary s = analyze_result(args.file, config, o);  // messages name it as given
   if (!args.quiet)
     for (const auto& line : s.lines) std::printf("%s\n", line.c_str());
   return kExitOk;

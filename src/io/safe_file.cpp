@@ -126,10 +126,37 @@ std::string check_result_output(const std::string& path) {
                      path_kind_name(kind));
 }
 
-int create_exclusive(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+int create_exclusive(const std::string& path, unsigned mode) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
   if (fd < 0) throw IoError(fmt::format("cannot create '{}': {}", path, std::strerror(errno)));
   return fd;
+}
+
+namespace {
+
+FileIdentity identity_of(const struct stat& st) {
+  FileIdentity id;
+  id.device = static_cast<unsigned long long>(st.st_dev);
+  id.inode = static_cast<unsigned long long>(st.st_ino);
+  id.size = static_cast<long long>(st.st_size);
+  id.mtime_ns = static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec;
+  id.ctime_ns = static_cast<long long>(st.st_ctim.tv_sec) * 1000000000LL + st.st_ctim.tv_nsec;
+  return id;
+}
+
+}  // namespace
+
+FileIdentity file_identity(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    throw IoError(fmt::format("cannot stat '{}': {}", path, std::strerror(errno)));
+  return identity_of(st);
+}
+
+FileIdentity file_identity(int fd, const std::string& path) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw IoError(fmt::format("cannot stat '{}': {}", path, std::strerror(errno)));
+  return identity_of(st);
 }
 
 int open_journal_file(const std::string& path, int flags) {

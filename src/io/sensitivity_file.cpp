@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -95,12 +96,9 @@ void write_in_place(const std::string& path, const std::vector<SensitivityAxis>&
   file.close();
 }
 
-// Copies `from` into the new file `to` (created exclusively) and fsyncs it.
-void copy_synced(const std::string& from, const std::string& to) {
-  const int out = create_exclusive(to);
-  const int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
+// Copies the open file `in` into the open, new file `out` (`to`).
+void copy_into(int in, const std::string& from, int out, const std::string& to) {
   std::string error;
-  if (in < 0) error = fmt::format("cannot read '{}': {}", from, std::strerror(errno));
   std::vector<char> buffer(1 << 20);
   while (error.empty()) {
     const ssize_t n = ::read(in, buffer.data(), buffer.size());
@@ -114,42 +112,93 @@ void copy_synced(const std::string& from, const std::string& to) {
       done += w > 0 ? w : 0;
     }
   }
-  if (error.empty() && ::fsync(out) != 0)
-    error = fmt::format("cannot sync '{}': {}", to, std::strerror(errno));
-  if (in >= 0) ::close(in);
-  if (::close(out) != 0 && error.empty())
-    error = fmt::format("cannot write '{}': {}", to, std::strerror(errno));
   if (!error.empty()) throw IoError(error);
+}
+
+// The staged copy takes the original's owner (where this process may give it) and mode, and is
+// synced to disk, before it is renamed over the original.
+void finish_staged(const std::string& staged, const struct stat& original) {
+  const int fd = ::open(staged.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) throw IoError(fmt::format("cannot open '{}': {}", staged, std::strerror(errno)));
+  std::string error;
+  if (::fchown(fd, original.st_uid, original.st_gid) != 0)
+    (void)::fchown(fd, static_cast<uid_t>(-1), original.st_gid);  // not root: keep at least the group
+  if (::fchmod(fd, original.st_mode & 07777) != 0)
+    error = fmt::format("cannot set the mode of '{}': {}", staged, std::strerror(errno));
+  else if (::fsync(fd) != 0)
+    error = fmt::format("cannot sync '{}': {}", staged, std::strerror(errno));
+  ::close(fd);
+  if (!error.empty()) throw IoError(error);
+}
+
+std::string changed_message(const std::string& path) {
+  return fmt::format(
+      "'{}' changed while it was analysed (written or replaced by another program): not replacing it; "
+      "run simpact analyze on it again",
+      path);
 }
 
 }  // namespace
 
 void write_sensitivity(const std::string& path, const std::vector<SensitivityAxis>& axes,
                        const std::vector<std::string>& parameters,
-                       const std::vector<SensitivityOutput>& outputs, bool in_place) {
+                       const std::vector<SensitivityOutput>& outputs, bool in_place,
+                       const FileIdentity* read_as) {
   h5::silence_error_printing();
   if (in_place) {
     write_in_place(path, axes, parameters, outputs);
     return;
   }
   // A copy takes /sensitivity and replaces the file only when complete: a full disk or a kill
-  // midway leaves the result as it was, never a file with a corrupt /sensitivity.
-  const std::filesystem::path target(path);
+  // midway leaves the result as it was, never a file with a corrupt /sensitivity. A symbolic
+  // link is written through: its target is replaced, in its own directory, and stays linked.
+  std::error_code ec;
+  const std::filesystem::path target = std::filesystem::canonical(path, ec);
+  if (ec) throw IoError(fmt::format("cannot resolve '{}': {}", path, ec.message()));
+  const std::string real = target.string();
   const std::string staged =
       (target.parent_path() /
        fmt::format(".{}.sensitivity-{}.tmp", target.filename().string(), static_cast<long>(::getpid())))
           .string();
+  int in = ::open(real.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) throw IoError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
+  int out = -1;
+  auto close_fd = [](int& fd) {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+  };
   try {
-    copy_synced(path, staged);
-    write_in_place(staged, axes, parameters, outputs);
-    sync_file(staged);
-    if (::rename(staged.c_str(), path.c_str()) != 0)
-      throw IoError(fmt::format("cannot replace '{}': {}", path, std::strerror(errno)));
+    struct stat original {};
+    if (::fstat(in, &original) != 0)
+      throw IoError(fmt::format("cannot stat '{}': {}", path, std::strerror(errno)));
+    // The file copied is the one the indices were computed from (read_as), and it is still the
+    // one at `path` when the copy replaces it: no file ever holds two runs' parts.
+    const FileIdentity copied = file_identity(in, path);
+    if (read_as != nullptr && copied != *read_as) throw IoError(changed_message(path));
+    out = create_exclusive(staged, 0600);  // the owner's alone until it takes the original's mode
+    try {
+      copy_into(in, path, out, staged);
+      close_fd(in);
+      if (::close(out) != 0) {
+        out = -1;
+        throw IoError(fmt::format("cannot write '{}': {}", staged, std::strerror(errno)));
+      }
+      out = -1;
+      write_in_place(staged, axes, parameters, outputs);
+      finish_staged(staged, original);
+      if (file_identity(real) != copied) throw IoError(changed_message(path));
+      if (::rename(staged.c_str(), real.c_str()) != 0)
+        throw IoError(fmt::format("cannot replace '{}': {}", path, std::strerror(errno)));
+    } catch (...) {
+      close_fd(out);
+      ::unlink(staged.c_str());
+      throw;
+    }
   } catch (...) {
-    ::unlink(staged.c_str());
+    close_fd(in);
     throw;
   }
-  sync_parent_directory(path);
+  sync_parent_directory(real);
 }
 
 }  // namespace simpact

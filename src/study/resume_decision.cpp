@@ -74,13 +74,14 @@ OutputIdentity identify_output(const std::string& path, const JournalManifest& m
 
 // The journal and the final file both live beside the output: refuse to start a sweep whose
 // results cannot fit (the estimate is an upper bound before compression).
-std::string check_free_space(const fs::path& dir, std::uintmax_t journal_bytes, const SweepConfig& config,
+std::string check_free_space(const fs::path& dir, std::uintmax_t reclaimed_bytes, const SweepConfig& config,
                              const TaskKernel& kernel) {
   const SweepSizeEstimate size = estimate_sweep_sizes(config, kernel);
   double needed = size.journal_bytes + size.file_bytes + 1024.0 * 1024.0;  // + metadata
   std::error_code ec;
-  // On --resume the finished part of the journal is already on disk.
-  needed -= static_cast<double>(journal_bytes);
+  // On --resume the finished part of the journal is already on disk; stale staging files are
+  // removed once the run is accepted.
+  needed -= static_cast<double>(reclaimed_bytes);
   const fs::space_info info = fs::space(dir, ec);
   if (ec) return "";
   if (static_cast<double>(info.available) < needed)
@@ -90,30 +91,24 @@ std::string check_free_space(const fs::path& dir, std::uintmax_t journal_bytes, 
   return "";
 }
 
-}  // namespace
+// Bytes of what remove_stale_staging would remove (freed once the run is accepted).
+std::uintmax_t stale_staging_bytes(const std::string& journal) {
+  std::uintmax_t bytes = 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(journal, ec)) {
+    const std::string name = e.path().filename().string();
+    std::error_code size_ec;
+    const auto size = e.is_regular_file(size_ec) ? e.file_size(size_ec) : 0;
+    if ((name.rfind("staging-", 0) == 0 || name == "manifest.tmp") && !size_ec) bytes += size;
+  }
+  return bytes;
+}
 
-std::string decide_mode(const std::string& path, const std::string& journal, const SweepConfig& config,
-                        const TaskKernel& kernel, const JournalManifest& manifest,
-                        const SweepRunOptions& options, OutputLock& lock, RunMode& mode) {
-  mode = RunMode::kFresh;
-  if (manifest.chunk_count() > kMaxJournalChunks)
-    return fmt::format(
-        "{} tasks in chunks of {} make {} chunks, more than the journal indexes (2^32 = {}): "
-        "raise output.chunk_size",
-        manifest.task_count, manifest.chunk_size, manifest.chunk_count(), kMaxJournalChunks);
-  if (std::string bad = check_result_output(path); !bad.empty()) return bad;
+// decide_mode once the output's lock is held: fresh, resume or complete; changes nothing.
+std::string decide_locked(const std::string& path, const std::string& journal, const SweepConfig& config,
+                          const TaskKernel& kernel, const JournalManifest& manifest,
+                          const SweepRunOptions& options, RunMode& mode) {
   const fs::path parent = fs::absolute(path).parent_path();
-  if (!fs::is_directory(parent)) return fmt::format("directory '{}' does not exist", parent.string());
-  if (::access(parent.c_str(), W_OK) != 0)
-    return fmt::format("directory '{}' is not writable", parent.string());
-  const PathKind journal_kind = path_kind(journal);
-  if (journal_kind != PathKind::kAbsent && journal_kind != PathKind::kDirectory)
-    return fmt::format("'{}' is {}, not a simpact journal directory: refusing to touch it", journal,
-                       path_kind_name(journal_kind));
-  // A directory simpact did not create (or one with a planted link) is never touched.
-  if (std::string bad = check_journal_ownership(journal); !bad.empty()) return bad;
-  lock = OutputLock(journal);  // throws, naming the holder, when another job has it
-  remove_stale_staging(journal);
   const JournalContents contents = journal_contents(journal);
   JournalManifest previous;
   std::string why;
@@ -180,7 +175,38 @@ std::string decide_mode(const std::string& path, const std::string& journal, con
                        out_exists ? path : journal);
   }
   if (mode == RunMode::kAlreadyComplete) return "";  // a complete file needs no space
-  return check_free_space(parent, contents.record_bytes, config, kernel);
+  return check_free_space(parent, contents.record_bytes + stale_staging_bytes(journal), config, kernel);
+}
+
+}  // namespace
+
+std::string decide_mode(const std::string& path, const std::string& journal, const SweepConfig& config,
+                        const TaskKernel& kernel, const JournalManifest& manifest,
+                        const SweepRunOptions& options, OutputLock& lock, RunMode& mode) {
+  mode = RunMode::kFresh;
+  if (manifest.chunk_count() > kMaxJournalChunks)
+    return fmt::format(
+        "{} tasks in chunks of {} make {} chunks, more than the journal indexes (2^32 = {}): "
+        "raise output.chunk_size",
+        manifest.task_count, manifest.chunk_size, manifest.chunk_count(), kMaxJournalChunks);
+  if (std::string bad = check_result_output(path); !bad.empty()) return bad;
+  const fs::path parent = fs::absolute(path).parent_path();
+  if (!fs::is_directory(parent)) return fmt::format("directory '{}' does not exist", parent.string());
+  if (::access(parent.c_str(), W_OK) != 0)
+    return fmt::format("directory '{}' is not writable", parent.string());
+  const PathKind journal_kind = path_kind(journal);
+  if (journal_kind != PathKind::kAbsent && journal_kind != PathKind::kDirectory)
+    return fmt::format("'{}' is {}, not a simpact journal directory: refusing to touch it", journal,
+                       path_kind_name(journal_kind));
+  // A directory simpact did not create (or one with a planted link) is never touched.
+  if (std::string bad = check_journal_ownership(journal); !bad.empty()) return bad;
+  lock = OutputLock(journal);  // throws, naming the holder, when another job has it
+  // Nothing in the journal is changed before the decision: a refused run leaves every file of it
+  // byte-identical (a killed final write's staging file may hold most of its bytes). Stale staging
+  // files are removed only once the run is accepted, and count as free space until then.
+  std::string refusal = decide_locked(path, journal, config, kernel, manifest, options, mode);
+  if (refusal.empty()) remove_stale_staging(journal);
+  return refusal;
 }
 
 }  // namespace simpact::detail

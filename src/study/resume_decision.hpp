@@ -18,7 +18,8 @@ enum class RunMode : int {
 };
 
 // Rank 0: may this run start, and how? Takes the output's lock. Returns the one-line refusal,
-// or "".
+// or "". A refusal changes no file of the journal (only its lock file comes and goes); stale
+// staging files of a killed run are removed once the run is accepted.
 std::string decide_mode(const std::string& path, const std::string& journal, const SweepConfig& config,
                         const TaskKernel& kernel, const JournalManifest& manifest,
                         const SweepRunOptions& options, OutputLock& lock, RunMode& mode);

@@ -234,7 +234,7 @@ AnalyzeSummary analyze_result(const std::string& path, const SweepConfig& config
   std::vector<std::string> parameters;
   for (const auto& p : spec.parameters) parameters.push_back(p.name);
   reader.reset();  // HDF5 refuses to open a file for writing that is open read-only
-  write_sensitivity(path, axes, parameters, outputs, o.in_place);
+  write_sensitivity(path, axes, parameters, outputs, o.in_place, o.read_as ? &*o.read_as : nullptr);
   return summary;
 }
 

@@ -99,8 +99,11 @@ void clear_journal(const std::string& directory);
 // and lock, manifest, manifest.tmp, provenance.tsv, staging-*.h5.
 bool is_journal_record_name(const std::string& name);
 bool is_journal_file_name(const std::string& name);
-// "" when `directory` is absent or a simpact journal (it holds a manifest or records, or only
-// names simpact writes); otherwise the one-line refusal naming what it holds.
+// "" when `directory` is absent or a simpact journal, recognized by what simpact wrote into it,
+// never by file names: a manifest that parses, a record file starting with the record magic, or
+// only what a run or merge of ours leaves before its manifest (its lock, a manifest.tmp, staging
+// files, empty records, each checked by content). Otherwise the one-line refusal naming what it
+// holds.
 std::string check_journal_ownership(const std::string& directory);
 
 // One rank's append-only record file for one run.

@@ -41,9 +41,25 @@ const char* path_kind_name(PathKind kind);
 // otherwise the one-line reason (names the file and what is allowed).
 std::string check_result_output(const std::string& path);
 
-// Creates `path` exclusively (fails if anything exists there, a symlink included) with mode 0644
-// and returns the open descriptor. Throws IoError.
-int create_exclusive(const std::string& path);
+// Creates `path` exclusively (fails if anything exists there, a symlink included) with `mode`
+// (less the umask) and returns the open descriptor. Throws IoError.
+int create_exclusive(const std::string& path, unsigned mode = 0644);
+
+// Which file a path names, and its last change: two equal identities are the same file, not
+// written, replaced, resized or chmod-ed in between (device, inode, size, mtime and ctime in ns).
+struct FileIdentity {
+  unsigned long long device = 0, inode = 0;
+  long long size = 0, mtime_ns = 0, ctime_ns = 0;
+  bool operator==(const FileIdentity& o) const {
+    return device == o.device && inode == o.inode && size == o.size && mtime_ns == o.mtime_ns &&
+           ctime_ns == o.ctime_ns;
+  }
+  bool operator!=(const FileIdentity& o) const { return !(*this == o); }
+};
+// stat() of `path` (following links); throws IoError naming it when it cannot.
+FileIdentity file_identity(const std::string& path);
+// fstat() of an open descriptor.
+FileIdentity file_identity(int fd, const std::string& path);
 
 // Opens a file of a journal directory (flags: O_RDONLY, O_RDWR|O_CREAT, O_WRONLY|O_APPEND|
 // O_CREAT, ...), never through a symlink (O_NOFOLLOW), and refuses anything that is not a regular

@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "simpact/io/safe_file.hpp"
+
 namespace simpact {
 
 struct SensitivityAxis {
@@ -38,9 +40,14 @@ struct SensitivityOutput {
 
 // Writes (replaces) /sensitivity of the result `path`. Throws IoError. By default through a
 // copy renamed over `path` when complete (a failure leaves `path` as it was; needs room for a
-// second copy); `in_place` writes into `path` itself (a staged file that a failure discards).
+// second copy): a symbolic link is written through (its target replaced, the link kept), the
+// copy keeps the file's mode and, where the process may, its owner; with `read_as` (the file's
+// identity when its contents were read) the file must still be that one, unchanged, when it is
+// copied and when the copy replaces it, else nothing is replaced (IoError). `in_place` writes
+// into `path` itself (a staged file that a failure discards).
 void write_sensitivity(const std::string& path, const std::vector<SensitivityAxis>& axes,
                        const std::vector<std::string>& parameters,
-                       const std::vector<SensitivityOutput>& outputs, bool in_place = false);
+                       const std::vector<SensitivityOutput>& outputs, bool in_place = false,
+                       const FileIdentity* read_as = nullptr);
 
 }  // namespace simpact
