@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
+#include <mutex>
 
 #include "simpact/analysis/impact_task_kernel.hpp"
 #include "simpact/audit/engine_catalog.hpp"
@@ -42,12 +45,16 @@ AuditTaskKernel::AuditTaskKernel(std::shared_ptr<const MujocoMechanism> mechanis
     const AuditEngineSpec& e = spec.engines[i];
     const std::string field = fmt::format("audit.engines[{}]", i);
     std::shared_ptr<const PhysicsEngine> engine = make_engine(e.engine, field + ".engine");
+    if (std::none_of(distinct_engines_.begin(), distinct_engines_.end(),
+                     [&](const auto& known) { return std::string(known->name()) == engine->name(); }))
+      distinct_engines_.push_back(engine);
     for (double rate : e.rates) {
       Run run;
       run.engine = engine;
       run.settings.rate_hz = rate;
       for (const auto& [name, value] : e.options) run.settings.options[name] = value;
       check_engine_settings(*engine, run.settings, field);
+      check_run_size(*engine, run.settings, limits_, field);
       run.group = fmt::format("audit_{}_{:g}hz", e.label, rate);
       const std::string who = fmt::format("{} at {:g} Hz", e.label, rate);
       const auto add = [&](const char* name, const char* units, const std::string& long_name) {
@@ -97,17 +104,44 @@ std::unique_ptr<TaskScratch> AuditTaskKernel::make_scratch() const {
 }
 
 void AuditTaskKernel::check_parameters(const ParameterSet& params) const {
-  auto workspace = mechanism_->make_workspace();
+  // One workspace for every check (an mjModel copy and an mjData: most of a check's cost if made
+  // each time), as each thread's tasks reuse theirs.
+  const std::lock_guard<std::mutex> lock(check_mutex_);
+  if (!check_workspace_) check_workspace_ = mechanism_->make_workspace();
+  MujocoMechanism::Workspace* const workspace = check_workspace_.get();
   MechanismState state = mechanism_->state_from(params);
   (void)mechanism_->make_problem(state, *workspace);
   mechanism_->place(state, *workspace);
-  // Each adapter builds its scene once here, so a mechanism it cannot express is refused before
-  // any file exists (exit 2), not as a failed task.
-  for (const Run& run : runs_) (void)run.engine->build(*mechanism_, state, *workspace, run.settings);
+  // What an adapter cannot express is refused before any file exists (exit 2), not as a failed
+  // task; once per engine (the rates and options do not change it), with no world built.
+  for (const auto& engine : distinct_engines_) engine->check_expressible(*mechanism_, state, *workspace);
+}
+
+double AuditTaskKernel::time_task(std::int64_t task, const ParameterSet& params, TaskScratch& scratch,
+                                  double* results) const {
+  double seconds = 0.0;
+  try {
+    (void)evaluate_runs(task, params, scratch, results, &seconds);
+  } catch (const std::exception&) {  // a failing task is timed up to where it failed
+  }
+  return seconds;
 }
 
 TaskStatus AuditTaskKernel::evaluate(std::int64_t task, const ParameterSet& params, TaskScratch& scratch_base,
                                      double* results) const {
+  return evaluate_runs(task, params, scratch_base, results, nullptr);
+}
+
+// `timed_seconds` (the dry run's timing): set, each part is timed into it, an engine run cut by
+// the interruption's wall time extrapolated to its step limit.
+TaskStatus AuditTaskKernel::evaluate_runs(std::int64_t task, const ParameterSet& params,
+                                          TaskScratch& scratch_base, double* results,
+                                          double* timed_seconds) const {
+  using Clock = std::chrono::steady_clock;
+  const auto since = [](Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  };
+  auto start = Clock::now();
   auto& scratch = static_cast<AuditScratch&>(scratch_base);
   MechanismState state = mechanism_->state_from(params);
   mechanism_->place(state, *scratch.mechanism);
@@ -134,9 +168,18 @@ TaskStatus AuditTaskKernel::evaluate(std::int64_t task, const ParameterSet& para
   *out++ = lo;
   *out++ = hi;
   *out++ = capped ? kNaN : resolution.xi;
+  if (timed_seconds != nullptr) *timed_seconds += since(start);
   for (const Run& run : runs_) {
-    const EngineRun r =
-        run_engine(*run.engine, *mechanism_, state, *scratch.mechanism, run.settings, ev.normals, limits_);
+    start = Clock::now();
+    const RunInterruption interruption{scratch.stop, timed_seconds != nullptr ? kTimingSecondsPerRun : 0.0};
+    const EngineRun r = run_engine(*run.engine, *mechanism_, state, *scratch.mechanism, run.settings,
+                                   ev.normals, limits_, interruption);
+    if (timed_seconds != nullptr)
+      *timed_seconds += r.status == EngineRunStatus::kInterrupted && r.steps > 0
+                            ? since(start) * static_cast<double>(r.step_limit) / static_cast<double>(r.steps)
+                            : since(start);
+    else if (r.status == EngineRunStatus::kInterrupted)
+      throw TaskInterrupted();
     const bool settled = r.status == EngineRunStatus::kSettled;
     PostImpactCheck check;
     if (settled) {

@@ -13,11 +13,14 @@
 namespace simpact {
 namespace {
 
+using Kind = EngineOption::Kind;
 const std::vector<EngineOption> kBulletOptions = {
-    {"iterations", 10,
+    {"iterations", 10, 1, 10000, Kind::kInteger,
      "sequential-impulse solver iterations per step (btContactSolverInfo::m_numIterations)"},
-    {"split_impulse", 1, "1: position correction by split impulse (Bullet's default), 0: Baumgarte"},
-    {"erp", 0.2, "error reduction parameter of contacts (m_erp2 under split impulse, m_erp otherwise)"},
+    {"split_impulse", 1, 0, 1, Kind::kSwitch,
+     "1: position correction by split impulse (Bullet's default), 0: Baumgarte"},
+    {"erp", 0.2, 0, 1, Kind::kReal,
+     "error reduction parameter of contacts (m_erp2 under split impulse, m_erp otherwise)"},
 };
 
 btVector3 bt(const Eigen::Vector3d& v) {
@@ -126,6 +129,13 @@ class BulletEngine final : public PhysicsEngine {
  public:
   const char* name() const override { return "bullet"; }
   const std::vector<EngineOption>& options() const override { return kBulletOptions; }
+  double iterations_per_step(const EngineSettings& settings) const override {
+    return settings.option("iterations", kBulletOptions);
+  }
+  void check_expressible(const MujocoMechanism& mechanism, const MechanismState& state,
+                         MujocoMechanism::Workspace& workspace) const override {
+    (void)primitive_scene(mechanism, state, workspace, name(), mechanism.spec().field);
+  }
   RestitutionMapping restitution_mapping(double restitution, const EngineSettings&) const override {
     return {{"body_restitution"}, {std::sqrt(restitution)}, {"1"}};
   }

@@ -4,17 +4,44 @@
 #include <fmt/ranges.h>
 
 #include <cmath>
+#include <stdexcept>
 
 #include "engines.hpp"
 #include "simpact/core/input_error.hpp"
 
 namespace simpact {
 
+namespace {
+
+bool allowed(const EngineOption& o, double value) {
+  if (!(value >= o.min && value <= o.max)) return false;  // NaN too
+  return o.kind == EngineOption::Kind::kReal || value == std::floor(value);
+}
+
+}  // namespace
+
+std::string allowed_values(const EngineOption& o) {
+  switch (o.kind) {
+    case EngineOption::Kind::kSwitch:
+      return "0 or 1";
+    case EngineOption::Kind::kInteger:
+      return fmt::format("an integer in [{:g}, {:g}]", o.min, o.max);
+    case EngineOption::Kind::kReal:
+      break;
+  }
+  return fmt::format("a number in [{:g}, {:g}]", o.min, o.max);
+}
+
 double EngineSettings::option(const std::string& name, const std::vector<EngineOption>& known) const {
-  const auto it = options.find(name);
-  if (it != options.end()) return it->second;
-  for (const EngineOption& o : known)
-    if (o.name == name) return o.default_value;
+  for (const EngineOption& o : known) {
+    if (o.name != name) continue;
+    const auto it = options.find(name);
+    if (it == options.end()) return o.default_value;
+    if (!allowed(o, it->second))
+      throw std::invalid_argument(
+          fmt::format("engine option '{}' = {:g} is not {}", name, it->second, allowed_values(o)));
+    return it->second;
+  }
   throw std::logic_error("engine option '" + name + "' is not declared");
 }
 
@@ -25,16 +52,18 @@ void check_engine_settings(const PhysicsEngine& engine, const EngineSettings& se
                      fmt::format("a step rate must be finite and > 0 Hz, got {}", settings.rate_hz));
   for (const auto& [name, value] : settings.options) {
     std::vector<std::string> names;
-    bool found = false;
+    const EngineOption* found = nullptr;
     for (const EngineOption& o : engine.options()) {
       names.push_back(o.name);
-      found = found || o.name == name;
+      if (o.name == name) found = &o;
     }
-    if (!found)
+    if (found == nullptr)
       throw InputError(field + ".options." + name, fmt::format("engine '{}' has no setting '{}' (it has: {})",
                                                                engine.name(), name, fmt::join(names, ", ")));
-    if (!std::isfinite(value) || value < 0)
-      throw InputError(field + ".options." + name, fmt::format("must be finite and ≥ 0, got {}", value));
+    if (!allowed(*found, value))
+      throw InputError(field + ".options." + name,
+                       fmt::format("{:g} is not {} ({}: {})", value, allowed_values(*found), engine.name(),
+                                   found->description));
   }
 }
 

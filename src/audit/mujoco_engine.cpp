@@ -15,9 +15,11 @@
 namespace simpact {
 namespace {
 
+using Kind = EngineOption::Kind;
 const std::vector<EngineOption> kMujocoOptions = {
-    {"timeconst", 0.02, "contact time constant τ of the solref mapping [s] (MuJoCo's default solref[0])"},
-    {"iterations", 100, "constraint solver iterations (opt.iterations)"},
+    {"timeconst", 0.02, 1e-5, 10, Kind::kReal,
+     "contact time constant τ of the solref mapping [s] (MuJoCo's default solref[0])"},
+    {"iterations", 100, 1, 10000, Kind::kInteger, "constraint solver iterations at most (opt.iterations)"},
 };
 
 struct Stiffness {
@@ -76,6 +78,12 @@ class MujocoEngine final : public PhysicsEngine {
  public:
   const char* name() const override { return "mujoco"; }
   const std::vector<EngineOption>& options() const override { return kMujocoOptions; }
+  double iterations_per_step(const EngineSettings& settings) const override {
+    return settings.option("iterations", kMujocoOptions);
+  }
+  // The mechanism's own model: nothing it cannot express.
+  void check_expressible(const MujocoMechanism&, const MechanismState&,
+                         MujocoMechanism::Workspace&) const override {}
   RestitutionMapping restitution_mapping(double restitution, const EngineSettings& settings) const override {
     const Stiffness s = contact_stiffness(restitution, settings.option("timeconst", kMujocoOptions));
     return {{"solref_stiffness", "solref_damping"}, {s.k, s.b}, {"s-2", "s-1"}};

@@ -17,11 +17,14 @@
 namespace simpact {
 namespace {
 
+using Kind = EngineOption::Kind;
 const std::vector<EngineOption> kOdeOptions = {
-    {"erp", 0.2, "error reduction parameter (dWorldSetERP)"},
-    {"cfm", 1e-10, "constraint force mixing (dWorldSetCFM; ODE's double-precision default)"},
-    {"quick_step", 0, "0: dWorldStep (exact LCP), 1: dWorldQuickStep (iterative)"},
-    {"iterations", 20, "dWorldQuickStep iterations (dWorldSetQuickStepNumIterations)"},
+    {"erp", 0.2, 0, 1, Kind::kReal, "error reduction parameter (dWorldSetERP)"},
+    {"cfm", 1e-10, 0, 1, Kind::kReal,
+     "constraint force mixing (dWorldSetCFM; ODE's double-precision default)"},
+    {"quick_step", 0, 0, 1, Kind::kSwitch, "0: dWorldStep (exact LCP), 1: dWorldQuickStep (iterative)"},
+    {"iterations", 20, 1, 10000, Kind::kInteger,
+     "dWorldQuickStep iterations (dWorldSetQuickStepNumIterations)"},
 };
 
 // ODE reports a failed LCP (d_ERR_LCP) through its message handler and carries on with whatever
@@ -208,12 +211,28 @@ class OdeEngine final : public PhysicsEngine {
  public:
   const char* name() const override { return "ode"; }
   const std::vector<EngineOption>& options() const override { return kOdeOptions; }
+  // dWorldStep's LCP is direct: one solve a step.
+  double iterations_per_step(const EngineSettings& settings) const override {
+    return settings.option("quick_step", kOdeOptions) != 0.0 ? settings.option("iterations", kOdeOptions)
+                                                             : 1.0;
+  }
+  void check_expressible(const MujocoMechanism& mechanism, const MechanismState& state,
+                         MujocoMechanism::Workspace& workspace) const override {
+    (void)expressible_scene(mechanism, state, workspace);
+  }
   RestitutionMapping restitution_mapping(double restitution, const EngineSettings&) const override {
     return {{"bounce"}, {restitution}, {"1"}};
   }
   std::unique_ptr<EngineScene> build(const MujocoMechanism& mechanism, const MechanismState& state,
                                      MujocoMechanism::Workspace& workspace,
                                      const EngineSettings& settings) const override {
+    return std::make_unique<OdeScene>(expressible_scene(mechanism, state, workspace), state.restitution,
+                                      settings);
+  }
+
+ private:
+  PrimitiveScene expressible_scene(const MujocoMechanism& mechanism, const MechanismState& state,
+                                   MujocoMechanism::Workspace& workspace) const {
     PrimitiveScene scene = primitive_scene(mechanism, state, workspace, name(), mechanism.spec().field);
     for (const PrimitiveBody& body : scene.bodies) {
       const auto& axes = body.slide_axes;
@@ -223,7 +242,7 @@ class OdeEngine final : public PhysicsEngine {
                          "ode: body '" + body.name +
                              "' cannot be expressed: two slide joints only along x and y at z = 0");
     }
-    return std::make_unique<OdeScene>(std::move(scene), state.restitution, settings);
+    return scene;
   }
 };
 

@@ -212,7 +212,7 @@ bool SweepRun::compute(const std::vector<std::int64_t>& pending) {
       error_ = fmt::format("rank {}: {}", mpi_.rank, e.what());
     }
     agree_or_throw(mpi_, error_, false);
-    ChunkComputer computer(space_, kernel_, config_.on_task_error);
+    ChunkComputer computer(space_, kernel_, config_.on_task_error, options_.stop_signal);
     ChunkScheduler scheduler(mpi_.comm, static_cast<std::int64_t>(pending.size()));
     const std::int64_t already = std::max<std::int64_t>(
         0, summary_.tasks - static_cast<std::int64_t>(pending.size()) * manifest_.chunk_size);
@@ -230,7 +230,7 @@ bool SweepRun::compute(const std::vector<std::int64_t>& pending) {
       chunk.resize(std::min(manifest_.chunk_size, summary_.tasks - chunk.first_task),
                    manifest_.values_per_task);
       try {
-        computer.compute(chunk);
+        if (!computer.compute(chunk)) break;  // given up on the stop flag: nothing of it is kept
         if (journal_rows) {
           writer->append(chunk, manifest_.values_per_task);
         } else {

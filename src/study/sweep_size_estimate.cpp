@@ -50,12 +50,14 @@ SweepSizeEstimate estimate_sweep_sizes(const SweepConfig& config, const TaskKern
 namespace {
 
 // Task k of the calibration: evaluated, a failure counted like a success (it costs little).
-void calibrate_one(const ParameterSpace& space, const TaskKernel& kernel, std::int64_t k,
-                   ParameterSet& params, TaskScratch& scratch, std::vector<double>& values) {
+// The seconds task k takes on one thread, as the kernel times it (TaskKernel::time_task).
+double calibrate_one(const ParameterSpace& space, const TaskKernel& kernel, std::int64_t k,
+                     ParameterSet& params, TaskScratch& scratch, std::vector<double>& values) {
   try {
     space.parameters_of(k, params);
-    kernel.evaluate(k, params, scratch, values.data());
+    return kernel.time_task(k, params, scratch, values.data());
   } catch (const std::exception&) {
+    return 0.0;
   }
 }
 
@@ -75,12 +77,14 @@ ComputeTimeEstimate estimate_compute_time(const SweepConfig& config, const TaskK
   const std::int64_t n = config.task_count();
   const std::int64_t stride = std::max<std::int64_t>(1, n / 4096);
   const auto t0 = std::chrono::steady_clock::now();
-  double seconds = 0.0;
+  double seconds = 0.0, estimated = 0.0;  // spent; what the whole tasks take (extrapolated)
   for (std::int64_t k = 0; k < n && seconds < budget_s; k += stride, ++e.calibration_tasks) {
-    calibrate_one(space, kernel, k, params, *scratch, values);
+    estimated += calibrate_one(space, kernel, k, params, *scratch, values);
     seconds = seconds_since(t0);
   }
-  e.seconds_per_task = e.calibration_tasks > 0 ? seconds / static_cast<double>(e.calibration_tasks) : 0.0;
+  e.seconds_per_task = e.calibration_tasks > 0 ? estimated / static_cast<double>(e.calibration_tasks) : 0.0;
+  const double spent_per_task =
+      e.calibration_tasks > 0 ? seconds / static_cast<double>(e.calibration_tasks) : 0.0;
   // The same tasks on every thread, for about as long (every thread finishes at least one task).
   if (threads > 1 && e.calibration_tasks > 0 && e.seconds_per_task > 0.0) {
     std::int64_t done = 0, next = 0;
@@ -99,7 +103,7 @@ ComputeTimeEstimate estimate_compute_time(const SweepConfig& config, const TaskK
         if (seconds_since(t1) >= budget_s) break;
       }
     }
-    e.thread_speedup = std::clamp(static_cast<double>(done) * e.seconds_per_task / seconds_since(t1), 1.0,
+    e.thread_speedup = std::clamp(static_cast<double>(done) * spent_per_task / seconds_since(t1), 1.0,
                                   static_cast<double>(threads));
   }
   e.total_seconds = e.seconds_per_task * static_cast<double>(n) / (std::max(1, ranks) * e.thread_speedup);

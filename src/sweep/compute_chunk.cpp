@@ -9,13 +9,17 @@
 namespace simpact {
 
 ChunkComputer::ChunkComputer(const ParameterSpace& space, const TaskKernel& kernel,
-                             TaskErrorMode on_task_error)
-    : space_(space), kernel_(kernel), on_task_error_(on_task_error), scratch_(kernel.make_chunk_scratch()) {
+                             TaskErrorMode on_task_error, const volatile std::sig_atomic_t* stop)
+    : space_(space),
+      kernel_(kernel),
+      on_task_error_(on_task_error),
+      stop_(stop),
+      scratch_(kernel.make_chunk_scratch()) {
   params_.names = &space.layout();
   params_.columns = space.parameter_count();
 }
 
-void ChunkComputer::compute(ChunkResults& chunk) {
+bool ChunkComputer::compute(ChunkResults& chunk) {
   // The parameter matrix: sampling costs the same for every task, so a static split.
   params_.rows = chunk.count;
   params_.values.resize(static_cast<std::size_t>(chunk.count * params_.columns));
@@ -33,7 +37,9 @@ void ChunkComputer::compute(ChunkResults& chunk) {
   ChunkOutput out;
   out.status = chunk.status.data();
   out.values = chunk.values.data();
+  out.stop = stop_;
   kernel_.evaluate_chunk(chunk.first_task, chunk.count, params_, out, *scratch_);
+  if (out.stopped) return false;
   if (out.failed_task >= 0 && on_task_error_ == TaskErrorMode::kAbort) {
     ParameterSet params = *params_.names;
     const double* row = params_.row(out.failed_task - chunk.first_task);
@@ -41,6 +47,7 @@ void ChunkComputer::compute(ChunkResults& chunk) {
     throw std::runtime_error(
         fmt::format("task {} failed ({}): {}", out.failed_task, params.describe(), out.failure));
   }
+  return true;
 }
 
 }  // namespace simpact

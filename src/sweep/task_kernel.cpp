@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
 #include <exception>
 #include <limits>
 #include <stdexcept>
@@ -19,6 +20,16 @@ class PerThreadScratch final : public ChunkScratch {
 };
 
 }  // namespace
+
+double TaskKernel::time_task(std::int64_t task, const ParameterSet& params, TaskScratch& scratch,
+                             double* results) const {
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    (void)evaluate(task, params, scratch, results);
+  } catch (const std::exception&) {  // a failing task costs its time too
+  }
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 std::unique_ptr<ChunkScratch> TaskKernel::make_chunk_scratch() const {
   auto scratch = std::make_unique<PerThreadScratch>();
@@ -36,19 +47,28 @@ void TaskKernel::evaluate_chunk(std::int64_t first_task, std::int64_t count, con
   const auto columns = static_cast<std::size_t>(params.columns);
   std::int64_t failed_task = -1;
   std::string failure;
+  int stopped = 0;
   // Each task's slot is fixed, so the results do not depend on which thread ran it.
 #pragma omp parallel num_threads(static_cast <int>(per_thread->threads.size()))
   {
     ParameterSet set = *params.names;  // the names once; each task writes only the values
     TaskScratch& mine = *per_thread->threads[static_cast<std::size_t>(omp_get_thread_num())];
+    mine.stop = results.stop;
 #pragma omp for schedule(dynamic, 8)
     for (std::int64_t i = 0; i < count; ++i) {
+      int given_up = 0;
+#pragma omp atomic read
+      given_up = stopped;
+      if (given_up != 0) continue;  // a task was interrupted: the chunk is not kept
       const std::int64_t task = first_task + i;
       const double* row = params.row(i);
       for (std::size_t c = 0; c < columns; ++c) set.set_at(c, row[c]);
       double* values = results.values + i * vpt;
       try {
         results.status[i] = static_cast<std::int64_t>(evaluate(task, set, mine, values));
+      } catch (const TaskInterrupted&) {
+#pragma omp atomic write
+        stopped = 1;
       } catch (const std::exception& e) {
         results.status[i] = static_cast<std::int64_t>(TaskStatus::kFailed);
         std::fill(values, values + vpt, std::numeric_limits<double>::quiet_NaN());
@@ -59,9 +79,11 @@ void TaskKernel::evaluate_chunk(std::int64_t first_task, std::int64_t count, con
         }
       }
     }
+    mine.stop = nullptr;
   }
   results.failed_task = failed_task;
   results.failure = std::move(failure);
+  results.stopped = stopped != 0;
 }
 
 }  // namespace simpact

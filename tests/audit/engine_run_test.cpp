@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -34,12 +36,13 @@ struct Line {
     state.restitution = restitution;
     mechanism.evaluate(state, state.qpos, *workspace, evaluation);
   }
-  EngineRun run(const std::string& engine, double rate, std::map<std::string, double> options = {}) {
+  EngineRun run(const std::string& engine, double rate, std::map<std::string, double> options = {},
+                const RunInterruption& interruption = {}) {
     EngineSettings settings;
     settings.rate_hz = rate;
     settings.options = std::move(options);
     return run_engine(*make_engine(engine, "audit.engines[0]"), mechanism, state, *workspace, settings,
-                      evaluation.normals, AuditLimits{});
+                      evaluation.normals, AuditLimits{}, interruption);
   }
 };
 
@@ -163,7 +166,94 @@ TEST(EngineCatalog, UnknownEngineAndSettingNameTheField) {
   }
 }
 
-// The biped's hinges cannot be built from primitive shapes: one line naming the joint.
+// Every engine option has a range (issue 39: `iterations: 1e12` was cast to an int unchecked and
+// MuJoCo and Bullet then ran with no solver iterations): a value outside it, or a fraction where
+// an integer counts, is refused naming the field and the allowed values, and never reaches an
+// engine even when the check is skipped.
+TEST(EngineCatalog, OptionsOutsideTheirRangesAreRefused) {
+  for (const std::string& name : available_engine_names()) {
+    const auto engine = make_engine(name, "e");
+    for (const EngineOption& option : engine->options()) {
+      std::vector<double> bad = {option.min - 1, option.max + 1, std::nan(""), 1e12};
+      if (option.kind != EngineOption::Kind::kReal) bad.push_back(option.min + 0.5);
+      for (double value : bad) {
+        EngineSettings settings;
+        settings.options[option.name] = value;
+        try {
+          check_engine_settings(*engine, settings, "audit.engines[0]");
+          ADD_FAILURE() << name << "." << option.name << " = " << value << " was accepted";
+        } catch (const InputError& e) {
+          EXPECT_EQ(e.field(), "audit.engines[0].options." + option.name);
+          const std::string what = e.what();
+          EXPECT_NE(what.find(allowed_values(option)), std::string::npos) << what;
+          EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+        }
+        EXPECT_THROW((void)settings.option(option.name, engine->options()), std::invalid_argument)
+            << name << "." << option.name << " = " << value;
+      }
+      EngineSettings ends;  // both ends are allowed
+      ends.options[option.name] = option.min;
+      EXPECT_NO_THROW(check_engine_settings(*engine, ends, "e"));
+      ends.options[option.name] = option.max;
+      EXPECT_NO_THROW(check_engine_settings(*engine, ends, "e"));
+    }
+  }
+  Line line(3.0, 1.0);
+  EXPECT_THROW(line.run("mujoco", 600.0, {{"iterations", 1e12}}), std::invalid_argument);
+}
+
+// A run takes at most 1e7 steps (time_limit × rate) and 1e9 solver iterations (issue 39:
+// `rates: [1e12]` or `time_limit: 1e9` never ended): refused beyond, naming the rates.
+TEST(EngineRun, StepsAndWorkOfARunAreBounded) {
+  const auto mujoco = make_engine("mujoco", "e");
+  const auto refused = [&](double rate, double time_limit, std::map<std::string, double> options,
+                           const std::string& field) {
+    EngineSettings settings;
+    settings.rate_hz = rate;
+    settings.options = std::move(options);
+    AuditLimits limits;
+    limits.time_limit = time_limit;
+    try {
+      check_run_size(*mujoco, settings, limits, "audit.engines[0]");
+      ADD_FAILURE() << rate << " Hz × " << time_limit << " s was accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.field(), field);
+      EXPECT_NE(std::string(e.what()).find("allowed"), std::string::npos) << e.what();
+    }
+  };
+  refused(1e12, 2.0, {}, "audit.engines[0].rates");
+  refused(60, 1e9, {}, "audit.engines[0].rates");
+  refused(1e300, 1e300, {}, "audit.engines[0].rates");
+  refused(600, 1000, {{"iterations", 10000}}, "audit.engines[0].options.iterations");  // 6e5 × 1e4
+  EngineSettings settings;
+  settings.rate_hz = 5e6;  // 2 s: exactly 1e7 steps at MuJoCo's 100 iterations, 1e9 in all
+  EXPECT_NO_THROW(check_run_size(*mujoco, settings, AuditLimits{}, "e"));
+  EXPECT_EQ(run_step_limit(AuditLimits{}, settings), 10'000'000);
+  settings.rate_hz = 1e300;
+  EXPECT_EQ(run_step_limit(AuditLimits{}, settings), static_cast<std::int64_t>(kMaxRunSteps));
+}
+
+// A raised stop flag (SIGINT) ends a run within kStopCheckSteps steps, and a wall-time budget (the
+// dry run's timing) cuts one: kInterrupted, NaN velocities, never a settled answer.
+TEST(EngineRun, StopFlagAndWallBudgetInterruptARun) {
+  for (const std::string& engine : available_engine_names()) {
+    Line line(3.0, 1.0);
+    volatile std::sig_atomic_t stop = SIGINT;
+    const EngineRun stopped = line.run(engine, 6000.0, {}, RunInterruption{&stop, 0.0});
+    EXPECT_EQ(stopped.status, EngineRunStatus::kInterrupted) << engine << ": " << describe(stopped);
+    EXPECT_LE(stopped.steps, kStopCheckSteps) << engine;
+    EXPECT_TRUE(stopped.qvel.array().isNaN().all()) << engine;
+    const EngineRun cut = line.run(engine, 6000.0, {}, RunInterruption{nullptr, 1e-12});
+    EXPECT_EQ(cut.status, EngineRunStatus::kInterrupted) << engine << ": " << describe(cut);
+    EXPECT_EQ(cut.step_limit, 12000) << engine;  // 2 s × 6 kHz
+    stop = 0;
+    const EngineRun whole = line.run(engine, 6000.0, {}, RunInterruption{&stop, 0.0});
+    EXPECT_NE(whole.status, EngineRunStatus::kInterrupted) << engine << ": " << describe(whole);
+  }
+}
+
+// The biped's hinges cannot be built from primitive shapes: one line naming the joint, from
+// build() and from the preflight's check_expressible().
 TEST(EngineCatalog, AdaptersRefuseWhatTheyCannotExpress) {
   MujocoMechanism biped(MechanismSpec{example("biped.xml"), {}, {}, kGapTolerance, "model"});
   auto workspace = biped.make_workspace();
@@ -181,8 +271,18 @@ TEST(EngineCatalog, AdaptersRefuseWhatTheyCannotExpress) {
       const std::string what = e.what();
       EXPECT_NE(what.find(engine + ": joint '"), std::string::npos) << what;
       EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+      // The preflight's check, without a world: the same refusal.
+      try {
+        make_engine(engine, "e")->check_expressible(biped, state, *workspace);
+        ADD_FAILURE() << engine << ": check_expressible passed the biped";
+      } catch (const InputError& again) {
+        EXPECT_EQ(std::string(again.what()), what);
+      }
     }
   }
+  Line line(3.0, 1.0);  // and what they can build passes
+  for (const std::string& engine : available_engine_names())
+    EXPECT_NO_THROW(make_engine(engine, "e")->check_expressible(line.mechanism, line.state, *line.workspace));
 }
 
 }  // namespace

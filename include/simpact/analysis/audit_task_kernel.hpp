@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -23,12 +24,24 @@ class AuditTaskKernel final : public TaskKernel {
   // /xi: the propagative model's indeterminacy at each task (audit_model/xi).
   int headline_column() const override { return 2; }
   std::unique_ptr<TaskScratch> make_scratch() const override;
+  // Throws TaskInterrupted when the sweep's stop flag (TaskScratch::stop) is raised during an
+  // engine run: the run in hand ends within kStopCheckSteps steps, so SIGINT stops an audit as
+  // fast as any sweep.
   TaskStatus evaluate(std::int64_t task, const ParameterSet& params, TaskScratch& scratch,
                       double* results) const override;
+  // The dry run's timing: each engine run for at most kTimingSecondsPerRun of wall time; a run
+  // cut there counts as its elapsed time × its step limit / the steps it took (the time limit's
+  // worth: an upper bound for a run that would settle later).
+  double time_task(std::int64_t task, const ParameterSet& params, TaskScratch& scratch,
+                   double* results) const override;
+  // The mechanism placed at `params` (what the impact kernel checks) and each distinct engine's
+  // expressibility (PhysicsEngine::check_expressible): no engine world is built, so the check
+  // costs about as much as the impact kernel's, not grid × engines × rates scenes.
   void check_parameters(const ParameterSet& params) const override;
 
   // Values per engine run, in column order within its group.
   static constexpr int kRunValues = 8;
+  static constexpr double kTimingSecondsPerRun = 0.02;
 
  private:
   struct Run {
@@ -37,10 +50,16 @@ class AuditTaskKernel final : public TaskKernel {
     EngineSettings settings;
     int mapping_values = 0;
   };
+  TaskStatus evaluate_runs(std::int64_t task, const ParameterSet& params, TaskScratch& scratch,
+                           double* results, double* timed_seconds) const;
+
   std::shared_ptr<const MujocoMechanism> mechanism_;
   AuditSpec spec_;
   AuditLimits limits_;
   std::vector<Run> runs_;
+  std::vector<std::shared_ptr<const PhysicsEngine>> distinct_engines_;  // one per engine name
+  mutable std::mutex check_mutex_;                                      // check_parameters' workspace
+  mutable MujocoMechanism::WorkspacePtr check_workspace_;
   std::vector<ResultColumn> columns_;
 };
 

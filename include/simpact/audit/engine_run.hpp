@@ -3,9 +3,15 @@
 // impact approaches (<u_i, q̇> ≥ −tol) and q̇ has stopped changing for `quiet_steps` steps (every
 // contact has separated or come to rest); a time limit otherwise. A capped or failed run has NaN
 // velocities and says so: never a number the engine did not settle on.
+//
+// Every run is bounded (issue 39): at most kMaxRunSteps steps (time_limit × rate) and
+// kMaxRunWork solver iterations (steps × the engine's iterations per step), refused beyond when
+// the audit is set up (check_run_size); a raised stop flag (SIGINT/SIGTERM) ends a run within
+// kStopCheckSteps steps.
 #pragma once
 
 #include <Eigen/Core>
+#include <csignal>
 #include <cstdint>
 #include <string>
 
@@ -19,14 +25,36 @@ struct AuditLimits {
   int quiet_steps = 2;
 };
 
-enum class EngineRunStatus : std::int64_t { kSettled = 0, kTimeLimit = 1, kFailed = 2 };
+inline constexpr double kMaxRunSteps = 1e7;  // steps of one engine run (time_limit × rate)
+inline constexpr double kMaxRunWork = 1e9;   // solver iterations of one run (steps × iterations)
+inline constexpr std::int64_t kStopCheckSteps = 64;
+
+// The steps a run may take: ceil(time_limit × rate), at most kMaxRunSteps.
+std::int64_t run_step_limit(const AuditLimits& limits, const EngineSettings& settings);
+
+// Refuses a run that could take more than kMaxRunSteps steps or kMaxRunWork solver iterations:
+// InputError naming `field` + ".rates" (e.g. "audit.engines[0].rates: 1e+12 Hz × time_limit 2 s
+// = 2e+12 steps per run, more than the 1e+07 allowed: ...").
+void check_run_size(const PhysicsEngine& engine, const EngineSettings& settings, const AuditLimits& limits,
+                    const std::string& field);
+
+// What may end a run before it settles or reaches its time limit (kInterrupted).
+struct RunInterruption {
+  const volatile std::sig_atomic_t* stop = nullptr;  // raised (≠ 0): the sweep is stopping
+  double wall_seconds = 0.0;                         // > 0: at most this long (a dry run's timing)
+};
+
+// kInterrupted is never stored: an interrupted task is not journaled, and a dry run's timing
+// keeps no values.
+enum class EngineRunStatus : std::int64_t { kSettled = 0, kTimeLimit = 1, kFailed = 2, kInterrupted = 3 };
 inline constexpr const char* kEngineRunStatusLegend = "engine run: 0 settled, 1 time limit, 2 engine failed";
 
 struct EngineRun {
   EngineRunStatus status = EngineRunStatus::kSettled;
-  std::string message;     // why it failed
-  std::int64_t steps = 0;  // steps taken
-  Eigen::VectorXd qvel;    // post-impact q̇ (nv); NaN unless settled
+  std::string message;          // why it failed
+  std::int64_t steps = 0;       // steps taken
+  std::int64_t step_limit = 0;  // the steps it could have taken (run_step_limit)
+  Eigen::VectorXd qvel;         // post-impact q̇ (nv); NaN unless settled
 };
 
 // `normals`: the impact's contact normals u_i (rows, qvel coordinates) at the impact state,
@@ -34,6 +62,6 @@ struct EngineRun {
 EngineRun run_engine(const PhysicsEngine& engine, const MujocoMechanism& mechanism,
                      const MechanismState& state, MujocoMechanism::Workspace& workspace,
                      const EngineSettings& settings, const Eigen::MatrixXd& normals,
-                     const AuditLimits& limits);
+                     const AuditLimits& limits, const RunInterruption& interruption = {});
 
 }  // namespace simpact

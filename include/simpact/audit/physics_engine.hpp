@@ -14,17 +14,28 @@
 
 namespace simpact {
 
-// One engine setting besides the step rate, with its default (the engine's own unless stated).
+// One engine setting besides the step rate, with its default (the engine's own unless stated)
+// and the values it may take (docs/audit.md lists them): a value outside is refused when the
+// audit is set up, so that no setting reaches an engine unchecked (an int cast of 1e12
+// iterations, an ERP of 50).
 struct EngineOption {
+  enum class Kind { kReal, kInteger, kSwitch };  // kSwitch: 0 or 1
   std::string name;
   double default_value;
+  double min, max;  // allowed, both included
+  Kind kind;
   std::string description;
 };
+
+// The allowed values in words: "an integer in [1, 10000]", "0 or 1", "a number in [0, 1]".
+std::string allowed_values(const EngineOption& option);
 
 // How one engine run is set up: the step rate and engine options (names from options()).
 struct EngineSettings {
   double rate_hz = 600.0;                 // steps per second [Hz]
   std::map<std::string, double> options;  // unset options take their defaults
+  // The value of `name` (its default unless set). Throws std::invalid_argument for a value
+  // outside the option's range (check_engine_settings refuses those first, naming the field).
   double option(const std::string& name, const std::vector<EngineOption>& known) const;
 };
 
@@ -55,6 +66,9 @@ class PhysicsEngine {
   virtual ~PhysicsEngine() = default;
   virtual const char* name() const = 0;
   virtual const std::vector<EngineOption>& options() const = 0;
+  // Solver iterations one step may take at most (1 for a direct solver): a run's work is its
+  // steps times this, bounded by kMaxRunWork (engine_run.hpp).
+  virtual double iterations_per_step(const EngineSettings& settings) const = 0;
   virtual RestitutionMapping restitution_mapping(double restitution,
                                                  const EngineSettings& settings) const = 0;
   // The world at `state` (placed: every contact of the impact closed), stepping at settings.rate_hz.
@@ -62,10 +76,15 @@ class PhysicsEngine {
   virtual std::unique_ptr<EngineScene> build(const MujocoMechanism& mechanism, const MechanismState& state,
                                              MujocoMechanism::Workspace& workspace,
                                              const EngineSettings& settings) const = 0;
+  // Throws the InputError build() would for `state`, without building the world (no engine
+  // objects, no copy of the model): what `run`'s preflight checks at every grid point.
+  virtual void check_expressible(const MujocoMechanism& mechanism, const MechanismState& state,
+                                 MujocoMechanism::Workspace& workspace) const = 0;
 };
 
-// Checks settings against the engine: rate finite and > 0, every option known and finite.
-// Throws InputError naming `field` (e.g. "audit.engines[1].options.erpp").
+// Checks settings against the engine: rate finite and > 0, every option known and within its
+// range (an integer where it counts). Throws InputError naming `field` and the allowed values
+// (e.g. "audit.engines[1].options.iterations: 1e+12 is not an integer in [1, 10000]").
 void check_engine_settings(const PhysicsEngine& engine, const EngineSettings& settings,
                            const std::string& field);
 

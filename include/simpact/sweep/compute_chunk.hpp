@@ -1,6 +1,7 @@
 // The compute loop of the sweep engine: one chunk's tasks, from their parameters to their rows.
 #pragma once
 
+#include <csignal>
 #include <cstdint>
 #include <memory>
 
@@ -16,17 +17,21 @@ namespace simpact {
 // kernel implementation) computed them.
 class ChunkComputer {
  public:
-  ChunkComputer(const ParameterSpace& space, const TaskKernel& kernel, TaskErrorMode on_task_error);
+  // `stop`: the sweep's stop flag (ChunkOutput::stop), or null.
+  ChunkComputer(const ParameterSpace& space, const TaskKernel& kernel, TaskErrorMode on_task_error,
+                const volatile std::sig_atomic_t* stop = nullptr);
   // Fills `chunk` (first_task and count set, sized by ChunkResults::resize): each task's random
   // counter from the parameter space, its status and values from TaskKernel::evaluate_chunk. A
   // failing task is recorded as kFailed with NaN values; under on_task_error: abort this then
-  // throws std::runtime_error naming the chunk's lowest failing task and its parameters.
-  void compute(ChunkResults& chunk);
+  // throws std::runtime_error naming the chunk's lowest failing task and its parameters. Returns
+  // false when the kernel gave the chunk up on the stop flag: its rows are incomplete, keep none.
+  bool compute(ChunkResults& chunk);
 
  private:
   const ParameterSpace& space_;
   const TaskKernel& kernel_;
   TaskErrorMode on_task_error_;
+  const volatile std::sig_atomic_t* stop_;
   std::unique_ptr<ChunkScratch> scratch_;
   ParameterMatrix params_;
 };

@@ -4,8 +4,10 @@
 #pragma once
 
 #include <array>
+#include <csignal>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
@@ -50,6 +52,15 @@ inline constexpr const char* kTaskStatusLegend =
 class TaskScratch {
  public:
   virtual ~TaskScratch() = default;
+  // The sweep's stop flag while evaluate_chunk runs (ChunkOutput::stop), else null. A kernel
+  // whose task can run long (an audit's engine runs) checks it and throws TaskInterrupted.
+  const volatile std::sig_atomic_t* stop = nullptr;
+};
+
+// Thrown by evaluate when the stop flag was raised mid-task: the task has no values, and the
+// chunk is given up (ChunkOutput::stopped), never journaled.
+struct TaskInterrupted final : std::exception {
+  const char* what() const noexcept override { return "interrupted"; }
 };
 
 // What evaluate_chunk reuses from chunk to chunk, created once per run (make_chunk_scratch): by
@@ -81,6 +92,12 @@ struct ChunkOutput {
   // abort.
   std::int64_t failed_task = -1;
   std::string failure;
+  // The sweep's stop flag (raised to the signal number by SIGINT/SIGTERM), or null. Tasks see it
+  // (TaskScratch::stop); one that throws TaskInterrupted gives the chunk up: the tasks not begun
+  // are skipped, `stopped` is set, and the sweep journals nothing of the chunk. Kernels whose
+  // tasks end soon ignore the flag: their chunk in hand is finished and kept.
+  const volatile std::sig_atomic_t* stop = nullptr;
+  bool stopped = false;
 };
 
 class TaskKernel {
@@ -96,13 +113,21 @@ class TaskKernel {
   // order) — what the sweep engine calls for every chunk. The default is the per-task loop: the
   // tasks split over the OpenMP threads (one TaskScratch each), each row written by position into
   // a ParameterSet of the matrix's names and passed to evaluate; a task that throws is kFailed
-  // with NaN values. A vectorized or GPU kernel overrides this (and make_chunk_scratch, for its
+  // with NaN values, one that throws TaskInterrupted gives the chunk up (ChunkOutput::stopped).
+  // A vectorized or GPU kernel overrides this (and make_chunk_scratch, for its
   // buffers) to evaluate the whole matrix at once; it must give every task the values and status
   // evaluate would, so that results stay bit-identical for any ranks, threads and kernels.
   virtual void evaluate_chunk(std::int64_t first_task, std::int64_t count, const ParameterMatrix& params,
                               ChunkOutput& results, ChunkScratch& scratch) const;
   // The scratch evaluate_chunk reuses; the default: make_scratch() for each OpenMP thread.
   virtual std::unique_ptr<ChunkScratch> make_chunk_scratch() const;
+  // The dry run's timing of one task (estimate_compute_time): computes `task`, or a bounded part
+  // of it, and returns the seconds the whole task is estimated to take on one thread. The default
+  // evaluates it (a task that throws is timed too) and returns its wall time; a kernel whose tasks
+  // can run long (an audit's engine runs, up to 1e7 steps each) times a bounded part and
+  // extrapolates, so that a dry run stays short.
+  virtual double time_task(std::int64_t task, const ParameterSet& params, TaskScratch& scratch,
+                           double* results) const;
   // Index of the column shown as the headline map (/xi; a scalar column), or −1.
   virtual int headline_column() const { return -1; }
   // Throws InputError when a task with these parameters would be refused before computing
