@@ -7,26 +7,28 @@
 #include <stdexcept>
 
 #include "simpact/core/input_error.hpp"
+#include "simpact/core/magnitude_range.hpp"
 
 namespace simpact {
 
 namespace {
 constexpr double kPi = 3.141592653589793;
-constexpr double kInf = std::numeric_limits<double>::infinity();
+// Every range is finite: the largest value is the core's computable magnitude.
+constexpr double kMax = kMaxMagnitude;
 }  // namespace
 
 BilliardsModel::BilliardsModel() {
   parameters_ = {
       {"theta", "rad", "angle between the contact normals at the cue ball", std::nan(""), 0.0, kPi, false},
-      {"r_a", "m", "radius of target ball a", 1.0, 1e-300, kInf, false},
-      {"r_b", "m", "radius of target ball b", 1.0, 1e-300, kInf, false},
-      {"r_c", "m", "radius of the cue ball c", 1.0, 1e-300, kInf, false},
-      {"m_a", "kg", "mass of ball a (0: density x volume)", 0.0, 0.0, kInf, false},
-      {"m_b", "kg", "mass of ball b (0: density x volume)", 0.0, 0.0, kInf, false},
-      {"m_c", "kg", "mass of the cue ball (0: density x volume)", 0.0, 0.0, kInf, false},
-      {"density", "kg m-3", "density used for masses not given", 1.0, 1e-300, kInf, false},
+      {"r_a", "m", "radius of target ball a", 1.0, 1e-300, kMax, false},
+      {"r_b", "m", "radius of target ball b", 1.0, 1e-300, kMax, false},
+      {"r_c", "m", "radius of the cue ball c", 1.0, 1e-300, kMax, false},
+      {"m_a", "kg", "mass of ball a (0: density x volume)", 0.0, 0.0, kMax, false},
+      {"m_b", "kg", "mass of ball b (0: density x volume)", 0.0, 0.0, kMax, false},
+      {"m_c", "kg", "mass of the cue ball (0: density x volume)", 0.0, 0.0, kMax, false},
+      {"density", "kg m-3", "density used for masses not given", 1.0, 1e-300, kMax, false},
       {"psi", "rad", "cue direction relative to the bisector of theta", 0.0, -kPi / 2, kPi / 2, false},
-      {"speed", "m s-1", "speed of the cue ball", 1.0, 0.0, kInf, false},
+      {"speed", "m s-1", "speed of the cue ball", 1.0, 0.0, kMax, false},
       restitution_parameter(),
   };
   if (parameters_.size() != kParameterCount) throw std::logic_error("BilliardsModel: parameter count");

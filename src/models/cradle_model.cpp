@@ -8,22 +8,24 @@
 #include <string>
 
 #include "simpact/core/input_error.hpp"
+#include "simpact/core/magnitude_range.hpp"
 
 namespace simpact {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+// Every range is finite: the largest value is the core's computable magnitude.
+constexpr double kMax = kMaxMagnitude;
 
 CradleModel::CradleModel() {
   parameters_.push_back({"n", "1", "number of balls", 3.0, 2.0, kMaxCradleBalls, true});
-  parameters_.push_back({"speed", "m s-1", "velocity of ball 1 towards ball 2", 1.0, -kInf, kInf, false});
+  parameters_.push_back({"speed", "m s-1", "velocity of ball 1 towards ball 2", 1.0, -kMax, kMax, false});
   for (int i = 1; i <= kMaxCradleBalls; ++i) {
     parameters_.push_back(
-        {fmt::format("m{}", i), "kg", fmt::format("mass of ball {}", i), 1.0, 1e-300, kInf, false});
+        {fmt::format("m{}", i), "kg", fmt::format("mass of ball {}", i), 1.0, 1e-300, kMax, false});
     parameters_.push_back(
-        {fmt::format("r{}", i), "m", fmt::format("radius of ball {}", i), 1.0, 1e-300, kInf, false});
+        {fmt::format("r{}", i), "m", fmt::format("radius of ball {}", i), 1.0, 1e-300, kMax, false});
     if (i > 1)
       parameters_.push_back(
-          {fmt::format("v{}", i), "m s-1", fmt::format("velocity of ball {}", i), 0.0, -kInf, kInf, false});
+          {fmt::format("v{}", i), "m s-1", fmt::format("velocity of ball {}", i), 0.0, -kMax, kMax, false});
   }
   parameters_.push_back(restitution_parameter());
 }

@@ -19,15 +19,36 @@ namespace {
 constexpr double kPi = 3.14159265358979323846;
 // The time-stepping cradle's capacity: n − 1 contacts on the fixed-size path (kMaxContacts = 8).
 constexpr int kMaxTimeSteppingBalls = 9;
+// The time-stepping scenarios' speeds [m/s], as their lengths (<= 1e6 m) and masses (<= 1e9 kg):
+// kinetic energies and the integrator's steps stay finite.
+constexpr double kMaxTimeSteppingSpeed = 1e6;
+
+// A shared parameter the time-stepping builder reads in a narrower range than the impact model.
+struct TimeSteppingRange {
+  std::string name;
+  double min, max;
+};
 
 // The schema of a scenario: the impact model's parameters (in its order), then the parameters
-// only the time-stepping builder reads. `shared` names the impact parameters it reads too.
+// only the time-stepping builder reads. `shared` names the impact parameters it reads too, and
+// `narrower` the shared ones it takes in a narrower range.
 std::vector<ScenarioParameter> schema(const std::vector<ParameterInfo>& impact,
                                       const std::vector<std::string>& shared,
-                                      const std::vector<ParameterInfo>& time_stepping_only) {
+                                      const std::vector<ParameterInfo>& time_stepping_only,
+                                      const std::vector<TimeSteppingRange>& narrower = {}) {
   std::vector<ScenarioParameter> out;
   for (const ParameterInfo& p : impact)
     out.push_back({p, true, std::find(shared.begin(), shared.end(), p.name) != shared.end()});
+  for (const TimeSteppingRange& r : narrower) {
+    const auto it = std::find_if(out.begin(), out.end(), [&r](const ScenarioParameter& s) {
+      return s.info.name == r.name && s.time_stepping;
+    });
+    if (it == out.end() || r.min < it->info.min || r.max > it->info.max || r.min > r.max)
+      throw std::logic_error("scenario registry: '" + r.name +
+                             "': no shared parameter or not a narrower range");
+    it->time_stepping_min = r.min;
+    it->time_stepping_max = r.max;
+  }
   for (const ParameterInfo& p : time_stepping_only) {
     if (std::any_of(out.begin(), out.end(),
                     [&p](const ScenarioParameter& s) { return s.info.name == p.name; }))
@@ -58,7 +79,8 @@ Scenario billiards() {
        {"radius", "m", "radius of every ball (time stepping)", 0.05, 1e-6, 1e6, false},
        {"distance", "m", "initial distance of the cue ball from its contact position", 0.01, 0.0, 1e6, false},
        {"offset", "m", "extra gap of ball b along its line of centres (delays its contact)", 0.0, 0.0, 1e6,
-        false}});
+        false}},
+      {{"speed", 0.0, kMaxTimeSteppingSpeed}});
   s.time_stepping = [](const std::map<std::string, double>& v) {
     if (v.at("theta") < kPi / 3.0)
       throw InputError("theta", fmt::format("{} is below pi/3: balls a and b overlap", v.at("theta")));
@@ -82,7 +104,8 @@ Scenario cradle() {
   s.parameters = schema(CradleModel().parameters(), {"n", "speed"},
                         {{"mass", "kg", "mass of every ball (time stepping)", 1.0, 1e-9, 1e9, false},
                          {"radius", "m", "radius of every ball (time stepping)", 0.05, 1e-6, 1e6, false},
-                         {"gap", "m", "initial gap between ball 1 and ball 2", 0.1, 0.0, 1e6, false}});
+                         {"gap", "m", "initial gap between ball 1 and ball 2", 0.1, 0.0, 1e6, false}},
+                        {{"speed", 0.0, kMaxTimeSteppingSpeed}});
   s.time_stepping = [](const std::map<std::string, double>& v) {
     if (v.at("n") > kMaxTimeSteppingBalls)
       throw InputError("n", fmt::format("{} balls: time stepping takes at most {} (n - 1 contacts)",
@@ -124,7 +147,7 @@ Scenario ball() {
       {{"mass", "kg", "mass of the ball", 1.0, 1e-9, 1e9, false},
        {"radius", "m", "radius of the ball", 0.1, 1e-6, 1e6, false},
        {"height", "m", "initial height of the ball's centre above the floor y = 0", 1.0, -1e6, 1e6, false},
-       {"speed", "m s-1", "initial upward speed", 0.0, -1e6, 1e6, false},
+       {"speed", "m s-1", "initial upward speed", 0.0, -kMaxTimeSteppingSpeed, kMaxTimeSteppingSpeed, false},
        {"g", "m s-2", "gravity along -y", 9.81, 0.0, 1e6, false}});
   s.time_stepping = [](const std::map<std::string, double>& v) {
     if (v.at("height") < v.at("radius"))
@@ -163,10 +186,19 @@ Scenario tree8() {
 
 }  // namespace
 
+ParameterInfo ScenarioParameter::info_for(Capability c) const {
+  ParameterInfo out = info;
+  if (c == Capability::kTimeStepping && !std::isnan(time_stepping_min)) {
+    out.min = time_stepping_min;
+    out.max = time_stepping_max;
+  }
+  return out;
+}
+
 std::vector<ParameterInfo> Scenario::parameters_for(Capability c) const {
   std::vector<ParameterInfo> out;
   for (const ScenarioParameter& p : parameters)
-    if (p.used_by(c)) out.push_back(p.info);
+    if (p.used_by(c)) out.push_back(p.info_for(c));
   return out;
 }
 

@@ -4,13 +4,15 @@
 #include <limits>
 
 #include "simpact/core/input_error.hpp"
+#include "simpact/core/magnitude_range.hpp"
 
 namespace simpact {
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
+// Every range is finite: the coefficients up to the core's computable magnitude.
+constexpr double kMax = kMaxMagnitude;
 constexpr int kSobolGDimension = 8;
 constexpr double kSobolGDefaults[kSobolGDimension] = {0, 1, 4.5, 9, 99, 99, 99, 99};
 
@@ -20,8 +22,8 @@ class Ishigami final : public TestFunction {
     for (int i = 1; i <= 3; ++i)
       parameters_.push_back(
           {"x" + std::to_string(i), "1", "Ishigami input x" + std::to_string(i), kNaN, -kPi, kPi});
-    parameters_.push_back({"a", "1", "Ishigami coefficient a (of sin² x2)", 7.0, -kInf, kInf});
-    parameters_.push_back({"b", "1", "Ishigami coefficient b (of x3⁴ sin x1)", 0.1, -kInf, kInf});
+    parameters_.push_back({"a", "1", "Ishigami coefficient a (of sin² x2)", 7.0, -kMax, kMax});
+    parameters_.push_back({"b", "1", "Ishigami coefficient b (of x3⁴ sin x1)", 0.1, -kMax, kMax});
   }
   std::string name() const override { return "ishigami"; }
   std::string title() const override { return "Ishigami"; }
@@ -49,7 +51,7 @@ class SobolG final : public TestFunction {
     for (int i = 1; i <= kSobolGDimension; ++i)
       parameters_.push_back({"a" + std::to_string(i), "1",
                              "Sobol' G coefficient a" + std::to_string(i) + " (larger: less important)",
-                             kSobolGDefaults[i - 1], 0.0, kInf});
+                             kSobolGDefaults[i - 1], 0.0, kMax});
   }
   std::string name() const override { return "sobol_g"; }
   std::string title() const override { return "Sobol' G"; }

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "simpact/core/input_error.hpp"
+#include "simpact/core/magnitude_range.hpp"
 #include "simpact/models/trex_design.hpp"
 
 namespace simpact {
@@ -59,16 +60,21 @@ TrexImpactModel::TrexImpactModel() {
   parameters_.push_back(
       {"theta", "rad",
        "body angle (impact: the placement's starting guess, solved with y; time stepping: the stance's)",
-       initial.q[kTrexTheta], -kInf, kInf, false});
-  parameters_.push_back({"phi_L", "rad", "left hip angle", initial.q[kTrexHipL], -kInf, kInf, false});
-  parameters_.push_back({"gamma_L", "rad", "left knee angle", initial.q[kTrexKneeL], -kInf, kInf, false});
-  parameters_.push_back({"phi_R", "rad", "right hip angle", initial.q[kTrexHipR], -kInf, kInf, false});
-  parameters_.push_back({"gamma_R", "rad", "right knee angle", initial.q[kTrexKneeR], -kInf, kInf, false});
+       initial.q[kTrexTheta], -kMaxMagnitude, kMaxMagnitude, false});
   parameters_.push_back(
-      {"phi_T", "rad", "body joint (tail) angle", initial.q[kTrexTail], -kInf, kInf, false});
+      {"phi_L", "rad", "left hip angle", initial.q[kTrexHipL], -kMaxMagnitude, kMaxMagnitude, false});
+  parameters_.push_back(
+      {"gamma_L", "rad", "left knee angle", initial.q[kTrexKneeL], -kMaxMagnitude, kMaxMagnitude, false});
+  parameters_.push_back(
+      {"phi_R", "rad", "right hip angle", initial.q[kTrexHipR], -kMaxMagnitude, kMaxMagnitude, false});
+  parameters_.push_back(
+      {"gamma_R", "rad", "right knee angle", initial.q[kTrexKneeR], -kMaxMagnitude, kMaxMagnitude, false});
+  parameters_.push_back({"phi_T", "rad", "body joint (tail) angle", initial.q[kTrexTail], -kMaxMagnitude,
+                         kMaxMagnitude, false});
   parameters_.push_back(
       {"foot", "1", "the foot that touches with the tail: 0 left, 1 right", 1.0, 0.0, 1.0, true});
-  parameters_.push_back({"speed", "m s-1", "falling speed of the whole robot", 1.0, 0.0, kInf, false});
+  parameters_.push_back(
+      {"speed", "m s-1", "falling speed of the whole robot", 1.0, 0.0, kMaxMagnitude, false});
   parameters_.push_back(restitution_parameter());
 }
 

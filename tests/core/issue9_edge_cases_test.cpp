@@ -390,7 +390,7 @@ TEST(Issue9Magnitudes, OutOfRangeInputsNameTheField) {
   Eigen::Matrix3d tiny = eye;
   tiny(1, 1) = 1e-300;
   expect_input_error([&] { (void)KineticMetric(tiny); }, "mass_matrix");
-  for (const double speed : {1e154, 1e-170}) {
+  for (const double speed : {1e60, 1e-170}) {
     ParameterSet params;
     params.set("theta", 2.0);
     params.set("speed", speed);

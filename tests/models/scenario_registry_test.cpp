@@ -14,6 +14,8 @@
 #include "simpact/core/input_error.hpp"
 #include "simpact/models/dynamic_models.hpp"
 #include "simpact/models/model_catalog.hpp"
+#include "simpact/models/mujoco_mechanism.hpp"
+#include "simpact/models/test_functions.hpp"
 
 namespace simpact {
 namespace {
@@ -107,6 +109,80 @@ TEST(ScenarioRegistry, ConstructorConstraintsNameTheirField) {
   billiards.set("theta", 2.0);
   EXPECT_EQ(field_of("billiards", billiards), "accepted");
   EXPECT_EQ(field_of("billiards", ParameterSet{}), "theta");  // required, as for the impact model
+}
+
+// Issue 39: every parameter a config, request or grid can set has a finite range (the time-stepping
+// speed had lost its own: speed 1e200 ran to inf/NaN energies with status ok), and a value beyond
+// either end is refused naming the parameter.
+void expect_finite_and_enforced(const ParameterInfo& p, const std::string& where) {
+  SCOPED_TRACE(where + "." + p.name);
+  ASSERT_TRUE(std::isfinite(p.min) && std::isfinite(p.max)) << "[" << p.min << ", " << p.max << "]";
+  ASSERT_LE(p.min, p.max);
+  const auto field_of = [&p](double value) {
+    try {
+      check_parameter_fully(p, true, value);
+    } catch (const InputError& e) {
+      return e.field();
+    }
+    return std::string("accepted");
+  };
+  const double above = p.max > 0 ? 10.0 * p.max : p.max + 1.0, below = p.min < 0 ? 10.0 * p.min : p.min - 1.0;
+  EXPECT_EQ(field_of(above), p.name) << above;
+  EXPECT_EQ(field_of(below), p.name) << below;
+  EXPECT_EQ(field_of(p.max), "accepted");
+  EXPECT_EQ(field_of(p.min), "accepted");
+}
+
+TEST(ScenarioRegistry, EveryParameterHasAFiniteEnforcedRange) {
+  int checked = 0;
+  for (const Scenario& s : scenarios())
+    for (const Capability c : {Capability::kImpact, Capability::kTimeStepping}) {
+      if (!s.has(c)) continue;
+      const std::string where = s.name + (c == Capability::kImpact ? " (impact)" : " (time stepping)");
+      for (const ParameterInfo& p : s.parameters_for(c)) expect_finite_and_enforced(p, where), ++checked;
+      if (c == Capability::kImpact) {
+        const std::unique_ptr<ImpactModel> model = make_model(s.name);
+        for (const ParameterInfo& p : model->parameters()) expect_finite_and_enforced(p, where);
+      } else {
+        for (const ParameterInfo& p : dynamic_model_parameters(s.name)) expect_finite_and_enforced(p, where);
+      }
+    }
+  for (const std::string& name : test_function_names()) {
+    const std::unique_ptr<TestFunction> function = make_test_function(name);
+    for (const ParameterInfo& p : function->parameters()) expect_finite_and_enforced(p, name), ++checked;
+  }
+  const MujocoMechanism mechanism(MechanismSpec{
+      std::string(SIMPACT_SOURCE_DIR) + "/examples/mechanisms/biped.xml", {}, {}, 1e-9, "model"});
+  for (const ParameterInfo& p : mechanism.parameters()) expect_finite_and_enforced(p, "biped.xml"), ++checked;
+  EXPECT_GT(checked, 300);
+}
+
+TEST(ScenarioRegistry, TimeSteppingSpeedsAreBounded) {
+  // The regression: the time-stepping cradle and billiards read the impact model's speed, whose
+  // range was [-inf, inf]; time stepping takes [0, 1e6] m/s, the impact model keeps its own.
+  for (const char* name : {"cradle", "billiards"}) {
+    SCOPED_TRACE(name);
+    ParameterSet params;
+    if (std::string(name) == "billiards") params.set("theta", 2.0);
+    params.set("speed", 1e200);
+    try {
+      make_dynamic_system(name, params);
+      ADD_FAILURE() << "speed 1e200 accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.field(), "speed");
+    }
+    params.set("speed", 1e6);
+    EXPECT_NO_THROW(make_dynamic_system(name, params));
+    for (const ParameterInfo& p : dynamic_model_parameters(name))
+      if (p.name == "speed") {
+        EXPECT_EQ(p.max, 1e6);
+      }
+    const std::unique_ptr<ImpactModel> model = make_model(name);
+    for (const ParameterInfo& p : model->parameters())
+      if (p.name == "speed") {
+        EXPECT_GT(p.max, 1e6);
+      }
+  }
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -29,7 +30,14 @@ struct ScenarioParameter {
   ParameterInfo info;
   bool impact = false;         // read by the impact model
   bool time_stepping = false;  // read by the time-stepping builder
+  // A shared parameter's range for the time-stepping builder where it is narrower than the impact
+  // model's (the cradle's speed: any velocity up to the core's magnitudes for an impact, [0, 1e6]
+  // m/s for a run whose energies must stay finite); NaN: info's range.
+  double time_stepping_min = std::numeric_limits<double>::quiet_NaN();
+  double time_stepping_max = std::numeric_limits<double>::quiet_NaN();
   bool used_by(Capability c) const { return c == Capability::kImpact ? impact : time_stepping; }
+  // info with the range capability `c` checks.
+  ParameterInfo info_for(Capability c) const;
 };
 
 // The time-stepping builder: every time-stepping parameter's checked value, by name.
