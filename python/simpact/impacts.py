@@ -2,6 +2,7 @@
 the GIL released)."""
 import dataclasses
 import json
+import numbers
 
 import numpy as np
 
@@ -9,6 +10,8 @@ from . import _simpact
 
 STATUS_NAMES = tuple(_simpact.status_names())
 ORDERINGS = ("argmin", "argmax", "index", "reverse", "random", "all")
+MAX_THREADS = _simpact.max_threads  # `simpact run --threads`'s bound
+MAX_NESTING = 100  # dicts and lists in a request or config (json.dumps would raise RecursionError)
 
 
 def input_error(field, message, item=None):
@@ -19,10 +22,66 @@ def input_error(field, message, item=None):
     return err
 
 
+def thread_count(threads):
+    """`threads` of a batch call (<= 0: OpenMP's default) as the module takes it, bounded as
+    `simpact run --threads`."""
+    if isinstance(threads, (bool, np.bool_)) or not isinstance(threads, numbers.Integral) or threads > MAX_THREADS:
+        raise input_error("threads", f"must be an integer <= {MAX_THREADS} (0 or less: OpenMP's default) "
+                                     f"(got {threads!r})")
+    return max(int(threads), 0)
+
+
+def run_threads(threads):
+    """`threads` of a sweep (None: the default), bounded as `simpact run --threads`."""
+    if threads is None:
+        return 0
+    if (isinstance(threads, (bool, np.bool_)) or not isinstance(threads, numbers.Integral)
+            or not 1 <= threads <= MAX_THREADS):
+        raise input_error("threads", f"must be an integer in 1..{MAX_THREADS} (got {threads!r})")
+    return int(threads)
+
+
+def check_nesting(value, field):
+    """Refuses dicts and lists nested more than MAX_NESTING deep (or a cycle): one InputError
+    naming `field`, where json.dumps would raise RecursionError. Iterative, depth first."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children = item.values()
+        elif isinstance(item, (list, tuple)):
+            children = item
+        else:
+            continue
+        if depth >= MAX_NESTING:
+            raise input_error(field, f"nested more than {MAX_NESTING} levels deep (dicts and lists)")
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list, tuple)))
+
+
+def _kind(a):
+    """What an array holds, in words, for an error message."""
+    return {"c": "complex numbers", "b": "booleans", "U": "strings", "S": "bytes", "M": "dates",
+            "m": "time deltas", "V": "records"}.get(a.dtype.kind, f"{a.dtype} values")
+
+
+def _real(x):
+    return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
+
+
+def real_number(value, field, allowed="a real number"):
+    """value as a float: a real number (not a string, complex or boolean) or a 0-d array of one."""
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
+        value = value.item()
+    if not _real(value):
+        raise input_error(field, f"must be {allowed} (got {value!r})")
+    return float(value)
+
+
 def options_json(ordering, minimality, seed, limits):
     """The request's option keys, read by the same C++ reader as `simpact resolve`."""
     doc = {"ordering": ordering, "minimality": minimality, "seed": seed}
     if limits is not None:
+        check_nesting(limits, "limits")
         doc["limits"] = limits
     try:
         return json.dumps(doc, allow_nan=False)
@@ -49,13 +108,25 @@ def call(batched, function, *args):
         raise input_error(field, e.line[len(field) + 2:]) from None
 
 
-def as_array(value, field, ndim_single, ndim_batch=None, dtype=float):
-    """value as a C-ordered float64 array of ndim_single or ndim_batch dimensions."""
-    ndim_batch = ndim_single + 1 if ndim_batch is None else ndim_batch
+def real_array(value, field):
+    """value as a C-ordered float64 array: real numbers only (a complex, string or boolean array is
+    refused, not cast: NumPy would drop the imaginary part or parse the text)."""
     try:
-        a = np.ascontiguousarray(value, dtype=dtype)
+        raw = np.asarray(value)
     except (TypeError, ValueError):
         raise input_error(field, f"must be an array of numbers (got {type(value).__name__})") from None
+    if raw.dtype.kind == "O" and all(_real(x) for x in raw.flat):
+        raw = raw.astype(float)
+    if raw.dtype.kind not in "iuf":
+        got = type(value).__name__ if raw.dtype.kind == "O" else _kind(raw)
+        raise input_error(field, f"must be an array of real numbers (got {got})")
+    return np.ascontiguousarray(raw, dtype=float)
+
+
+def as_array(value, field, ndim_single, ndim_batch=None):
+    """value as a C-ordered float64 array of ndim_single or ndim_batch dimensions."""
+    ndim_batch = ndim_single + 1 if ndim_batch is None else ndim_batch
+    a = real_array(value, field)
     if a.ndim not in (ndim_single, ndim_batch):
         raise input_error(field, f"must have {ndim_single} dimensions (one problem) or {ndim_batch} "
                                  f"(a batch) (got shape {a.shape})")
@@ -198,9 +269,9 @@ def resolve(mass_matrix, normals, momentum=None, *, velocity=None, restitution=1
     bit for bit. Returns a Resolution."""
     batched, m, n, p, is_velocity, g, r = _raw_inputs(mass_matrix, normals, momentum, velocity, gaps,
                                                       restitution)
-    arrays = call(batched, _simpact.resolve_raw, m, n, p, is_velocity, g, r, float(gap_tolerance),
-                                  options_json(ordering, minimality, seed, limits), *_switches(plastic, definition1),
-                                  int(threads))
+    arrays = call(batched, _simpact.resolve_raw, m, n, p, is_velocity, g, r,
+                  real_number(gap_tolerance, "gap_tolerance"), options_json(ordering, minimality, seed, limits),
+                  *_switches(plastic, definition1), thread_count(threads))
     return make_record(Resolution, arrays, batched)
 
 
@@ -215,21 +286,18 @@ def check(mass_matrix, normals, momentum=None, *, velocity=None, momentum_after=
     batched, m, n, p, is_velocity, g, r = _raw_inputs(mass_matrix, normals, momentum, velocity, gaps,
                                                       restitution)
     after, after_velocity = _after(momentum_after, velocity_after, m.shape[0], m.shape[1])
-    arrays = call(batched, _simpact.check_raw, m, n, p, is_velocity, g, r, float(gap_tolerance), after, after_velocity,
-                                _tolerance(tolerance, "tolerance"),
-                                _tolerance(consistency_tolerance, "consistency_tolerance"),
-                                options_json(ordering, minimality, seed, limits), *_switches(plastic, definition1),
-                                int(threads))
+    arrays = call(batched, _simpact.check_raw, m, n, p, is_velocity, g, r, real_number(gap_tolerance, "gap_tolerance"),
+                  after, after_velocity, _tolerance(tolerance, "tolerance"),
+                  _tolerance(consistency_tolerance, "consistency_tolerance"),
+                  options_json(ordering, minimality, seed, limits), *_switches(plastic, definition1),
+                  thread_count(threads))
     return make_record(Check, arrays, batched)
 
 
 def _tolerance(value, field):
     if value is None:
         return None
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise input_error(field, f"must be a number in (0, 1) (got {value!r})") from None
+    return real_number(value, field, "a number in (0, 1)")
 
 
 def _after(momentum_after, velocity_after, b, d):
@@ -255,10 +323,7 @@ def resolve_model(model, *, ordering="all", minimality="propagation", seed=0, li
     names = sorted(params)
     values = []
     for name in names:
-        try:
-            values.append(np.asarray(params[name], dtype=float))
-        except (TypeError, ValueError):
-            raise input_error(f"params.{name}", "must be a number or an array of numbers") from None
+        values.append(real_array(params[name], f"params.{name}"))
     batched = any(v.ndim > 0 for v in values)
     try:
         columns = np.broadcast_arrays(*values) if values else []
@@ -271,6 +336,6 @@ def resolve_model(model, *, ordering="all", minimality="propagation", seed=0, li
     table = np.ascontiguousarray(np.column_stack([c.reshape(-1) for c in columns]) if columns
                                  else np.zeros((b, 0)))
     arrays = call(batched, _simpact.resolve_model, str(model), names, table.reshape(b, len(names)),
-                                    options_json(ordering, minimality, seed, limits),
-                                    *_switches(plastic, definition1), int(threads))
+                  options_json(ordering, minimality, seed, limits), *_switches(plastic, definition1),
+                  thread_count(threads))
     return make_record(Resolution, arrays, batched)

@@ -7,8 +7,8 @@ import os
 import numpy as np
 
 from . import _simpact
-from .impacts import (Check, Resolution, _after, _switches, _tolerance, as_array, call, input_error, make_record,
-                      options_json)
+from .impacts import (Check, Resolution, _after, _switches, _tolerance, as_array, call, check_nesting, input_error,
+                      make_record, options_json, real_number, thread_count)
 
 
 @dataclasses.dataclass
@@ -60,6 +60,8 @@ def _request_text(doc):
         if isinstance(value, (list, tuple)):
             return [plain(v) for v in value]
         return value
+    for key, value in doc.items():
+        check_nesting(value, key)
     doc = {k: plain(v) for k, v in doc.items() if v is not None}
     try:
         return json.dumps(doc, allow_nan=False)
@@ -74,6 +76,19 @@ def _json_ok(value):
         return True
     except (TypeError, ValueError):
         return False
+
+
+def _params(params):
+    """A mechanism's params (name → real number) as the module takes them."""
+    if params is None:
+        return {}
+    if not isinstance(params, dict):
+        raise input_error("params", f"must be a dict of parameter name → number (got {type(params).__name__})")
+    return {str(name): real_number(value, f"params.{name}") for name, value in params.items()}
+
+
+def _restitution(value):
+    return None if value is None else real_number(value, "restitution", "a number in [0, 1]")
 
 
 class Mechanism:
@@ -95,7 +110,8 @@ class Mechanism:
             pairs.append((str(pair[0]), str(pair[1])))
         if not pairs:
             raise input_error("mechanism.contacts", "must be a non-empty array of [geom_a, geom_b] pairs")
-        self._m = _simpact.Mechanism(os.fspath(file), pairs, [str(p) for p in place], float(gap_tolerance))
+        self._m = _simpact.Mechanism(os.fspath(file), pairs, [str(p) for p in place],
+                                     real_number(gap_tolerance, "gap_tolerance"))
         self.contacts = pairs
         self.place_coordinates = list(place)
 
@@ -130,7 +146,7 @@ class Mechanism:
 
     def _evaluate(self, q, params):
         a, batched = self._q(q)
-        mass, gaps, normals = self._m.evaluate(a, dict(params or {}))
+        mass, gaps, normals = self._m.evaluate(a, _params(params))
         return (mass, gaps, normals) if batched else (mass[0], gaps[0], normals[0])
 
     def mass_matrix(self, q=None, params=None):
@@ -148,7 +164,7 @@ class Mechanism:
     def place(self, q=None, params=None):
         """q with the `place` coordinates solved so every contact closes."""
         a, batched = self._q(q)
-        out = self._m.place(a, dict(params or {}))
+        out = self._m.place(a, _params(params))
         return out if batched else out[0]
 
     def _state(self, q, qvel, momentum):
@@ -177,9 +193,9 @@ class Mechanism:
         """The impact at B states, as `simpact resolve {"mechanism": ..., "qpos": q, "qvel": qvel}`.
         q (nq,) or (B, nq) (None: the file's qpos0); qvel or momentum (nv,) or (B, nv)."""
         qa, v, is_momentum, b, batched = self._state(q, qvel, momentum)
-        arrays = call(batched, self._m.resolve, qa, v, is_momentum, None if restitution is None else float(restitution),
-                                 dict(params or {}), b, options_json(ordering, minimality, seed, limits),
-                                 *_switches(plastic, definition1), int(threads))
+        arrays = call(batched, self._m.resolve, qa, v, is_momentum, _restitution(restitution), _params(params), b,
+                      options_json(ordering, minimality, seed, limits), *_switches(plastic, definition1),
+                      thread_count(threads))
         return make_record(Resolution, arrays, batched)
 
     def check(self, q=None, qvel=None, *, momentum=None, momentum_after=None, velocity_after=None,
@@ -188,11 +204,11 @@ class Mechanism:
         """Another simulator's post-impact state at B states, as `simpact check` would."""
         qa, v, is_momentum, b, batched = self._state(q, qvel, momentum)
         after, after_velocity = _after(momentum_after, velocity_after, b, self.nv)
-        arrays = call(batched, self._m.check, qa, v, is_momentum, None if restitution is None else float(restitution),
-                               dict(params or {}), b, after, after_velocity, _tolerance(tolerance, "tolerance"),
-                               _tolerance(consistency_tolerance, "consistency_tolerance"),
-                               options_json(ordering, minimality, seed, limits),
-                               *_switches(plastic, definition1), int(threads))
+        arrays = call(batched, self._m.check, qa, v, is_momentum, _restitution(restitution), _params(params), b, after,
+                      after_velocity, _tolerance(tolerance, "tolerance"),
+                      _tolerance(consistency_tolerance, "consistency_tolerance"),
+                      options_json(ordering, minimality, seed, limits), *_switches(plastic, definition1),
+                      thread_count(threads))
         return make_record(Check, arrays, batched)
 
     def _spec(self):

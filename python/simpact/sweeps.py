@@ -10,7 +10,7 @@ import sys
 import tempfile
 import time
 
-from .impacts import input_error
+from .impacts import check_nesting, input_error, run_threads
 
 
 def simpact_program():
@@ -54,6 +54,7 @@ def _progress_printer(quiet):
 def _config_file(config):
     """(path, temporary file or None) of a config given as a YAML path or a dict."""
     if isinstance(config, dict):
+        check_nesting(config, "config")
         # JSON is YAML: the dict goes to a file in the working directory, so that relative paths
         # in it (model: {file: ...}) read from there, as they would from a config file there.
         fd, tmp = tempfile.mkstemp(prefix=".simpact-config-", suffix=".yaml", dir=os.getcwd())
@@ -81,11 +82,10 @@ def estimate(config, ranks=1, threads=None):
 
     if not isinstance(ranks, int) or ranks < 1:
         raise input_error("ranks", f"must be an integer >= 1 (got {ranks!r})")
-    if threads is not None and (not isinstance(threads, int) or threads < 1):
-        raise input_error("threads", f"must be an integer >= 1 (got {threads!r})")
+    threads = run_threads(threads)
     config_path, tmp = _config_file(config)
     try:
-        return _simpact.estimate_config(config_path, ranks, int(threads or 0))
+        return _simpact.estimate_config(config_path, ranks, threads)
     finally:
         if tmp:
             os.unlink(tmp)
@@ -104,8 +104,7 @@ def run(config, out, ranks=1, resume=False, threads=None, quiet=False, open_resu
     RuntimeError. Returns open_result(out) (or out's path with open_result=False)."""
     if not isinstance(ranks, int) or ranks < 1:
         raise input_error("ranks", f"must be an integer >= 1 (got {ranks!r})")
-    if threads is not None and (not isinstance(threads, int) or threads < 1):
-        raise input_error("threads", f"must be an integer >= 1 (got {threads!r})")
+    threads = run_threads(threads) or None
     if progress is not None and not callable(progress):
         raise input_error("progress", "must be a callable progress(done, total)")
     if shard is not None and not isinstance(shard, str):

@@ -129,6 +129,7 @@ void bind_mechanism(py::module_& m) {
            [](const PyMechanism& p, const std::optional<Array>& q, const std::optional<Array>& v,
               bool momentum, std::optional<double> restitution, const std::map<std::string, double>& params,
               long batch, const std::string& options_json, bool plastic, bool definition1, int threads) {
+             checked_threads(threads);
              const ResolveOptions options = batch_options(options_json, plastic, definition1);
              const MechanismBatch mb = p.batch(q, v, momentum, restitution, params);
              ImpactBatchResult r;
@@ -145,6 +146,7 @@ void bind_mechanism(py::module_& m) {
               long batch, const Array& after, bool after_velocity, std::optional<double> tolerance,
               std::optional<double> consistency_tolerance, const std::string& options_json, bool plastic,
               bool definition1, int threads) {
+             checked_threads(threads);
              const ResolveOptions options = batch_options(options_json, plastic, definition1);
              const MechanismBatch mb = p.batch(q, v, momentum, restitution, params);
              const CheckBatchInput input{after.data(), after_velocity, tolerance, consistency_tolerance};

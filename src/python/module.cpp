@@ -165,6 +165,7 @@ PYBIND11_MODULE(_simpact, m) {
     return names;
   });
   m.def("model_names", &model_names);
+  m.attr("max_threads") = kMaxThreads;
 
   m.def(
       "resolve_json",
@@ -236,7 +237,7 @@ PYBIND11_MODULE(_simpact, m) {
             }
           };
         }
-        options.threads = threads;
+        options.threads = checked_threads(threads);
         options.engine_info_log = false;  // progress comes through the callback
         ConfigRunResult result;
         {
@@ -253,6 +254,7 @@ PYBIND11_MODULE(_simpact, m) {
   m.def(
       "estimate_config",
       [](const std::string& config_path, int ranks, int threads) {
+        checked_threads(threads);
         const PreparedSweep prepared = prepare_sweep(config_path);
         const SweepConfig& config = prepared.config;
         const SweepSizeEstimate size = estimate_sweep_sizes(config, *prepared.kernel);
@@ -301,6 +303,7 @@ PYBIND11_MODULE(_simpact, m) {
   m.def("resolve_raw", [](const Array& mass, const Array& normals, const Array& momentum, bool velocity,
                           const std::optional<Array>& gaps, const Array& restitution, double gap_tolerance,
                           const std::string& options_json, bool plastic, bool definition1, int threads) {
+    checked_threads(threads);
     const ResolveOptions options = batch_options(options_json, plastic, definition1);
     const RawImpactBatch b = raw_batch(mass, normals, momentum, velocity, gaps, restitution, gap_tolerance);
     // Into the storage of results Python freed (BufferPool): no fresh pages to fault in.
@@ -321,6 +324,7 @@ PYBIND11_MODULE(_simpact, m) {
                         const Array& after, bool after_velocity, std::optional<double> tolerance,
                         std::optional<double> consistency_tolerance, const std::string& options_json,
                         bool plastic, bool definition1, int threads) {
+    checked_threads(threads);
     const ResolveOptions options = batch_options(options_json, plastic, definition1);
     const RawImpactBatch b = raw_batch(mass, normals, momentum, velocity, gaps, restitution, gap_tolerance);
     const CheckBatchInput input{after.data(), after_velocity, tolerance, consistency_tolerance};
@@ -335,6 +339,7 @@ PYBIND11_MODULE(_simpact, m) {
   m.def("resolve_model", [](const std::string& model, const std::vector<std::string>& names,
                             const Array& values, const std::string& options_json, bool plastic,
                             bool definition1, int threads) {
+    checked_threads(threads);
     const ResolveOptions options = batch_options(options_json, plastic, definition1);
     const long B = static_cast<long>(values.shape(0));
     const BatchProblemMaker make = model_problem_maker(model, names, values.data());

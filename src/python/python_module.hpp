@@ -59,6 +59,16 @@ py::dict result_info_dict(const ResultInfo& info);
 // and the Definition 1 test of each outcome (forced by minimality "definition1").
 ResolveOptions batch_options(const std::string& options_json, bool plastic, bool definition1);
 
+// The most OpenMP threads a call may ask for: `simpact run --threads`'s bound.
+constexpr int kMaxThreads = 1024;
+
+// `threads` as a call's argument (<= 0: OpenMP's default), checked: at most kMaxThreads, and no
+// more than this process can start. libgomp ends the process ("libgomp: Thread creation failed",
+// exit 1) when a thread of a parallel region cannot start (an address-space limit, a thread
+// cap), so a count above the largest proven here is first tried with threads of libgomp's stack
+// size: too many threads raise InputError("threads") instead of ending the interpreter.
+int checked_threads(int threads);
+
 // simpact._simpact.Mechanism (mechanism_binding.cpp).
 void bind_mechanism(py::module_& m);
 
