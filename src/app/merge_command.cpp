@@ -21,9 +21,10 @@ struct MergeArgs {
   bool quiet = false;
 };
 
-int merge(const MergeArgs& args) {
-  MpiSession mpi;
+int merge_reported(const MergeArgs& args, MpiSession& mpi) {
   const bool root = mpi.rank() == 0;
+  // Where the work is when one rank's write fails inside a collective HDF5 call (the job ends).
+  set_collective_io_failure_note("the shards are unchanged; run the merge again");
   try {
     const MergeResult r = merge_shard_files(MPI_COMM_WORLD, args.options);
     if (root && !args.quiet)
@@ -50,6 +51,11 @@ int merge(const MergeArgs& args) {
     return 1;
   }
   return 0;
+}
+
+int merge(const MergeArgs& args) {
+  MpiSession mpi;
+  return mpi.finish(merge_reported(args, mpi));
 }
 
 }  // namespace

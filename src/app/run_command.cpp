@@ -144,9 +144,8 @@ void log_status_counts(const TaskStatusCounts& counts) {
     spdlog::warn("{} task(s) failed: their results are NaN (counted in /status/failed)", failed);
 }
 
-int run(const RunArgs& args) {
-  MpiSession mpi;
-  install_stop_handlers();
+// run_agreed, its errors reported and turned into the exit status.
+int run_reported(const RunArgs& args, MpiSession& mpi) {
   try {
     return run_agreed(args, mpi);
   } catch (const AgreedError& e) {  // every rank has it: rank 0 prints the one line
@@ -162,6 +161,12 @@ int run(const RunArgs& args) {
     std::fprintf(stderr, "simpact: error: %s\n", e.what());
     return 1;
   }
+}
+
+int run(const RunArgs& args) {
+  MpiSession mpi;
+  install_stop_handlers();
+  return mpi.finish(run_reported(args, mpi));
 }
 
 int run_agreed(const RunArgs& args, MpiSession& mpi) {
@@ -215,6 +220,9 @@ int run_agreed(const RunArgs& args, MpiSession& mpi) {
       spdlog::warn("{} of {} grid points are inadmissible: recorded as failed tasks (status 4, NaN)",
                    inadmissible, config.grid_points());
   };
+  // Where the work is when one rank's write fails inside a collective HDF5 call (the job ends).
+  set_collective_io_failure_note(fmt::format("every task is in {}; finish with: {}",
+                                             journal_directory(output), resume_command(args, output)));
   if (root) {
     const std::string note = fmt::format(
         "simpact: signal during the final write: every task is in {}; the write goes on, and if "

@@ -351,6 +351,20 @@ PropertyList PropertyList::serial_file_access() {
   return list;
 }
 
+namespace {
+bool g_shutdown_unsafe = false;
+}  // namespace
+
+herr_t close_file(hid_t file) {
+  const herr_t status = H5Fclose(file);
+  if (status < 0) g_shutdown_unsafe = true;
+  return status;
+}
+
+bool shutdown_unsafe() {
+  return g_shutdown_unsafe;
+}
+
 File File::create(const std::string& path, hid_t access) {
   silence_error_printing();
   const PropertyList serial = access == H5P_DEFAULT ? PropertyList::serial_file_access() : PropertyList();
@@ -368,7 +382,17 @@ File File::open(const std::string& path, bool writable, hid_t access) {
 }
 
 void File::flush() {
-  check_status(H5Fflush(id(), H5F_SCOPE_GLOBAL), [&] { return "cannot flush " + describe(id()); });
+  const herr_t status = H5Fflush(id(), H5F_SCOPE_GLOBAL);
+  if (status < 0) g_shutdown_unsafe = true;
+  check_status(status, [&] { return "cannot flush " + describe(id()); });
+}
+
+MPI_File File::mpi_handle() const {
+  void* handle = nullptr;
+  check_status(H5Fget_vfd_handle(id(), H5P_DEFAULT, &handle),
+               [&] { return "cannot get the MPI-IO handle of " + describe(id()); });
+  if (handle == nullptr) throw IoError("no MPI-IO handle for " + describe(id()));
+  return *static_cast<MPI_File*>(handle);
 }
 
 }  // namespace simpact::h5

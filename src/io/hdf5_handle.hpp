@@ -188,7 +188,16 @@ class Dataset : public Handle<H5Dclose> {
   bool is_attached(const Dataset& scale, unsigned dim) const;
 };
 
-class File : public Handle<H5Fclose> {
+// H5Fclose, remembering a failure (see shutdown_unsafe).
+herr_t close_file(hid_t file);
+
+// True once HDF5 failed to flush or close a file (a full disk, a file size limit). HDF5 1.10 then
+// cannot shut down: a failed flush leaves the file's metadata cache unable to flush again ("slist
+// already enabled"), a failed H5Fclose frees the file but keeps its id, and the library's own
+// shutdown (at MPI_Finalize or exit) closes that id again and crashes. The program ends without it.
+bool shutdown_unsafe();
+
+class File : public Handle<close_file> {
  public:
   using Handle::Handle;
   // Creates (truncating) `path`; `access` from PropertyList::mpio_file_access for parallel,
@@ -196,6 +205,8 @@ class File : public Handle<H5Fclose> {
   static File create(const std::string& path, hid_t access = H5P_DEFAULT);
   static File open(const std::string& path, bool writable, hid_t access = H5P_DEFAULT);
   void flush();
+  // The MPI_File under a file opened with the MPI-IO driver.
+  MPI_File mpi_handle() const;
 };
 
 }  // namespace simpact::h5

@@ -21,7 +21,8 @@ struct SweepFile::Impl {
   int size = 1;
 
   h5::File file;
-  h5::PropertyList transfer;  // collective MPI-IO in parallel, default otherwise
+  MPI_File mpi_file = MPI_FILE_NULL;  // under `file` in parallel: its I/O errors end the job
+  h5::PropertyList transfer;          // collective MPI-IO in parallel, default otherwise
   std::vector<h5::Dataset> maps, samples;
   std::vector<bool> sample_is_integer;
   std::vector<std::int64_t> sample_length;  // values per task (arrays: > 1)
@@ -111,6 +112,8 @@ struct SweepFile::Impl {
       } else if (parallel()) {
         const h5::PropertyList access = h5::PropertyList::mpio_file_access(comm);
         file = h5::File::open(path, true, access.id());
+        mpi_file = file.mpi_handle();
+        h5::end_job_on_io_error(mpi_file, path);  // from here no I/O error can strand a rank
         transfer = h5::PropertyList::collective_transfer();
       } else {
         file = h5::File::open(path, true);
@@ -166,9 +169,22 @@ struct SweepFile::Impl {
       const std::unique_ptr<h5::FailureDeadline> deadline =
           parallel() ? std::make_unique<h5::FailureDeadline>(failure, rank == 0) : nullptr;
       file.reset();
+      forget_mpi_file();
       return;
     }
-    collective([&] { file.close(); });
+    try {
+      collective([&] { file.close(); });
+    } catch (...) {
+      forget_mpi_file();
+      throw;
+    }
+    forget_mpi_file();
+  }
+
+  void forget_mpi_file() {
+    if (mpi_file == MPI_FILE_NULL) return;
+    h5::forget_io_file(mpi_file);
+    mpi_file = MPI_FILE_NULL;
   }
 
   // Runs fn(file) with the file open through the serial driver on rank 0 only: parallel HDF5
@@ -246,6 +262,7 @@ SweepFile::~SweepFile() {
     impl_->done.release();
     impl_->transfer.release();
     impl_->file.release();
+    impl_->forget_mpi_file();
     return;
   }
   try {
@@ -372,6 +389,18 @@ std::int64_t SweepFile::sample_rows() const {
 }
 std::int64_t SweepFile::chunk_count() const {
   return impl_->chunk_count;
+}
+
+void set_collective_io_failure_note(const std::string& note) {
+  h5::set_io_failure_note(note);
+}
+
+void set_collective_io_failure_cleanup(const std::string& staged) {
+  h5::set_io_failure_cleanup(staged);
+}
+
+bool hdf5_shutdown_unsafe() {
+  return h5::shutdown_unsafe();
 }
 
 // ---- read helpers ------------------------------------------------------------------------------

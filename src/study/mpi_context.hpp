@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "simpact/io/io_error.hpp"
+#include "simpact/io/sweep_file.hpp"
 #include "simpact/study/sweep_runner.hpp"
 
 namespace simpact::detail {
@@ -60,9 +61,16 @@ auto agreed_io(Fn&& fn) -> decltype(fn()) {
 }
 
 // agreed_io writing the staging file `staging`, which rank 0 removes when the write failed (the
-// journal, or the shards, still hold everything).
+// journal, or the shards, still hold everything). A rank whose write fails inside a collective
+// HDF5 call ends the job (set_collective_io_failure_note): it removes the staging file first.
 template <class Fn>
 auto agreed_io_staged(const Mpi& mpi, const std::string& staging, Fn&& fn) -> decltype(fn()) {
+  struct Cleanup {
+    explicit Cleanup(const std::string& path) { set_collective_io_failure_cleanup(path); }
+    ~Cleanup() { set_collective_io_failure_cleanup(""); }
+    Cleanup(const Cleanup&) = delete;
+    Cleanup& operator=(const Cleanup&) = delete;
+  } cleanup(staging);
   try {
     return agreed_io(std::forward<Fn>(fn));
   } catch (const AgreedError&) {

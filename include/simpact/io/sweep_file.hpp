@@ -145,6 +145,22 @@ class SweepFile {
   std::unique_ptr<Impl> impl_;
 };
 
+// ---- failures no agreement can reach --------------------------------------------------------
+
+// An I/O error inside a collective write of a SweepFile under MPI cannot be agreed on afterwards
+// (HDF5 leaves the ranks in different internal collectives): the failing rank prints
+// "simpact: error: rank R: writing FILE failed: ERROR; ...; NOTE" and ends the job (MPI_Abort,
+// exit status 1). `note` (process-wide) says where the finished work is kept.
+void set_collective_io_failure_note(const std::string& note);
+// The file such a failing rank removes before the job ends: a staging file no one else needs
+// ("" = none; process-wide).
+void set_collective_io_failure_cleanup(const std::string& staged);
+
+// True once HDF5 failed to flush or close a file (a full disk): HDF5 1.10 can then no longer shut
+// down (its shutdown, at MPI_Finalize or exit, crashes on that file), so the program must end
+// without it (std::_Exit after flushing its output).
+bool hdf5_shutdown_unsafe();
+
 // ---- read helpers: serial, any rank; for files not open in a SweepFile (they read only what
 // was flushed, and a writer's file lock may refuse them) ----------------------------------------
 
