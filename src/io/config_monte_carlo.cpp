@@ -136,13 +136,16 @@ std::optional<RandomParameter> ConfigParser::parse_random(const std::string& nam
       const auto a = need(normal ? "mean" : "mu", takes);
       const auto b = need(normal ? "std" : "sigma", takes);
       ok = a.has_value() && positive(normal ? "std" : "sigma", b) && ok;
-      // A lognormal lives on (0, inf): fine for a parameter allowed on all of it. A positive
-      // `min` (models write 1e-300 for "> 0") is fine below the smallest value the sampler can
-      // produce (u is clamped to >= 2^-64, so z >= about -9.1).
+      // The sampler keeps u in [2^-64, 1 - 2^-53] (sweep/sampling.cpp), so z lies in about
+      // [-9.1, 8.3]: a normal or lognormal escapes the parameter's range only if its draw at one
+      // of those ends does. Every parameter's range is finite (issue 39): refusing unbounded
+      // supports outright would refuse every normal and lognormal.
+      const auto draw = [&](double u) {
+        const double x = *a + *b * normal_quantile(u);
+        return normal ? x : std::exp(x);
+      };
       const bool escapes =
-          normal ? bounded
-                 : info != nullptr && a && b &&
-                       (info->max < kInf || info->min > std::exp(*a + *b * normal_quantile(0x1.0p-64)));
+          bounded && a && b && !(info->min <= draw(0x1.0p-64) && draw(1.0 - 0x1.0p-53) <= info->max);
       if (escapes) {
         error(child(path, "dist"),
               fmt::format("{} draws can fall outside the allowed range {}: use truncated_normal "

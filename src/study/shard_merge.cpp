@@ -47,13 +47,14 @@ double merge_shards(MPI_Comm comm, const SweepConfig& config, const TaskKernel& 
       if (error.empty()) error = check_journal_ownership(journal);
       if (error.empty()) {
         lock = OutputLock(journal);
-        remove_stale_staging(journal);
         if (journal_contents(journal).record_files > 0 ||
-            path_kind(journal + "/manifest") != PathKind::kAbsent)
+            path_kind(journal + "/manifest") != PathKind::kAbsent) {
           error = fmt::format("'{}' holds the journal of a run of this output: finish or remove it first",
                               journal);
-        else
+        } else {  // a killed merge's staged file goes only once this merge is accepted
+          remove_stale_staging(journal);
           staging = new_staging_file(journal, "merge");
+        }
       }
     } catch (const std::exception& e) {
       error = e.what();

@@ -88,7 +88,7 @@ TEST(SweepConfig, EachMistakeHasItsOneLineMessage) {
        "monte_carlo.method: unknown method 'halton' (allowed: random, lhs, sobol)"},
       {(base + "monte_carlo:\n  samples: 4\n  params: {speed: {dist: normal, mean: 0, std: 0}}\n"),
        "monte_carlo.params.speed.std: must be > 0 (got 0)"},
-      {(base + "monte_carlo:\n  samples: 4\n  params: {m_c: {dist: normal, mean: 1, std: 0.1}}\n"),
+      {(base + "monte_carlo:\n  samples: 4\n  params: {m_c: {dist: normal, mean: 1, std: 0.5}}\n"),
        "monte_carlo.params.m_c.dist: normal draws can fall outside the allowed range [0, inf] of "
        "'m_c' (kg): use truncated_normal with low/high inside it"},
       {(base + "monte_carlo:\n  samples: 4\n  params: {psi: {dist: lognormal, mu: 0, sigma: 1}}\n"),

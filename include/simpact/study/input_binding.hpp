@@ -23,7 +23,8 @@ std::vector<InputFile> parse_input_files(const std::string& text);
 
 // The first input whose digest differs between two records, in words, e.g. "robot.xml
 // (mechanism_file): sha256 3f2a91c0d2e4 then, 77b1e0a9c3d2 now"; a file that appeared or went is
-// named too. "" when the records agree (or the earlier one recorded nothing).
+// named too. The config's own entry is not compared: callers name a changed config in their own
+// words. "" when the records agree (or the earlier one recorded nothing).
 std::string describe_input_change(const std::vector<InputFile>& before, const std::vector<InputFile>& now,
                                   const char* before_word = "then", const char* now_word = "now");
 
