@@ -44,10 +44,17 @@ inline std::string input_folder(const std::string& path) {
 }
 
 // `-o ""` is a mistake (an empty shell variable), not "use the default": refused, naming the flag.
+// So is a path that names a folder ("out.json/", "dir/.", ".."): refused while parsing, before any
+// folder of it is created.
 inline CLI::Validator non_empty_path() {
   return CLI::Validator(
       [](std::string& path) {
-        return path.empty() ? std::string("must not be empty (give a file name)") : "";
+        if (path.empty()) return std::string("must not be empty (give a file name)");
+        const auto slash = path.rfind('/');
+        const std::string last = slash == std::string::npos ? path : path.substr(slash + 1);
+        if (last.empty() || last == "." || last == "..")
+          return "must name a file, not a folder (got '" + path + "')";
+        return std::string();
       },
       "FILE");
 }

@@ -36,11 +36,46 @@ std::string json_number(double v) {
   return fmt::format("{:.17g}", v);
 }
 
+// The length of the valid UTF-8 sequence at s[i] (1..4), or 0 for a byte that starts none (a raw
+// Latin-1 byte, a truncated or overlong sequence, a surrogate).
+std::size_t utf8_length(const std::string& s, std::size_t i) {
+  const auto byte = [&s](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = byte(i);
+  if (c < 0x80) return 1;
+  const std::size_t n = c >= 0xC2 && c <= 0xDF   ? 2
+                        : c >= 0xE0 && c <= 0xEF ? 3
+                        : c >= 0xF0 && c <= 0xF4 ? 4
+                                                 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (std::size_t k = 1; k < n; ++k)
+    if ((byte(i + k) & 0xC0) != 0x80) return 0;
+  const unsigned char c1 = byte(i + 1);
+  if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 > 0x9F) || (c == 0xF0 && c1 < 0x90) ||
+      (c == 0xF4 && c1 > 0x8F))
+    return 0;
+  return n;
+}
+
+// A JSON string of `s`: quotes, backslashes and control characters escaped, and every byte that is
+// not part of valid UTF-8 (a name in a Latin-1 MJCF) written as U+FFFD, so the document is valid
+// UTF-8 JSON whatever the file's names hold.
 std::string json_string(const std::string& s) {
   std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
+  for (std::size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    const std::size_t n = utf8_length(s, i);
+    if (n == 0) {
+      out += "\\ufffd";
+      ++i;
+      continue;
+    }
+    if (c == '"' || c == '\\')
+      out += std::string("\\") + static_cast<char>(c);
+    else if (c < 0x20 || c == 0x7F)
+      out += fmt::format("\\u{:04x}", c);
+    else
+      out.append(s, i, n);
+    i += n;
   }
   return out + "\"";
 }
@@ -101,9 +136,13 @@ std::string scenario_text(const Scenario& s, bool json) {
     out += "], \"parameters\": [";
     for (std::size_t i = 0; i < s.parameters.size(); ++i) {
       const ScenarioParameter& p = s.parameters[i];
-      out += fmt::format("{}{{{}, \"impact\": {}, \"time_stepping\": {}}}", i ? ", " : "",
-                         parameter_json(p.info), p.impact ? "true" : "false",
-                         p.time_stepping ? "true" : "false");
+      const ParameterInfo stepping = p.info_for(Capability::kTimeStepping);
+      out +=
+          fmt::format("{}{{{}, \"impact\": {}, \"time_stepping\": {}{}}}", i ? ", " : "",
+                      parameter_json(p.info), p.impact ? "true" : "false", p.time_stepping ? "true" : "false",
+                      p.time_stepping ? fmt::format(", \"time_stepping_min\": {}, \"time_stepping_max\": {}",
+                                                    json_number(stepping.min), json_number(stepping.max))
+                                      : "");
     }
     return out + fmt::format("], \"note\": {}, \"time_stepping_note\": {}}}", json_string(s.impact_note),
                              json_string(s.time_stepping_note));
@@ -116,6 +155,11 @@ std::string scenario_text(const Scenario& s, bool json) {
     out += fmt::format("  {:<12} {:<12} {:<10} {:<22} {:<14} {}\n", p.info.name, p.info.units,
                        std::isnan(p.info.default_value) ? "required" : bound(p.info.default_value),
                        range_text(p.info), used_by(p), p.info.long_name);
+  for (const ScenarioParameter& p : s.parameters)
+    if (p.time_stepping && p.impact &&
+        range_text(p.info_for(Capability::kTimeStepping)) != range_text(p.info))
+      out += fmt::format("  time stepping takes {} in {}\n", p.info.name,
+                         range_text(p.info_for(Capability::kTimeStepping)));
   if (s.has(Capability::kTimeStepping))
     out +=
         "  time stepping also takes the integrator's dt, restitution, simultaneity_tolerance, force_split\n";

@@ -170,13 +170,13 @@ SimulateRequest parse_simulate_request(const std::string& json_text, const Simul
     if (doc.contains("steps") == doc.contains("t_end"))
       throw InputError("steps", "give exactly one of steps, t_end");
     if (doc.contains("steps")) {
-      o.steps = static_cast<long>(integer(doc["steps"], "steps", 0, limits.max_steps));
+      o.steps = static_cast<long>(integer(doc["steps"], "steps", 1, limits.max_steps));  // 0: no run
     } else {
       const double t_end = number(doc["t_end"], "t_end");
       if (!dt_ok) throw InputError("t_end", "needs a valid dt");
       const double n = t_end / o.dt;
-      if (t_end < 0.0 || n > static_cast<double>(limits.max_steps))
-        throw InputError("t_end", fmt::format("{} must be in [0, {}·dt]", t_end, limits.max_steps));
+      if (!(t_end > 0.0) || n > static_cast<double>(limits.max_steps))
+        throw InputError("t_end", fmt::format("{} must be in (0, {}·dt]", t_end, limits.max_steps));
       const double rounded = std::round(n);
       if (std::abs(n - rounded) > 1e-9 * std::max(1.0, n))
         throw InputError("t_end", fmt::format("{} is not a whole number of steps of dt = {}", t_end, o.dt));
@@ -256,9 +256,18 @@ SimulateRequest parse_simulate_request(const std::string& json_text, const Simul
           if (s.size() > static_cast<std::size_t>(limits.max_records))
             throw InputError("record.steps", fmt::format("has {} entries: at most {} recorded states",
                                                          s.size(), limits.max_records));
-          for (std::size_t i = 0; i < s.size(); ++i)
-            o.record_steps.push_back(
-                static_cast<long>(integer(s[i], fmt::format("record.steps[{}]", i), 0, o.steps)));
+          for (std::size_t i = 0; i < s.size(); ++i) {
+            const std::string field = fmt::format("record.steps[{}]", i);
+            const long step = static_cast<long>(integer(s[i], field, 0, o.steps));
+            // One record per step, in the order they are taken (a repeat or a step out of order was
+            // silently reordered, or recorded twice).
+            if (!o.record_steps.empty() && step <= o.record_steps.back())
+              throw InputError(field,
+                               fmt::format("{} must be greater than record.steps[{}] = {} (step numbers in "
+                                           "increasing order, each once)",
+                                           step, i - 1, o.record_steps.back()));
+            o.record_steps.push_back(step);
+          }
         } else {
           const long every = static_cast<long>(integer(rec["every"], "record.every", 1, limits.max_steps));
           const long states = o.steps / every + 1;

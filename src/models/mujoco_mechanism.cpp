@@ -7,8 +7,11 @@
 #include <Eigen/SVD>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
+#include <mutex>
 
 #include "mujoco_mechanism_internals.hpp"
 #include "simpact/core/input_error.hpp"
@@ -55,6 +58,50 @@ int joint_dof_count(int type) {
 std::string indexed(const std::string& base, int count, int i) {
   return count == 1 ? base : fmt::format("{}[{}]", base, i);
 }
+
+// MuJoCo's messages to stderr, one line each. Its defaults print to stdout (a `resolve` document
+// on stdout was no longer JSON), append to MUJOCO_LOG.TXT in the working directory, and, for an
+// error, wait for Enter before exiting.
+extern "C" void mujoco_warning_to_stderr(const char* message) {
+  std::fprintf(stderr, "simpact: warning: MuJoCo: %s\n", message);
+}
+extern "C" void mujoco_error_to_stderr(const char* message) {
+  std::fprintf(stderr, "simpact: error: MuJoCo: %s\n", message);
+  std::fflush(stderr);
+  std::_Exit(1);  // MuJoCo's error handler must not return; its state is not safe to unwind
+}
+void route_mujoco_messages() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    mju_user_warning = mujoco_warning_to_stderr;
+    mju_user_error = mujoco_error_to_stderr;
+  });
+}
+
+// The compiled model's masses, body positions and geom sizes must be finite (a value MuJoCo
+// computed from another non-finite number).
+void check_compiled_numbers(const mjModel* m, const std::string& field) {
+  const auto finite = [](const mjtNum* v, int n) {
+    return std::all_of(v, v + n, [](mjtNum x) { return std::isfinite(x); });
+  };
+  const auto name = [m](int type, int id) {
+    const char* raw = mj_id2name(m, type, id);
+    return raw && *raw ? fmt::format("'{}'", raw) : fmt::format("#{}", id);
+  };
+  for (int b = 0; b < m->nbody; ++b)
+    if (!finite(m->body_mass + b, 1) || !finite(m->body_pos + 3 * b, 3) ||
+        !finite(m->body_inertia + 3 * b, 3))
+      throw InputError(field,
+                       fmt::format("body {} has a mass, inertia or position that is not finite: masses, "
+                                   "sizes and positions must be finite",
+                                   name(mjOBJ_BODY, b)));
+  for (int g = 0; g < m->ngeom; ++g)
+    if (!finite(m->geom_size + 3 * g, 3) || !finite(m->geom_pos + 3 * g, 3))
+      throw InputError(field,
+                       fmt::format("geom {} has a size or position that is not finite: masses, sizes and "
+                                   "positions must be finite",
+                                   name(mjOBJ_GEOM, g)));
+}
 }  // namespace
 
 std::string resolve_relative_path(const std::string& path, const std::string& base_dir) {
@@ -75,7 +122,11 @@ MujocoMechanism::MujocoMechanism(MechanismSpec spec)
     throw InputError(f + ".file",
                      fmt::format("cannot read '{}': {}", spec_.file,
                                  fs::exists(spec_.file, ec) ? "not a regular file" : "no such file"));
-  mechanism_file_references(spec_.file, f + ".file");  // refuses a FIFO or device before MuJoCo blocks on it
+  route_mujoco_messages();
+  const auto references = mechanism_file_references(
+      spec_.file, f + ".file");  // refuses a FIFO or device before MuJoCo blocks on it
+  for (const MechanismFileReference& r : references)
+    if (r.role == "mechanism_file" || r.role == "include") check_finite_numbers(r.path, f + ".file");
   char error[1000] = "";
   model_->m = mj_loadXML(spec_.file.c_str(), nullptr, error, sizeof error);
   if (!model_->m) {
@@ -86,6 +137,7 @@ MujocoMechanism::MujocoMechanism(MechanismSpec spec)
                      fmt::format("'{}' is not a valid MJCF/URDF model: {}", spec_.file, message));
   }
   const mjModel* m = model_->m;
+  check_compiled_numbers(m, f + ".file");
 
   // Contacts: pairs of named geoms.
   std::vector<std::string> geom_names;
@@ -130,7 +182,7 @@ MujocoMechanism::MujocoMechanism(MechanismSpec spec)
     for (int i = 0; i < nqj; ++i) {
       const int adr = m->jnt_qposadr[j] + i;
       qpos_names_[adr] = indexed("qpos." + name, nqj, i);
-      double lo = -kInf, hi = kInf;
+      double lo = -kMaxMagnitude, hi = kMaxMagnitude;  // every range finite
       if (nqj == 1 && m->jnt_limited[j]) lo = m->jnt_range[2 * j], hi = m->jnt_range[2 * j + 1];
       const char* units = type == mjJNT_HINGE             ? "rad"
                           : linear                        ? "m"
@@ -151,7 +203,7 @@ MujocoMechanism::MujocoMechanism(MechanismSpec spec)
           {qvel_names_[adr], angular ? "rad s-1" : "m s-1",
            nvj == 1 ? fmt::format("velocity of joint '{}'", name)
                     : fmt::format("qvel {} of {} joint '{}'", i, mujoco_joint_type_name(type), name),
-           0.0, -kInf, kInf, false});
+           0.0, -kMaxMagnitude, kMaxMagnitude, false});
       targets_.push_back({Target::kQvel, adr});
     }
   }

@@ -8,12 +8,19 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <new>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "simpact/models/mujoco_mechanism.hpp"
 
 namespace simpact {
+
+// Refuses a number that is not finite ("nan", "inf", "1e999") in a mass, size, position,
+// orientation or inertia attribute of an MJCF/URDF file (one of the files a mechanism reads):
+// MuJoCo 2.2 takes mass="nan" for "no mass given" and silently computes the density mass. One
+// InputError naming `field`, the file, the line and the body or geom.
+void check_finite_numbers(const std::string& file, const std::string& field);
 
 // What an edit parameter sets in a workspace's model copy.
 struct EditTarget {

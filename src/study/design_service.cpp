@@ -150,6 +150,15 @@ DesignRun run_mechanism_design(DesignRun run) {
   DesignSolverOptions placing = options;
   placing.orthogonality = false;
   placing.max_iterations = 50;
+  if (placed.empty()) {  // no `place`: the contacts must touch as given (the initial row claims it)
+    DesignPoint start;
+    evaluate(w, start);
+    if (std::abs(start.gap_a) > options.gap_tolerance || std::abs(start.gap_b) > options.gap_tolerance)
+      throw InputError("place",
+                       fmt::format("required: the contacts do not touch as given (gaps {:.3g} and {:.3g} "
+                                   "m): name the coordinates to solve so both touch, e.g. [\"{}\"]",
+                                   start.gap_a, start.gap_b, vars.names.front()));
+  }
   const DesignResult initial = placed.empty() ? DesignResult{w, 0, 0, 0, 0, DesignStatus::kConverged, {}}
                                               : solve_impact_design(evaluate, w, placed, placing);
   if (initial.status != DesignStatus::kConverged)

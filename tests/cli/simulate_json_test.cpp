@@ -86,6 +86,23 @@ TEST(SimulateJsonErrors, RecordedStatesAreCapped) {
   EXPECT_TRUE(contains(m, "100001 entries") && contains(m, "at most 100000")) << m;
 }
 
+// Issue 39: a run of no step, and record.steps out of order or repeated (silently reordered, or
+// recorded twice), are refused naming the field.
+TEST(SimulateJsonErrors, StepsAndRecordedStepsAreARun) {
+  std::string m;
+  EXPECT_EQ(error_field(R"({"model": "chain", "dt": 0.01, "steps": 0})"), "steps");
+  EXPECT_EQ(error_field(R"({"model": "chain", "dt": 0.01, "t_end": 0})"), "t_end");
+  EXPECT_EQ(error_field(R"({"model": "chain", "dt": 0.01, "steps": 9, "record": {"steps": [1, 5, 3]}})", &m),
+            "record.steps[2]");
+  EXPECT_TRUE(contains(m, "increasing order")) << m;
+  EXPECT_EQ(error_field(R"({"model": "chain", "dt": 0.01, "steps": 9, "record": {"steps": [4, 4]}})"),
+            "record.steps[1]");
+  EXPECT_EQ(
+      parse_simulate_request(R"({"model": "chain", "dt": 0.01, "steps": 9, "record": {"steps": [0, 4, 9]}})")
+          .record_steps,
+      (std::vector<long>{0, 4, 9}));
+}
+
 TEST(SimulateJsonErrors, DtLiesInItsRange) {
   std::string m;
   for (const char* dt : {"1e-300", "9.9e-13", "0", "-1", "1.0000001e6", "1e300"}) {
@@ -129,7 +146,7 @@ TEST(SimulateJsonErrors, LimitsRefuseLargerRequestsBeforeRunning) {
   budget.max_records = 64;
   std::string m;
   EXPECT_EQ(error_field(R"({"model": "chain", "dt": 0.01, "steps": 201})", &m, budget), "steps");
-  EXPECT_TRUE(contains(m, "[0, 200]")) << m;
+  EXPECT_TRUE(contains(m, "[1, 200]")) << m;
   EXPECT_EQ(error_field(R"({"model": "chain", "dt": 0.01, "t_end": 2.01})", &m, budget), "t_end");
   EXPECT_EQ(
       error_field(R"({"model": "chain", "dt": 0.01, "steps": 200, "record": {"every": 3}})", &m, budget),
