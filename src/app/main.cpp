@@ -10,6 +10,7 @@
 // Exit codes (one table, README "Exit codes"): 0 ok, 1 runtime failure, 2 input error (command
 // line, JSON, YAML: one line per problem), 3 incomplete result, 4 not a simpact result file,
 // 5 `check`: a state not consistent with the propagative model.
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -36,6 +37,17 @@ void print_error_lines(const std::string& text) {
   }
 }
 
+// The re-exec below runs /proc/self/exe (exactly this image, even if the file was replaced since),
+// and the kernel names a process after the file it executes: every simpact was "exe", invisible to
+// `pgrep simpact`, top and cluster monitors. The name argv[0] gave it is set back.
+void keep_program_name(const char* argv0) {
+  char name[17] = {};
+  if (::prctl(PR_GET_NAME, name, 0, 0, 0) != 0 || std::string(name) != "exe") return;
+  const std::string path = argv0 != nullptr ? argv0 : "";
+  const std::string base = path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
+  ::prctl(PR_SET_NAME, base.empty() ? "simpact" : base.substr(0, 15).c_str(), 0, 0, 0);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -48,6 +60,7 @@ int main(int argc, char** argv) {
     ::setenv("OMP_WAIT_POLICY", "passive", 1);
     ::execv("/proc/self/exe", argv);
   }
+  keep_program_name(argv[0]);
   using simpact::app::kExitInput;
   CLI::App app{"simpact: parameter sweeps of simultaneous rigid-body impacts", "simpact"};
   app.set_version_flag("--version", std::string(simpact::kVersion) + " (" + simpact::kGitRevision + ")");
