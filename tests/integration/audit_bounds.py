@@ -9,6 +9,7 @@ uninterrupted run gives, bit for bit.
 
 usage: audit_bounds.py SIMPACT
 """
+import glob
 import os
 import re
 import shutil
@@ -115,12 +116,24 @@ def check_dry_run(simpact, tmp):
     print(f"ok: --dry-run of 1e7-step runs returned in {took:.1f} s: {estimate[0]}")
 
 
-def interrupt(simpact, config, out, after_s, wait_s):
-    """Runs `config`, sends SIGINT after `after_s`, and returns (exit code, stderr, seconds from
+def journal_bytes(out):
+    return sum(os.path.getsize(f) for f in glob.glob(out + ".journal/*.bin"))
+
+
+def interrupt(simpact, config, out, wait_s):
+    """Runs `config` until its journal holds the fast tasks (it has grown, then not changed for
+    0.5 s: the slow task is running), sends SIGINT, and returns (exit code, stderr, seconds from
     the signal to the exit); a run still going `wait_s` after the signal fails the test."""
     p = subprocess.Popen(sc.command(simpact, config, out, extra=("--threads", "1")), env=sc.env(1),
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(after_s)
+    deadline, size, since = time.monotonic() + 60, -1, time.monotonic()
+    while p.poll() is None and time.monotonic() < deadline:
+        now = journal_bytes(out) if os.path.isdir(out + ".journal") else 0
+        if now != size:
+            size, since = now, time.monotonic()
+        elif size > 0 and time.monotonic() - since >= 0.5:
+            break
+        time.sleep(0.05)
     if p.poll() is not None:
         sys.exit(f"FAIL: the run ended before the signal (exit {p.returncode}): {p.communicate()}")
     sent = time.monotonic()
@@ -141,19 +154,19 @@ def check_sigint(simpact, tmp):
                "    - {engine: mujoco, label: c, rates: [9998]}\n")
     config = sc.write_config(audit_config(engines, 1000), tmp, "slow.yaml")
     out = os.path.join(tmp, "slow.h5")
-    code, err, took = interrupt(simpact, config, out, 1.5, 10)
+    code, err, took = interrupt(simpact, config, out, 10)
     if code != 128 + signal.SIGINT or "2 of 3 tasks are saved" not in err or "--resume" not in err:
         sys.exit(f"FAIL: SIGINT during a long engine run: exit {code}, stderr {err!r}")
     if not os.path.isdir(out + ".journal"):
         sys.exit("FAIL: SIGINT: the journal is gone")
     print(f"ok: SIGINT in a 1e7-step engine run: exit 130 {took:.2f} s after the signal, 2 of 3 tasks kept")
 
-    # Resumed after a stop in the middle of a run: the file of an uninterrupted run, bit for bit.
-    config = sc.write_config(audit_config("    - {engine: mujoco, rates: [10000]}\n", 300), tmp, "mid.yaml")
+    # Resumed after a stop in the middle of a run (5e6 steps): an uninterrupted run's file, bit for bit.
+    config = sc.write_config(audit_config("    - {engine: mujoco, rates: [10000]}\n", 500), tmp, "mid.yaml")
     out = os.path.join(tmp, "mid.h5")
-    code, err, _ = interrupt(simpact, config, out, 1.0, 10)
+    code, err, _ = interrupt(simpact, config, out, 10)
     if code != 128 + signal.SIGINT or "2 of 3 tasks are saved" not in err:
-        sys.exit(f"FAIL: SIGINT during a 3e6-step run: exit {code}, stderr {err!r}")
+        sys.exit(f"FAIL: SIGINT during a 5e6-step run: exit {code}, stderr {err!r}")
     sc.run(simpact, config, out, threads=1, extra=("--resume",))
     reference = os.path.join(tmp, "reference.h5")
     sc.run(simpact, config, reference, threads=1)
