@@ -24,6 +24,7 @@
 #include "simpact/core/input_error.hpp"
 #include "simpact/io/impact_json.hpp"
 #include "simpact/io/sweep_config_yaml.hpp"
+#include "simpact/io/sweep_file.hpp"
 #include "simpact/version.hpp"
 
 namespace {
@@ -104,17 +105,26 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "simpact: error: %s (see '%s --help')\n", what.c_str(), where.c_str());
     return kExitInput;
   }
+  // A command that HDF5 failed to flush or close a file for (a full disk) ends here at once with
+  // its code: HDF5's shutdown at exit would crash on that file (`analyze` has no MpiSession).
+  const auto finish = [](int code) {
+    if (simpact::hdf5_shutdown_unsafe()) {
+      std::fflush(nullptr);
+      std::_Exit(code);
+    }
+    return code;
+  };
   try {
-    for (auto* sub : app.get_subcommands()) return runners.at(sub->get_name())();
+    for (auto* sub : app.get_subcommands()) return finish(runners.at(sub->get_name())());
   } catch (const simpact::ConfigErrors& e) {
     for (const auto& line : e.lines) print_error_lines(line);
-    return kExitInput;
+    return finish(kExitInput);
   } catch (const simpact::InputError& e) {  // InputErrors: one line per problem
     print_error_lines(e.what());
-    return kExitInput;
+    return finish(kExitInput);
   } catch (const std::exception& e) {
     print_error_lines(e.what());
-    return simpact::app::kExitFailure;
+    return finish(simpact::app::kExitFailure);
   }
-  return simpact::app::kExitFailure;
+  return finish(simpact::app::kExitFailure);
 }
