@@ -117,6 +117,19 @@ def main():
     refuses(simpact, [s[0], s[1]], f"{d}/m3.h5", "a missing shard", "missing shard(s) 2/3")
     refuses(simpact, [s[2]], f"{d}/m5.h5", "two missing shards", "missing shard(s) 0/3, 1/3")
     refuses(simpact, [s[0], s[1], f"{d}/single_false.h5"], f"{d}/m4.h5", "a non-shard file", "not a shard")
+    # A shard whose run was killed mid-way (its file still says complete = 0), and one that says
+    # complete but lacks a chunk of its own: both refused, naming the shard.
+    killed, holed = f"{d}/killed1.h5", f"{d}/holed1.h5"
+    for path in (killed, holed):
+        shutil.copy(s[1], path)
+    with h5py.File(killed, "r+") as f:
+        f.attrs["complete"] = np.int64(0) if f.attrs["complete"].dtype.kind == "i" else 0
+    with h5py.File(holed, "r+") as f:
+        done = f["progress/done"][()]
+        done[1] = 0  # chunk 1 belongs to shard 1 of 3
+        f["progress/done"][...] = done
+    refuses(simpact, [s[0], killed, s[2]], f"{d}/m6.h5", "a shard killed mid-way", "killed1.h5: unfinished shard")
+    refuses(simpact, [s[0], holed, s[2]], f"{d}/m7.h5", "a shard missing a chunk", "holed1.h5: chunk 1 missing")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import simpact
-from conftest import SOURCE, cli
+from conftest import SIMPACT, SOURCE, cli
 
 MAP = {"model": "billiards", "grid": {"theta": {"start": "pi/3", "stop": "pi", "num": 161},
                                       "r_c": {"start": 1.0, "stop": 3.0, "num": 81}},
@@ -207,3 +207,48 @@ def test_estimate_bad_input(tmp_path, monkeypatch):
     with pytest.raises(simpact.InputError) as e:
         simpact.estimate(3.5)
     assert e.value.field == "config"
+
+
+ROBOT = """<mujoco model="cradle3"><option gravity="0 0 0"/><include file="balls.xml"/></mujoco>"""
+BALLS = """<mujoco><worldbody>
+  <body name="a"><joint name="x_a" type="slide" axis="1 0 0"/><geom name="ball_a" type="sphere" size="1" mass="{m}"/></body>
+  <body name="b" pos="2 0 0"><joint name="x_b" type="slide" axis="1 0 0"/><geom name="ball_b" type="sphere" size="1" mass="1"/></body>
+  <body name="c" pos="4 0 0"><joint name="x_c" type="slide" axis="1 0 0"/><geom name="ball_c" type="sphere" size="1" mass="1"/></body>
+</worldbody></mujoco>"""
+ROBOT_SWEEP = """model: {file: robot.xml, contacts: [[ball_a, ball_b], [ball_b, ball_c]]}
+params: {qvel.x_a: 1.0}
+grid: {restitution: {start: 0, stop: 1, num: 40}}
+monte_carlo: {samples_per_point: 3000, seed: 5, params: {qvel.x_b: {dist: uniform, low: -0.2, high: 0.2}}}
+orderings: [all, argmin, argmax]
+output: {samples: true, chunk_size: 500}
+"""
+
+
+def test_inputs_bound_to_results_in_python(tmp_path, monkeypatch):
+    """run(resume=True) and merge refuse a changed included file as the CLI does, naming it."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "robot.xml").write_text(ROBOT)
+    (tmp_path / "balls.xml").write_text(BALLS.format(m=1))
+    (tmp_path / "sweep.yaml").write_text(ROBOT_SWEEP)
+    simpact.run("sweep.yaml", out="s0.h5", shard="0/2", quiet=True)
+    (tmp_path / "balls.xml").write_text(BALLS.format(m=2))
+    simpact.run("sweep.yaml", out="s1.h5", shard="1/2", quiet=True)
+    with pytest.raises(simpact.InputError) as e:
+        simpact.merge(["s0.h5", "s1.h5"], "merged.h5")
+    assert e.value.field == "shards" and "balls.xml' (include) changed" in str(e.value)
+    assert not os.path.exists("merged.h5") and not os.path.exists("merged.h5.journal")
+    assert [i["role"] for i in simpact.info("s1.h5")["inputs"]] == ["config", "mechanism_file", "include"]
+    # A journal of a run killed mid-way, then the include edited: resume=True refuses naming it.
+    child = subprocess.Popen([SIMPACT, "run", "sweep.yaml", "-o", "cut.h5", "-q"])
+    for _ in range(6000):
+        if os.path.isdir("cut.h5.journal") and any(n.endswith(".bin") and os.path.getsize(f"cut.h5.journal/{n}")
+                                                   for n in os.listdir("cut.h5.journal")):
+            break
+        __import__("time").sleep(0.01)
+    child.kill()
+    child.wait()
+    assert os.path.isdir("cut.h5.journal")
+    (tmp_path / "balls.xml").write_text(BALLS.format(m=3))
+    with pytest.raises(simpact.InputError) as e:
+        simpact.run("sweep.yaml", out="cut.h5", resume=True, quiet=True)
+    assert "balls.xml' (include) changed" in str(e.value) and "--overwrite" in str(e.value)
