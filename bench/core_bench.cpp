@@ -5,10 +5,14 @@
 #include <benchmark/benchmark.h>
 
 #include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "flat_billiards.hpp"
 #include "simpact/core/impact_resolution.hpp"
 #include "simpact/core/plastic_impact.hpp"
 #include "simpact/models/billiards_model.hpp"
@@ -296,6 +300,216 @@ void BM_BilliardsBatchResolveBatchCoreWork(benchmark::State& state) {
 }
 BENCHMARK(BM_BilliardsBatchResolveBatchCoreWork);
 
+// ---- the flat reference (issue 37 §1): the same billiards work as plain loops ------------------
+
+using bench::FlatLanes;
+using bench::FlatProblem;
+using bench::FlatResult;
+using bench::kFlatDof;
+using bench::kFlatLanes;
+
+FlatProblem flat_of(const ImpactProblem& problem) {
+  FlatProblem f;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < kFlatDof; ++j) f.n[i][j] = problem.normals()(i, j);
+  for (int j = 0; j < kFlatDof; ++j) {
+    f.p[j] = problem.momentum()[j];
+    f.minv[j] = problem.metric().inverse_diagonal()[j];
+  }
+  return f;
+}
+
+// Eight breaks around θ = 2π/3 (both contacts violated, two outcomes each).
+const std::vector<ImpactProblem>& lane_problems() {
+  static const std::vector<ImpactProblem> problems = [] {
+    std::vector<ImpactProblem> out;
+    for (int l = 0; l < kFlatLanes; ++l)
+      out.push_back(BilliardsModel().make_problem(billiards_params(1.9 + 0.08 * l)));
+    return out;
+  }();
+  return problems;
+}
+
+FlatLanes flat_lanes() {
+  FlatLanes f;
+  const auto& problems = lane_problems();
+  for (int l = 0; l < kFlatLanes; ++l) {
+    const FlatProblem one = flat_of(problems[static_cast<std::size_t>(l)]);
+    for (int j = 0; j < kFlatDof; ++j) {
+      for (int i = 0; i < 2; ++i) f.n[i][j][l] = one.n[i][j];
+      f.p[j][l] = one.p[j];
+      f.minv[j][l] = one.minv[j];
+    }
+  }
+  return f;
+}
+
+bool close(double a, double b) {
+  return std::abs(a - b) <= 1e-12 * std::max(1.0, std::abs(b));
+}
+
+// "" when the flat reference gives the core's outcomes and ξ for `problem`, else what differs.
+std::string flat_matches_core(const ImpactProblem& problem) {
+  ImpactWorkspace ws;
+  ResolveOptions options;
+  options.policy = OrderingPolicy::kAll;
+  options.compare_argmin_argmax = true;
+  options.compute_plastic = false;
+  const ImpactResolution core = resolve_impact(problem, options, ws);
+  FlatResult flat;
+  bench::flat_full_set(flat_of(problem), flat);
+  if (flat.outcomes != core.outcome_count) return "outcome count";
+  if (!close(flat.xi, core.xi) || !close(flat.xi_argmin_argmax, core.xi_argmin_argmax)) return "xi";
+  for (int o = 0; o < flat.outcomes; ++o) {
+    bool found = false;
+    for (int c = 0; c < core.outcome_count; ++c) {
+      bool same = true;
+      for (int j = 0; j < kFlatDof; ++j)
+        same = same && close(flat.momentum[o][j], ws.outcomes.items[c].momentum[j]);
+      found = found || same;
+    }
+    if (!found) return "outcome momenta";
+  }
+  double one[kFlatDof];
+  bench::flat_one_ordering(flat_of(problem), one);
+  for (int j = 0; j < kFlatDof; ++j) {  // the core's argmin outcome: p⁻ + λᵀN
+    const double argmin = problem.momentum()[j] + core.argmin.impulses[0] * problem.normals()(0, j) +
+                          core.argmin.impulses[1] * problem.normals()(1, j);
+    if (!close(one[j], argmin)) return "argmin outcome";
+  }
+  return "";
+}
+
+void BM_FlatBilliardsOneOrdering(benchmark::State& state) {
+  if (const std::string bad = flat_matches_core(billiards_problem()); !bad.empty())
+    return state.SkipWithError(("flat reference differs from the core: " + bad).c_str());
+  FlatProblem f = flat_of(billiards_problem());
+  double out[kFlatDof];
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(&f);
+    bench::flat_one_ordering(f, out);
+    benchmark::DoNotOptimize(out);
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_FlatBilliardsOneOrdering);
+
+void BM_FlatBilliardsAllWithXi(benchmark::State& state) {
+  FlatProblem f = flat_of(billiards_problem());
+  FlatResult r;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(&f);
+    bench::flat_full_set(f, r);
+    benchmark::DoNotOptimize(&r);
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_FlatBilliardsAllWithXi);
+
+void BM_FlatBilliardsLanesOneOrdering(benchmark::State& state) {
+  for (const auto& problem : lane_problems())
+    if (const std::string bad = flat_matches_core(problem); !bad.empty())
+      return state.SkipWithError(("flat reference differs from the core: " + bad).c_str());
+  FlatLanes f = flat_lanes();
+  double out[kFlatDof][kFlatLanes];
+  // The lanes' one-ordering outcomes equal the scalar reference's (checked once).
+  bench::flat_lanes_one_ordering(f, out);
+  for (int l = 0; l < kFlatLanes; ++l) {
+    double one[kFlatDof];
+    bench::flat_one_ordering(flat_of(lane_problems()[static_cast<std::size_t>(l)]), one);
+    for (int j = 0; j < kFlatDof; ++j)
+      if (!close(out[j][l], one[j]))
+        return state.SkipWithError("interleaved one ordering differs from the scalar");
+  }
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(&f);
+    bench::flat_lanes_one_ordering(f, out);
+    benchmark::DoNotOptimize(out);
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * kFlatLanes);
+}
+BENCHMARK(BM_FlatBilliardsLanesOneOrdering);
+
+void BM_FlatBilliardsLanesAllWithXi(benchmark::State& state) {
+  FlatLanes f = flat_lanes();
+  double xi[kFlatLanes];
+  int outcomes[kFlatLanes];
+  bench::flat_lanes_full_set(f, xi, outcomes);
+  for (int l = 0; l < kFlatLanes; ++l) {
+    FlatResult one;
+    bench::flat_full_set(flat_of(lane_problems()[static_cast<std::size_t>(l)]), one);
+    if (!close(xi[l], one.xi) || outcomes[l] != one.outcomes)
+      return state.SkipWithError("interleaved full set differs from the scalar");
+  }
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(&f);
+    bench::flat_lanes_full_set(f, xi, outcomes);
+    benchmark::DoNotOptimize(xi);
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * kFlatLanes);
+}
+BENCHMARK(BM_FlatBilliardsLanesAllWithXi);
+
+// The console output, then each core benchmark's time per problem over the flat reference's
+// (CPU; medians when --benchmark_repetitions gives them): the issue-37 targets' measure.
+class RatioReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    ConsoleReporter::ReportRuns(runs);
+    for (const Run& run : runs) {
+      if (run.error_occurred || (run.run_type == Run::RT_Aggregate && run.aggregate_name != "median"))
+        continue;
+      const auto it = run.counters.find("items_per_second");
+      if (it != run.counters.end() && it->second.value > 0)
+        ns_[run.run_name.function_name] = 1e9 / it->second.value;
+    }
+  }
+  void print_ratios() const {
+    static const char* kRows[][3] = {
+        {"one ordering", "BM_BilliardsResolveSinglePolicy", "BM_FlatBilliardsOneOrdering"},
+        {"full set + xi", "BM_BilliardsResolveAllWithXi", "BM_FlatBilliardsAllWithXi"},
+        {"build + resolve (flat: resolve only)", "BM_BilliardsBuildAndResolve",
+         "BM_FlatBilliardsOneOrdering"},
+        {"batch core work (full set + xi, varied)", "BM_BilliardsBatchCoreWork",
+         "BM_FlatBilliardsAllWithXi"}};
+    static const char* kLanes[] = {"BM_FlatBilliardsLanesOneOrdering", "BM_FlatBilliardsLanesAllWithXi", "",
+                                   "BM_FlatBilliardsLanesAllWithXi"};
+    std::printf("\nper problem against the flat reference (CPU):\n");
+    for (std::size_t r = 0; r < std::size(kRows); ++r) {
+      const auto core = ns_.find(kRows[r][1]), flat = ns_.find(kRows[r][2]), lanes = ns_.find(kLanes[r]);
+      if (core == ns_.end() || flat == ns_.end()) continue;
+      std::printf("  %-40s core %7.1f ns, flat %6.1f ns: %5.2fx", kRows[r][0], core->second, flat->second,
+                  core->second / flat->second);
+      if (lanes != ns_.end())
+        std::printf("; interleaved x8 %5.1f ns: %5.2fx", lanes->second, core->second / lanes->second);
+      std::printf("\n");
+    }
+  }
+
+ private:
+  std::map<std::string, double> ns_;
+};
+
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  bool console = true;  // other formats (csv, json) are read by scripts: no extra lines
+  for (int i = 1; i < argc; ++i)
+    if (std::strncmp(argv[i], "--benchmark_format=", 19) == 0 && std::strcmp(argv[i] + 19, "console") != 0)
+      console = false;
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  if (console) {
+    RatioReporter reporter;
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+    reporter.print_ratios();
+  } else {
+    benchmark::RunSpecifiedBenchmarks();
+  }
+  benchmark::Shutdown();
+  return 0;
+}
