@@ -172,3 +172,24 @@ def test_design_bad_input():
     with pytest.raises(simpact.InputError) as e:
         biped.design({"qpos.root_z": float("inf")}, place=["qpos.root_z"], free=["qpos.hip_r"])
     assert e.value.field == "params"
+
+
+def test_from_file_refuses_a_fifo_it_would_read(tmp_path):
+    """Mechanism.from_file on an MJCF that <include>s a FIFO raises InputError at once, naming it,
+    instead of blocking forever in MuJoCo's read (run in a child so a hang fails, not blocks)."""
+    import os
+    import subprocess
+    import sys
+    (tmp_path / "robot.xml").write_text('<mujoco><include file="part.xml"/></mujoco>')
+    os.mkfifo(tmp_path / "part.xml")
+    code = ("import simpact, sys\n"
+            "try:\n"
+            "    simpact.Mechanism.from_file(sys.argv[1], contacts=[('a', 'b')])\n"
+            "except simpact.InputError as e:\n"
+            "    print(e.field, '|', e)\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.dirname(os.path.dirname(simpact.__file__))]
+                                                      + sys.path))
+    p = subprocess.run([sys.executable, "-c", code, str(tmp_path / "robot.xml")], capture_output=True, text=True,
+                       timeout=60, env=env)
+    assert p.returncode == 0, p.stderr
+    assert "part.xml" in p.stdout and "FIFO" in p.stdout, p.stdout
