@@ -36,12 +36,17 @@ class Simulation:
 class Design:
     """`simpact design` of a mechanism: rows "initial" (placed so every contact touches) and
     "optimized" (normals g-orthogonal, or at −cos(π/m) for dihedral_m), each a dict of
-    configuration, design, gaps, normalized_product, ...; `converged` as the CLI's exit 0."""
+    configuration, design, gaps, normalized_product, ...; `converged` as the CLI's exit 0.
+    With `place`: placed_qpos (the optimized row's qpos by name) and placement (each placed
+    coordinate's start/initial/optimized; `far` when a placed angle moved more than
+    max_place_change from its start, the CLI's exit 1)."""
     model: str
     foot: str
     rows: list
     at_bound: list
     converged: bool
+    placed_qpos: dict = None
+    placement: dict = None
 
     @property
     def optimized(self):

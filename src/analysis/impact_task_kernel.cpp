@@ -122,6 +122,13 @@ ImpactTaskKernel::ImpactTaskKernel(std::unique_ptr<ImpactModel> model, ImpactStu
              for (int i = 0; i < d; ++i) out[i] = v.momenta[s][i];
            }});
   }
+  // Last, so that every other column keeps its place: what the model found on the way (a
+  // mechanism's placed coordinates and smallest gap), per task.
+  const std::vector<ImpactModel::TaskValue> values = model_->task_values();
+  model_values_ = values.size();
+  for (std::size_t i = 0; i < values.size(); ++i)
+    t.push_back(scalar({values[i].name, values[i].group, values[i].units, values[i].long_name},
+                       [i](const ImpactTaskValues& v) { return v.model_values[i]; }));
   columns_ = columns_of(table_);
 }
 
@@ -134,6 +141,7 @@ std::unique_ptr<TaskScratch> ImpactTaskKernel::make_scratch() const {
   v.steps.resize(n);
   v.momenta.assign(n, Eigen::VectorXd::Zero(std::max(model_->max_dof(), 1)));
   v.pair_xi.resize(n < 2 ? 0 : n * (n - 1) / 2);
+  v.model_values.assign(model_values_, kNaN);
   return scratch;
 }
 
@@ -141,12 +149,22 @@ TaskStatus ImpactTaskKernel::compute(std::int64_t task, const ParameterSet& para
                                      ImpactTaskScratch& scratch) const {
   if (scratch.values.ok.size() != single_.size())
     throw std::logic_error("ImpactTaskKernel: scratch not from make_scratch");
-  // The size path: fixed (allocation-free) unless these parameters give a larger system.
+  // The size path: fixed (allocation-free) unless these parameters give a larger system. A model
+  // with task values builds through its reporting calls (the same problem, bit for bit).
+  std::vector<double>& reported = scratch.values.model_values;
+  std::fill(reported.begin(), reported.end(), kNaN);
+  double* values = reported.empty() ? nullptr : reported.data();
   if (model_->needs_dynamic_sizes(params)) {
     if (!scratch.dynamic_workspace)
       scratch.dynamic_workspace = std::make_unique<DynamicImpactWorkspace>(options_.limits);
-    return compute_on(task, model_->make_dynamic_problem(params), *scratch.dynamic_workspace, scratch.values);
+    return compute_on(task,
+                      values ? model_->make_dynamic_problem_reporting(params, values)
+                             : model_->make_dynamic_problem(params),
+                      *scratch.dynamic_workspace, scratch.values);
   }
+  if (values)
+    return compute_on(task, model_->make_problem_reporting(params, values), scratch.workspace,
+                      scratch.values);
   return compute_on(task, model_->build(params, scratch.binding, scratch.system), scratch.workspace,
                     scratch.values);
 }
@@ -253,6 +271,14 @@ TaskStatus ImpactTaskKernel::compute_on(std::int64_t task, const BasicImpactProb
       v.pair_xi[pair] = (v.ok[a] && v.ok[b] && norm > 0.0)
                             ? problem.distance(v.momenta[a].head(v.dof), v.momenta[b].head(v.dof)) / norm
                             : (norm > 0.0 ? kNaN : 0.0);
+  // No contact closed (every gap above the tolerance: feet in the air, `place` forgotten): no
+  // impact was posed, so there is no indeterminacy to report — ξ, the outcome count and
+  // uniqueness are NaN under their own status, never a ξ = 0 that reads as a unique outcome.
+  if (problem.contacts() == 0) {
+    v.xi_all = v.outcome_count = v.unique = kNaN;
+    std::fill(v.pair_xi.begin(), v.pair_xi.end(), kNaN);
+    return TaskStatus::kNoContact;
+  }
   return status;
 }
 

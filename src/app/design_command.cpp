@@ -1,7 +1,7 @@
 // `simpact design [INPUT] [-o OUTPUT] [--pretty] [--table]`: impact design by root finding
 // (Sec. VII-B, Table I): the initial and the optimized rows, JSON (contract in
 // include/simpact/io/design_json.hpp) or, with --table, Table I's layout. A solve that does not
-// converge still writes its rows (status says why) and exits 1.
+// converge, or converges on a placement far from the start, still writes its rows and exits 1.
 #include <fmt/format.h>
 
 #include <memory>
@@ -38,6 +38,15 @@ CommandRunner add_design_command(CLI::App& app) {
       throw std::runtime_error(
           fmt::format("design did not converge: {} after {} iterations, normalized <u,v>_g = {:.3e}",
                       row.status, row.iterations, row.normalized_product));
+    }
+    if (run.report.far_placement()) {  // converged, on a branch the start did not mean
+      const DesignPlacement& p = *run.report.placement;
+      throw std::runtime_error(fmt::format(
+          "design converged on a placement far from the start: {} moved {:.3g} rad ({:.0f} deg), more "
+          "than max_place_change = {:g} rad; start nearer the posture you mean, bound the free "
+          "variables, or raise max_place_change",
+          p.max_angle_coordinate, p.max_angle_change, p.max_angle_change * 180.0 / 3.141592653589793,
+          p.max_place_change));
     }
     return 0;
   };

@@ -269,6 +269,7 @@ int run_agreed(const RunArgs& args, MpiSession& mpi) {
                      inadmissible);
       log_status_counts(s.status_counts);
     }
+    for (const auto& hint : result.hints) std::fprintf(stderr, "simpact: warning: %s\n", hint.c_str());
   }
   return 0;
 }

@@ -16,10 +16,21 @@ using detail::Json;
 using detail::Names;
 using OrderedJson = nlohmann::ordered_json;
 
-const Names kKeys = {"_comment",      "model",        "foot",           "configuration",
-                     "design",        "place",        "free",           "cosine_tolerance",
-                     "gap_tolerance", "length_scale", "max_iterations", "mechanism",
-                     "params",        "dihedral_m"};
+const Names kKeys = {"_comment",
+                     "model",
+                     "foot",
+                     "configuration",
+                     "design",
+                     "place",
+                     "free",
+                     "cosine_tolerance",
+                     "gap_tolerance",
+                     "length_scale",
+                     "max_iterations",
+                     "mechanism",
+                     "params",
+                     "dihedral_m",
+                     "max_place_change"};
 const Names kBoundKeys = {"min", "max", "scale"};
 
 void check_keys(const Json& obj, const Names& allowed, const std::string& prefix) {
@@ -151,6 +162,8 @@ DesignRequest parse_design_request(const std::string& json_text, const std::stri
     errors.attempt([&] { r.gap_tolerance = positive(doc.at("gap_tolerance"), "gap_tolerance"); });
   if (doc.contains("length_scale"))
     errors.attempt([&] { r.length_scale = positive(doc.at("length_scale"), "length_scale"); });
+  if (doc.contains("max_place_change"))
+    errors.attempt([&] { r.max_place_change = positive(doc.at("max_place_change"), "max_place_change"); });
   if (doc.contains("max_iterations"))
     errors.attempt([&] {
       r.max_iterations =
@@ -167,6 +180,23 @@ std::string design_to_json(const DesignReport& report, int indent) {
   out["status"] = report.rows.empty() ? "" : report.rows.back().status;
   out["iterations"] = report.rows.empty() ? 0 : report.rows.back().iterations;
   out["at_bound"] = report.at_bound;
+  if (!report.placed_qpos.empty()) out["placed_qpos"] = named(report.placed_qpos);
+  if (report.placement) {
+    const DesignPlacement& p = *report.placement;
+    OrderedJson coordinates = OrderedJson::object();
+    for (const DesignPlacedCoordinate& c : p.coordinates)
+      coordinates[c.name] = {{"start", number_or_null(c.start)},
+                             {"initial", number_or_null(c.initial)},
+                             {"optimized", number_or_null(c.optimized)},
+                             {"units", c.units}};
+    out["placement"] = {
+        {"coordinates", coordinates},
+        {"max_angle_change", number_or_null(p.max_angle_change)},
+        {"max_angle_coordinate",
+         p.max_angle_coordinate.empty() ? OrderedJson(nullptr) : OrderedJson(p.max_angle_coordinate)},
+        {"max_place_change", p.max_place_change},
+        {"far", p.far}};
+  }
   OrderedJson rows = OrderedJson::array();
   for (const DesignRow& row : report.rows) {
     OrderedJson j;

@@ -75,6 +75,13 @@ OrderedJson outcome_json(const Problem& problem, const OutcomeT& o) {
   return out;
 }
 
+// ξ, or null when no contact closed: no impact was posed, and a ξ of 0 would read as a unique
+// outcome (status no_impact, closed_contacts []).
+template <typename Problem>
+OrderedJson indeterminacy(const Problem& problem, double xi) {
+  return problem.contacts() == 0 ? OrderedJson(nullptr) : number(xi);
+}
+
 template <typename Matrix>
 OrderedJson matrix_json(const Matrix& m) {
   OrderedJson out = OrderedJson::array();
@@ -95,6 +102,12 @@ void describe_request(const ResolveRequest& request, OrderedJson& out) {
   out["ordering"] = std::string(ordering_policy_name(request.options.policy));
   out["minimality"] = request.options.minimality == Minimality::kDefinition1 ? "definition1" : "propagation";
   if (request.options.policy == OrderingPolicy::kRandom) out["seed"] = request.options.seed;
+  // A mechanism's configuration as resolved: `place` applied (the placement is visible).
+  if (!request.placed_qpos.empty()) {
+    OrderedJson placed = OrderedJson::object();
+    for (const auto& [name, value] : request.placed_qpos) placed[name] = number(value);
+    out["placed_qpos"] = std::move(placed);
+  }
   out["dof"] = problem.dof();
   out["contacts"] = problem.given_contacts();
   out["closed_contacts"] = closed_contacts(problem);
@@ -161,11 +174,11 @@ std::string resolution_to_json(const ResolveRequest& request, const BasicImpactR
   for (int j = 0; j < workspace.outcomes.size; ++j)
     outcomes.push_back(outcome_json(problem, workspace.outcomes.items[static_cast<std::size_t>(j)]));
   out["outcomes"] = std::move(outcomes);
-  out["unique"] = resolution.unique;
-  out["xi"] = number(resolution.xi);
+  out["unique"] = problem.contacts() == 0 ? OrderedJson(nullptr) : OrderedJson(resolution.unique);
+  out["xi"] = indeterminacy(problem, resolution.xi);
   // Only when the outcome cap cut the set: the diameter of the outcomes found (ξ ≥ this).
   if (std::isfinite(resolution.xi_lower_bound)) out["xi_lower_bound"] = number(resolution.xi_lower_bound);
-  out["xi_argmin_argmax"] = number(resolution.xi_argmin_argmax);
+  out["xi_argmin_argmax"] = indeterminacy(problem, resolution.xi_argmin_argmax);
   out["minimal_outcomes"] =
       resolution.minimal_outcomes < 0 ? OrderedJson(nullptr) : OrderedJson(resolution.minimal_outcomes);
   if (resolution.plastic_computed) {
@@ -250,7 +263,7 @@ std::string check_to_json(const CheckRequest& request, const PostImpactCheck& ch
   out["outcome_momenta"] = std::move(outcomes);
   out["plastic_momentum"] =
       resolution.plastic_computed ? vector_json(resolution.plastic.momentum) : OrderedJson(nullptr);
-  out["xi"] = number(resolution.xi);
+  out["xi"] = indeterminacy(problem, resolution.xi);
   return dump(out, indent);
 }
 

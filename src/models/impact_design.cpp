@@ -12,6 +12,8 @@ namespace simpact {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+// A free variable this close to a bound, in units of its scale, is on it (at_bound).
+constexpr double kBoundTolerance = 1e-8;
 
 struct Residual {
   Eigen::Vector3d g = Eigen::Vector3d::Zero();  // [φ_a/ℓ, φ_b/ℓ, c] (c = 0 when not enforced)
@@ -88,7 +90,7 @@ DesignResult solve_impact_design(const DesignEvaluator& evaluate, const Eigen::V
   const int rows = options.orthogonality ? 3 : 2;
   Eigen::MatrixXd jac(rows, n);
   Eigen::VectorXd step(n);
-  std::vector<char> fixed(n);
+  std::vector<char> fixed(n), pinned(n, 0);  // pinned: held on a bound by the last step computed
   result.status = DesignStatus::kMaxIterations;
   for (int iteration = 0; iteration <= options.max_iterations; ++iteration) {
     if (converged(r, options)) {
@@ -148,6 +150,7 @@ DesignResult solve_impact_design(const DesignEvaluator& evaluate, const Eigen::V
       }
       if (!violated) break;
     }
+    pinned = fixed;
 
     // Backtracking on |g|², the full step first. With orthogonality each trial point is first
     // projected back onto the contact manifold φ_a = φ_b = 0 (minimum-norm Newton on the gaps
@@ -188,8 +191,16 @@ DesignResult solve_impact_design(const DesignEvaluator& evaluate, const Eigen::V
   result.cosine = r.cosine;
   result.gap_a = r.gap_a;
   result.gap_b = r.gap_b;
-  for (const FreeVariable& f : free)
-    if (w[f.index] == f.lower || w[f.index] == f.upper) result.at_bound.push_back(f.index);
+  // The bounds that stopped the solve: a variable on a bound (to kBoundTolerance of its scale: the
+  // projection back onto the contacts leaves it a rounding away), or, short of convergence, one
+  // the last step wanted past its bound (a stall against it).
+  for (int j = 0; j < n; ++j) {
+    const FreeVariable& f = free[static_cast<std::size_t>(j)];
+    const double tolerance = kBoundTolerance * f.scale;
+    const bool on_bound = w[f.index] <= f.lower + tolerance || w[f.index] >= f.upper - tolerance;
+    if (on_bound || (result.status != DesignStatus::kConverged && pinned[static_cast<std::size_t>(j)]))
+      result.at_bound.push_back(f.index);
+  }
   return result;
 }
 

@@ -1,6 +1,8 @@
 #include "simpact/models/mechanism_impact_model.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <limits>
 #include <unordered_map>
 
 namespace simpact {
@@ -43,6 +45,51 @@ DynamicImpactProblem MechanismImpactModel::make_dynamic_problem(const ParameterS
   MechanismState state = mechanism_->state_from(params);
   mechanism_->check_state(state, "qpos", "qvel");
   return mechanism_->make_dynamic_problem(std::move(state), workspace());
+}
+
+std::vector<ImpactModel::TaskValue> MechanismImpactModel::task_values() const {
+  std::vector<TaskValue> out;
+  const auto& names = mechanism_->qpos_names();
+  for (int i : mechanism_->place_coordinates()) {
+    const std::string& name = names[static_cast<std::size_t>(i)];
+    const auto& params = mechanism_->parameters();
+    const auto info =
+        std::find_if(params.begin(), params.end(), [&](const auto& p) { return p.name == name; });
+    out.push_back({"placed", name, info != params.end() ? info->units : "",
+                   "coordinate " + name + " as placed so that every contact closes (model.place)"});
+  }
+  out.push_back({"contacts", "min_gap", "m",
+                 "smallest gap of the contacts at the resolved configuration (above the gap tolerance: "
+                 "no contact closed)"});
+  return out;
+}
+
+namespace {
+// The placed coordinates and the smallest gap, in task_values() order.
+void report(const MujocoMechanism& mechanism, const MechanismSolvedState& solved, double* values) {
+  std::size_t k = 0;
+  for (int i : mechanism.place_coordinates()) values[k++] = solved.qpos[i];
+  values[k] = solved.gaps.size() > 0 ? solved.gaps.minCoeff() : std::numeric_limits<double>::quiet_NaN();
+}
+}  // namespace
+
+ImpactProblem MechanismImpactModel::make_problem_reporting(const ParameterSet& params, double* values) const {
+  MechanismState state = mechanism_->state_from(params);
+  mechanism_->check_state(state, "qpos", "qvel");
+  MechanismSolvedState solved;
+  ImpactProblem problem = mechanism_->make_problem(std::move(state), workspace(), &solved);
+  report(*mechanism_, solved, values);
+  return problem;
+}
+
+DynamicImpactProblem MechanismImpactModel::make_dynamic_problem_reporting(const ParameterSet& params,
+                                                                          double* values) const {
+  MechanismState state = mechanism_->state_from(params);
+  mechanism_->check_state(state, "qpos", "qvel");
+  MechanismSolvedState solved;
+  DynamicImpactProblem problem = mechanism_->make_dynamic_problem(std::move(state), workspace(), &solved);
+  report(*mechanism_, solved, values);
+  return problem;
 }
 
 }  // namespace simpact

@@ -495,10 +495,15 @@ std::pair<const mjModel_*, mjData_*> MujocoMechanism::mujoco_at(const MechanismS
 }
 
 template <typename Problem>
-Problem MujocoMechanism::problem_at(MechanismState state, Workspace& workspace) const {
+Problem MujocoMechanism::problem_at(MechanismState state, Workspace& workspace,
+                                    MechanismSolvedState* solved) const {
   place(state, workspace);
   MechanismEvaluation e;
   evaluate(state, state.qpos, workspace, e);
+  if (solved) {
+    solved->qpos = state.qpos;
+    solved->gaps = e.gaps;
+  }
   using Metric = typename Problem::KineticMetric;
   const Eigen::VectorXd momentum =
       state.momentum.size() > 0 ? state.momentum : Eigen::VectorXd(e.mass * state.qvel);
@@ -515,11 +520,13 @@ Problem MujocoMechanism::problem_at(MechanismState state, Workspace& workspace) 
   return Problem(Metric(e.mass), e.normals, momentum, state.restitution, e.gaps, spec_.gap_tolerance);
 }
 
-ImpactProblem MujocoMechanism::make_problem(MechanismState state, Workspace& workspace) const {
-  return problem_at<ImpactProblem>(std::move(state), workspace);
+ImpactProblem MujocoMechanism::make_problem(MechanismState state, Workspace& workspace,
+                                            MechanismSolvedState* solved) const {
+  return problem_at<ImpactProblem>(std::move(state), workspace, solved);
 }
-DynamicImpactProblem MujocoMechanism::make_dynamic_problem(MechanismState state, Workspace& workspace) const {
-  return problem_at<DynamicImpactProblem>(std::move(state), workspace);
+DynamicImpactProblem MujocoMechanism::make_dynamic_problem(MechanismState state, Workspace& workspace,
+                                                           MechanismSolvedState* solved) const {
+  return problem_at<DynamicImpactProblem>(std::move(state), workspace, solved);
 }
 
 }  // namespace simpact

@@ -157,6 +157,19 @@ py::dict design_dict(const DesignReport& r) {
   out["foot"] = r.foot;
   out["at_bound"] = r.at_bound;
   out["converged"] = r.converged();
+  if (!r.placed_qpos.empty()) out["placed_qpos"] = named(r.placed_qpos);
+  if (r.placement) {  // the placement branch (docs/json.md "design"): far = a placed angle moved too far
+    py::dict placement, coordinates;
+    for (const auto& c : r.placement->coordinates)
+      coordinates[py::str(c.name)] = py::dict(py::arg("start") = c.start, py::arg("initial") = c.initial,
+                                              py::arg("optimized") = c.optimized, py::arg("units") = c.units);
+    placement["coordinates"] = coordinates;
+    placement["max_angle_change"] = r.placement->max_angle_change;
+    placement["max_angle_coordinate"] = r.placement->max_angle_coordinate;
+    placement["max_place_change"] = r.placement->max_place_change;
+    placement["far"] = r.placement->far;
+    out["placement"] = placement;
+  }
   py::list rows;
   for (const auto& row : r.rows) {
     py::dict d;
@@ -192,7 +205,9 @@ py::dict run_summary_dict(const ConfigRunResult& r) {
   out["interrupted_by"] = s.interrupted_by;
   out["tasks_saved"] = s.tasks_saved;
   out["output_complete"] = s.output_complete;
-  out["warnings"] = s.warnings;
+  std::vector<std::string> warnings = s.warnings;
+  warnings.insert(warnings.end(), r.hints.begin(), r.hints.end());  // e.g. no task closed a contact
+  out["warnings"] = warnings;
   out["inadmissible"] = r.inadmissible;
   out["analysis"] = r.analysis_lines;
   py::dict status;

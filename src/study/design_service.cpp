@@ -15,6 +15,10 @@ namespace simpact {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+// A placed angle that moved more than this from its start flags the placement as far [rad]: the
+// biped's designed touchdown pitches its torso 0.59 rad from level; a branch at 76° (1.33 rad)
+// is another posture, not a nearby one.
+constexpr double kMaxPlaceChange = 1.0;
 
 int variable(const std::string& name, const std::string& field, bool coordinates, bool design) {
   const int i = trex_variable_index(name);
@@ -91,6 +95,57 @@ DesignRow mechanism_row(const std::string& name, const DesignResult& result, con
   const auto& c = req.mechanism->contacts;
   row.gaps = {{c[0].first + "-" + c[0].second, point.gap_a}, {c[1].first + "-" + c[1].second, point.gap_b}};
   return row;
+}
+
+// The rotation angle between two quaternions (w, x, y, z; not necessarily unit) [rad].
+double rotation_between(const Eigen::Vector4d& a, const Eigen::Vector4d& b) {
+  const double c = std::abs(a.dot(b)) / (a.norm() * b.norm());
+  return 2.0 * std::acos(std::min(1.0, c));
+}
+
+// The placement branch of a mechanism design (DesignPlacement): every `place` coordinate's start,
+// initial and optimized values, and the largest angle any of them moved from its start — a hinge
+// coordinate directly, a ball or free joint's quaternion entry as the joint's rotation.
+DesignPlacement placement_of(const MujocoMechanism& mechanism, const MechanismVariables& vars,
+                             const std::vector<std::string>& place, const Eigen::VectorXd& start,
+                             const DesignResult& initial, const DesignResult& optimized, double limit) {
+  DesignPlacement out;
+  out.max_place_change = limit;
+  const auto units_of = [&](const std::string& name) {
+    for (const ParameterInfo& p : mechanism.parameters())
+      if (p.name == name) return p.units;
+    return std::string();
+  };
+  const auto consider = [&](double change, const std::string& where) {
+    if (change > out.max_angle_change) {
+      out.max_angle_change = change;
+      out.max_angle_coordinate = where;
+    }
+  };
+  for (const std::string& name : place) {
+    const int i = vars.index(name, "place");
+    DesignPlacedCoordinate c{name, units_of(name), start[i], initial.w[i], optimized.w[i]};
+    if (c.units == "rad") {
+      consider(std::abs(c.initial - c.start), name);
+      consider(std::abs(c.optimized - c.start), name);
+    } else if (c.units == "1") {  // a quaternion entry qpos.J[k]: the joint's whole rotation
+      const std::string joint = name.substr(0, name.rfind('['));
+      const int first =
+          std::find(vars.names.begin(), vars.names.end(), joint + "[6]") != vars.names.end() ? 3 : 0;
+      Eigen::Vector4d q0, q1, q2;
+      for (int k = 0; k < 4; ++k) {
+        const int j = vars.index(fmt::format("{}[{}]", joint, first + k), "place");
+        q0[k] = start[j];
+        q1[k] = initial.w[j];
+        q2[k] = optimized.w[j];
+      }
+      consider(rotation_between(q0, q1), joint + " (rotation)");
+      consider(rotation_between(q0, q2), joint + " (rotation)");
+    }
+    out.coordinates.push_back(std::move(c));
+  }
+  out.far = out.max_angle_change > limit;
+  return out;
 }
 
 DesignRun run_mechanism_design(DesignRun run) {
@@ -184,6 +239,12 @@ DesignRun run_mechanism_design(DesignRun run) {
   report.rows.push_back(mechanism_row("initial", initial, vars, evaluate, req));
   report.rows.push_back(mechanism_row("optimized", optimized, vars, evaluate, req));
   for (int i : optimized.at_bound) report.at_bound.push_back(vars.names[static_cast<std::size_t>(i)]);
+  for (std::size_t i = 0; i < vars.names.size(); ++i)
+    if (vars.names[i].rfind("qpos.", 0) == 0)
+      report.placed_qpos.emplace_back(vars.names[i], optimized.w[static_cast<Eigen::Index>(i)]);
+  if (req.place && !req.place->empty())
+    report.placement = placement_of(*mechanism, vars, *req.place, w, initial, optimized,
+                                    req.max_place_change.value_or(kMaxPlaceChange));
   return run;
 }
 
@@ -196,6 +257,8 @@ DesignRun run_design(const std::string& json_text, const std::string& base_dir) 
   const DesignRequest& req = run.request;
   if (req.model != "trex")
     throw InputError("model", fmt::format("'{}' is not allowed (allowed: trex)", req.model));
+  if (req.max_place_change)
+    throw InputError("max_place_change", "applies to a mechanism file's placement, not to trex");
   const TrexContact foot = req.foot == "left" ? kTrexFootL : kTrexFootR;
 
   const TrexTableRow table = trex_table1_initial();

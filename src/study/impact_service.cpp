@@ -59,10 +59,14 @@ void make_mechanism_request_problem(const MujocoMechanism& mechanism, MujocoMech
   if (request.qvel) state.qvel = *request.qvel;
   if (request.momentum) state.momentum = *request.momentum;
   mechanism.check_state(state, "qpos", request.momentum ? "momentum" : "qvel");
+  MechanismSolvedState solved;
   if (mechanism.needs_dynamic_sizes())
-    out.dynamic_problem = mechanism.make_dynamic_problem(std::move(state), workspace);
+    out.dynamic_problem = mechanism.make_dynamic_problem(std::move(state), workspace, &solved);
   else
-    out.problem = mechanism.make_problem(std::move(state), workspace);
+    out.problem = mechanism.make_problem(std::move(state), workspace, &solved);
+  out.placed_qpos.clear();
+  for (int i = 0; i < mechanism.nq(); ++i)
+    out.placed_qpos.emplace_back(mechanism.qpos_names()[static_cast<std::size_t>(i)], solved.qpos[i]);
 }
 
 const ImpactModelCatalog& builtin_model_catalog() {

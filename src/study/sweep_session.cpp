@@ -4,15 +4,20 @@
 #include <omp.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <exception>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "simpact/core/input_error.hpp"
 #include "simpact/io/io_error.hpp"
 #include "simpact/io/sweep_config_yaml.hpp"
+#include "simpact/io/sweep_file_reader.hpp"
 #include "simpact/study/sweep_analysis.hpp"
 #include "simpact/study/sweep_preflight.hpp"
 #include "simpact/study/sweep_setup.hpp"
@@ -71,6 +76,56 @@ PreparedSweep prepare_sweep(MPI_Comm comm, const std::string& config_path) {
   return prepared;
 }
 
+namespace {
+
+// The smallest finite value of a dataset of the result (NaN: none, or no such dataset).
+double smallest_value(const std::string& path, const std::string& dataset) {
+  double smallest = std::numeric_limits<double>::quiet_NaN();
+  try {
+    const SweepFileReader file(path);
+    if (!file.has(dataset)) return smallest;
+    std::int64_t n = 1;
+    for (std::int64_t extent : file.shape(dataset)) n *= extent;
+    std::vector<double> slab;
+    constexpr std::int64_t kSlab = 1 << 16;
+    for (std::int64_t first = 0; first < n; first += kSlab) {
+      slab.resize(static_cast<std::size_t>(std::min(kSlab, n - first)));
+      file.read(dataset, first, static_cast<std::int64_t>(slab.size()), slab.data());
+      for (double v : slab)
+        if (std::isfinite(v) && !(v >= smallest)) smallest = v;
+    }
+  } catch (const std::exception&) {  // advice only: a file that cannot be read gives none
+  }
+  return smallest;
+}
+
+// A sweep in which no task closed a contact (every task no_contact, or failed) maps ξ = NaN
+// everywhere: say so once, with the smallest gap any task had, and point at `place`.
+std::vector<std::string> no_contact_hints(const SweepConfig& config, const ConfigRunResult& result) {
+  const TaskStatusCounts& counts = result.summary.status_counts;
+  const auto count = [&](TaskStatus s) { return counts[static_cast<std::size_t>(s)]; };
+  if (count(TaskStatus::kNoContact) == 0 || count(TaskStatus::kOk) + count(TaskStatus::kNoImpact) +
+                                                    count(TaskStatus::kNoElasticOutcome) +
+                                                    count(TaskStatus::kCapHit) >
+                                                0)
+    return {};
+  std::string gap;
+  if (config.mechanism) {
+    const double smallest =
+        smallest_value(result.output, config.replicas() > 1 ? "contacts/min_gap_min" : "contacts/min_gap");
+    if (std::isfinite(smallest))
+      gap = fmt::format(" (the smallest gap found: {:.6g} m, above the gap tolerance {:g} m)", smallest,
+                        config.mechanism->gap_tolerance);
+  }
+  return {fmt::format(
+      "no task closed any contact{}: every ξ is NaN (status no_contact). Name the coordinates that "
+      "bring the contacts together in model.place (e.g. place: [qpos.<base height>, ...]) so each task "
+      "solves them until every contact touches",
+      gap)};
+}
+
+}  // namespace
+
 ConfigRunResult run_config(MPI_Comm comm, const ConfigRunOptions& options) {
   const PreparedSweep prepared = prepare_sweep(comm, options.config_path);
   return run_prepared(comm, prepared, options);
@@ -126,6 +181,9 @@ ConfigRunResult run_prepared(MPI_Comm comm, const PreparedSweep& prepared, const
   if (options.threads > 0) omp_set_num_threads(options.threads);
   if (!options.engine_info_log && restore.level < spdlog::level::warn) spdlog::set_level(spdlog::level::warn);
   result.summary = run_sweep(comm, config, *prepared.kernel, run);
+  if (rank == 0 && result.summary.output_complete && result.summary.interrupted_by == 0 &&
+      options.shard_count == 1)
+    result.hints = no_contact_hints(config, result);
   return result;
 }
 

@@ -1,8 +1,11 @@
 #include "simpact/study/sweep_setup.hpp"
 
+#include <algorithm>
+
 #include "simpact/analysis/audit_task_kernel.hpp"
 #include "simpact/analysis/function_task_kernel.hpp"
 #include "simpact/analysis/simulation_task_kernel.hpp"
+#include "simpact/core/input_error.hpp"
 #include "simpact/models/dynamic_models.hpp"
 #include "simpact/models/mechanism_impact_model.hpp"
 #include "simpact/models/model_catalog.hpp"
@@ -89,6 +92,14 @@ std::unique_ptr<TaskKernel> make_task_kernel(const SweepConfig& config) {
 std::unique_ptr<ImpactModel> make_impact_model(const SweepConfig& config) {
   if (!config.mechanism) return make_model(config.model);
   const MechanismFileSpec& f = *config.mechanism;
+  // A placed coordinate is stored as placed/<name>, beside a copy of the grid axes in that group.
+  for (const GridAxis& axis : config.grid)
+    if (std::find(f.place.begin(), f.place.end(), axis.name) != f.place.end())
+      throw InputError("grid." + axis.name,
+                       "is solved by model.place (a task holds its placed value, stored as placed/" +
+                           axis.name +
+                           "): a grid axis cannot be its start value; give the start in params, or vary it "
+                           "with monte_carlo or design");
   return std::make_unique<MechanismImpactModel>(std::make_shared<const MujocoMechanism>(
       MechanismSpec{f.file, f.contacts, f.place, f.gap_tolerance, "model"}));
 }

@@ -115,6 +115,27 @@ TEST(ImpactDesign, UnreachableTargetStopsWithoutConverging) {
   EXPECT_GT(std::abs(r.cosine), 1e-3);
 }
 
+TEST(ImpactDesign, AStallAgainstABoundListsThatBound) {
+  // a's x fixed at cos 0.3: |a| = 1 needs y_a = sin 0.3 = 0.296, beyond its bound 0.2. Every
+  // step pushes y_a against that bound and fails to close the gap: the solve stalls inside the
+  // bound, and at_bound must name the bound that stopped it (it listed only variables ending
+  // exactly on a bound, so a stall against one read as at_bound: []).
+  Eigen::VectorXd w0 = at_angles(0.0, 2.0);
+  w0[0] = std::cos(0.3);
+  w0[1] = 0.1;
+  const std::vector<FreeVariable> free = {{1, -1.0, 0.2}, {2}, {3}};
+  const DesignResult r = solve_impact_design(three_discs(1.0, 1.0, 1.0), w0, free, DesignSolverOptions{});
+  ASSERT_NE(r.status, DesignStatus::kConverged);
+  EXPECT_LT(r.w[1], 0.2);
+  ASSERT_EQ(r.at_bound.size(), 1u);
+  EXPECT_EQ(r.at_bound[0], 1);
+  // Far from every bound: nothing listed.
+  const DesignResult free_run =
+      solve_impact_design(three_discs(1.0, 1.0, 1.0), at_angles(0.0, 2.0), all_free(), DesignSolverOptions{});
+  ASSERT_EQ(free_run.status, DesignStatus::kConverged);
+  EXPECT_TRUE(free_run.at_bound.empty());
+}
+
 TEST(ImpactDesign, RepeatedRunsAreIdentical) {
   const DesignEvaluator e = three_discs(1.0, 2.0, 3.0);
   const DesignResult a = solve_impact_design(e, at_angles(0.2, 2.4), all_free(), DesignSolverOptions{});

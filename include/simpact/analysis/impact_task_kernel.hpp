@@ -50,6 +50,9 @@ struct ImpactTaskValues {
   std::vector<Eigen::VectorXd> momenta;  // its p⁺ in the first `dof` entries (valid where ok)
   // ξ between single orderings a < b, in the order (0,1), (0,2), …, (1,2), …
   std::vector<double> pair_xi;
+  // The model's task values (ImpactModel::task_values: a mechanism's placed coordinates, its
+  // smallest gap), sized by make_scratch; NaN until the model reported them.
+  std::vector<double> model_values;
 };
 
 // A result column and the code that computes it: `extract` writes exactly column.length values.
@@ -97,6 +100,7 @@ class ImpactTaskKernel final : public TaskKernel {
   std::vector<OrderingPolicy> single_;  // the orderings other than `all`
   bool has_all_ = false;
   int headline_ = -1;
+  std::size_t model_values_ = 0;  // model_->task_values().size()
 };
 
 // A resolution's status as a task's (plastic outcome unverified: failed): every impact kernel's

@@ -6,8 +6,11 @@
 //         "free": {"theta": {}, "r1": {"min": 0.06, "max": 0.08}, ...},  (each may give
 //                  "min", "max", "scale"; the "optimized" row solves for these)
 //         optional: "cosine_tolerance" (1e-12), "gap_tolerance" [m] (1e-13), "length_scale" [m]
-//         (0.01), "max_iterations" (100), "_comment"}
+//         (0.01), "max_iterations" (100), "max_place_change" [rad] (1, a mechanism's), "_comment"}
 //   out: {"model", "foot", "status", "iterations", "at_bound": [names],
+//         a mechanism's "placed_qpos": {qpos name: value} (the optimized row's configuration) and
+//         "placement": {"coordinates": {name: {"start", "initial", "optimized", "units"}},
+//                       "max_angle_change", "max_angle_coordinate", "max_place_change", "far"},
 //         "rows": [{"name": "initial"|"optimized", "status", "iterations", "configuration": {..},
 //                   "design": {..}, "tail_length", "metric_product", "normalized_product",
 //                   "gaps": {contact: φ}, "points": {name: [x, y]}}, ...]}
@@ -48,6 +51,7 @@ struct DesignRequest {
   std::optional<std::vector<DesignFreeVariable>> free;
   std::optional<double> cosine_tolerance, gap_tolerance, length_scale;
   std::optional<int> max_iterations;
+  std::optional<double> max_place_change;  // [rad] a placed angle may move from its start
 };
 
 struct DesignRow {
@@ -61,11 +65,31 @@ struct DesignRow {
   std::vector<std::pair<std::string, std::array<double, 2>>> points;  // for drawing [m]
 };
 
+// The placement branch a mechanism design used: each `place` coordinate at its start (the
+// request's params or the file's qpos0), after placing (the initial row) and in the optimized
+// row. An angle — a hinge coordinate, or the rotation of a ball or free joint with a placed
+// quaternion entry — that moved more than max_place_change from its start makes it `far`: a
+// branch the start did not mean (a trunk pitched 76° when it started level).
+struct DesignPlacedCoordinate {
+  std::string name, units;
+  double start = 0.0, initial = 0.0, optimized = 0.0;
+};
+struct DesignPlacement {
+  std::vector<DesignPlacedCoordinate> coordinates;
+  double max_angle_change = 0.0;     // [rad], over the initial and optimized rows
+  std::string max_angle_coordinate;  // where it is ("" without placed angles)
+  double max_place_change = 1.0;     // [rad] the limit
+  bool far = false;                  // max_angle_change > max_place_change
+};
+
 struct DesignReport {
   std::string model, foot;
   std::vector<DesignRow> rows;
   std::vector<std::string> at_bound;
+  NamedValues placed_qpos;                   // a mechanism's: the optimized row's qpos by name
+  std::optional<DesignPlacement> placement;  // a mechanism design with `place`
   bool converged() const { return !rows.empty() && rows.back().status == "converged"; }
+  bool far_placement() const { return placement && placement->far; }
 };
 
 // Throws InputError naming the field ("free.r1.min", "place[1]", "foot"). base_dir: the folder a

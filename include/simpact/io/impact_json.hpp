@@ -49,6 +49,9 @@ struct ResolveRequest {
   ResolveOptions options;
   std::string model;    // empty for a raw (mass_matrix, normals, momentum) request
   ParameterSet params;  // the model's parameters as given (arrays expanded)
+  // A mechanism request: the configuration resolved at (after `place`), every qpos coordinate by
+  // name ("qpos.root_z"); empty otherwise. Replies echo it as placed_qpos.
+  std::vector<std::pair<std::string, double>> placed_qpos;
 
   bool dynamic() const { return dynamic_problem.has_value(); }
   // The problem on size path S (the one that is set: see dynamic()).

@@ -61,7 +61,9 @@ struct DesignResult {
   double cosine = 0.0, gap_a = 0.0, gap_b = 0.0;
   int iterations = 0;  // Gauss–Newton steps taken
   DesignStatus status = DesignStatus::kStalled;
-  std::vector<int> at_bound;  // indices into w of free variables that ended on a bound
+  // Indices into w of the free variables whose bounds stopped the solve: on a bound at the end (to
+  // 1e-8 of the variable's scale), or, when not converged, held on it by the last step.
+  std::vector<int> at_bound;
 };
 
 // Throws std::invalid_argument for a bad free list (index out of range, lower > upper, scale ≤ 0,

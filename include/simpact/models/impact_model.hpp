@@ -36,6 +36,24 @@ class ImpactModel {
   // The defaults: always fixed, and no dynamic path (std::logic_error).
   virtual bool needs_dynamic_sizes(const ParameterSet& params) const;
   virtual DynamicImpactProblem make_dynamic_problem(const ParameterSet& params) const;
+
+  // Values a model finds per task on the way to its problem, reported beside the results (a
+  // mechanism file's placed coordinates and its contacts' smallest gap). Default: none.
+  struct TaskValue {
+    std::string group, name, units, long_name;
+  };
+  virtual std::vector<TaskValue> task_values() const { return {}; }
+  // make_problem / make_dynamic_problem that also write task_values().size() doubles to
+  // `values`. Defaults (no task values): the plain calls.
+  virtual ImpactProblem make_problem_reporting(const ParameterSet& params, double* values) const {
+    (void)values;
+    return make_problem(params);
+  }
+  virtual DynamicImpactProblem make_dynamic_problem_reporting(const ParameterSet& params,
+                                                              double* values) const {
+    (void)values;
+    return make_dynamic_problem(params);
+  }
 };
 
 // The restitution parameter every model shares: R of eq. (16), 1 = elastic, 0 = plastic.

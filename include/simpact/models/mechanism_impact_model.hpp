@@ -22,6 +22,13 @@ class MechanismImpactModel : public ImpactModel {
   ImpactProblem make_problem(const ParameterSet& params) const override;
   bool needs_dynamic_sizes(const ParameterSet& params) const override;
   DynamicImpactProblem make_dynamic_problem(const ParameterSet& params) const override;
+  // Per task: each `place` coordinate as solved (group "placed", named by its parameter:
+  // placed/qpos.root_z) and the contacts' smallest gap at the resolved configuration
+  // (contacts/min_gap [m]: > the gap tolerance when no contact closed).
+  std::vector<TaskValue> task_values() const override;
+  ImpactProblem make_problem_reporting(const ParameterSet& params, double* values) const override;
+  DynamicImpactProblem make_dynamic_problem_reporting(const ParameterSet& params,
+                                                      double* values) const override;
   const MujocoMechanism& mechanism() const { return *mechanism_; }
 
  private:

@@ -61,6 +61,14 @@ struct MechanismState {
   std::vector<std::pair<int, double>> edits;  // (edit slot, value): see MujocoMechanism::parameters
 };
 
+// What make_problem resolved at: the configuration after `place` (quaternions normalized) and
+// the contacts' gaps there. A caller reports it (resolve's placed_qpos, a sweep's placed/<coordinate> and
+// contacts/min_gap columns) so that the placement and an open state are visible.
+struct MechanismSolvedState {
+  Eigen::VectorXd qpos;  // nq
+  Eigen::VectorXd gaps;  // φ_i [m], one per contact (> the gap tolerance: open)
+};
+
 // M(q), φ(q) and Dφ(q) at one configuration.
 struct MechanismEvaluation {
   Eigen::MatrixXd mass;     // nv × nv [kg, kg·m², ...]
@@ -115,10 +123,16 @@ class MujocoMechanism {
   // tolerance); a no-op without `place`. Throws InputError naming the contact and its gap.
   void place(MechanismState& state, Workspace& workspace) const;
 
-  // The impact at the (placed) state: every contact with φ_i ≤ the gap tolerance is closed.
-  // Throws InputError when no contact is closed is not an error: the problem then has none.
-  ImpactProblem make_problem(MechanismState state, Workspace& workspace) const;
-  DynamicImpactProblem make_dynamic_problem(MechanismState state, Workspace& workspace) const;
+  // qpos indices of spec().place, in its order.
+  const std::vector<int>& place_coordinates() const { return place_qpos_; }
+
+  // The impact at the (placed) state: every contact with φ_i ≤ the gap tolerance is closed (none
+  // closed is not an error: the problem then has no contact). `solved`, when given, receives the
+  // configuration resolved at and its gaps.
+  ImpactProblem make_problem(MechanismState state, Workspace& workspace,
+                             MechanismSolvedState* solved = nullptr) const;
+  DynamicImpactProblem make_dynamic_problem(MechanismState state, Workspace& workspace,
+                                            MechanismSolvedState* solved = nullptr) const;
   // The workspace's mjModel (state.edits applied) and its mjData after MuJoCo's position pass
   // at qpos: what an adapter rebuilding the mechanism in another engine reads (audit/). Valid
   // until the workspace's next use.
@@ -165,7 +179,7 @@ class MujocoMechanism {
   std::vector<int> place_qpos_;     // qpos indices solved by place()
 
   template <typename Problem>
-  Problem problem_at(MechanismState state, Workspace& workspace) const;
+  Problem problem_at(MechanismState state, Workspace& workspace, MechanismSolvedState* solved) const;
 };
 
 // Resolves `path` from `base_dir` when it is relative (config and JSON paths are relative to

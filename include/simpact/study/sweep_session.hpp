@@ -52,6 +52,9 @@ struct ConfigRunResult {
   std::int64_t inadmissible = 0;  // grid points recorded as failed (on_task_error: record)
   SweepRunSummary summary;
   std::vector<std::string> analysis_lines;  // sensitivity.at_end (rank 0): one per output analysed
+  // Rank 0: advice about the results, one line each (a sweep in which no task closed a contact:
+  // the smallest gap found and `place`). The CLI prints them as warnings on stderr.
+  std::vector<std::string> hints;
 };
 
 // The config of a run and its kernel, validated and preflighted (no file touched): what

@@ -39,14 +39,15 @@ enum class TaskStatus : std::int64_t {
   kNoElasticOutcome = 2,  // normals positively span: only the plastic outcome exists
   kCapHit = 3,            // a resolution cap was hit: results may be incomplete
   kFailed = 4,            // the task threw (recorded under on_task_error: record); values NaN
+  kNoContact = 5,         // no contact closed (every gap above the tolerance): ξ NaN, not 0
 };
 // The one source of the status names (file flag_meanings, per-grid-point counts, summaries).
-inline constexpr int kTaskStatusCount = 5;
-inline constexpr const char* kTaskStatusNames[kTaskStatusCount] = {"ok", "no_impact", "no_elastic_outcome",
-                                                                   "cap_hit", "failed"};
+inline constexpr int kTaskStatusCount = 6;
+inline constexpr const char* kTaskStatusNames[kTaskStatusCount] = {
+    "ok", "no_impact", "no_elastic_outcome", "cap_hit", "failed", "no_contact"};
 using TaskStatusCounts = std::array<std::int64_t, kTaskStatusCount>;  // tasks per status
 inline constexpr const char* kTaskStatusLegend =
-    "task status: 0 ok, 1 no impact, 2 no elastic outcome, 3 cap hit, 4 failed";
+    "task status: 0 ok, 1 no impact, 2 no elastic outcome, 3 cap hit, 4 failed, 5 no contact closed";
 
 // Per-thread scratch a kernel needs (e.g. an impact workspace); created once per thread.
 class TaskScratch {
