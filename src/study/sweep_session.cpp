@@ -114,14 +114,14 @@ std::vector<std::string> no_contact_hints(const SweepConfig& config, const Confi
     const double smallest =
         smallest_value(result.output, config.replicas() > 1 ? "contacts/min_gap_min" : "contacts/min_gap");
     if (std::isfinite(smallest))
-      gap = fmt::format(" (the smallest gap found: {:.6g} m, above the gap tolerance {:g} m)", smallest,
+      gap = fmt::format(": the smallest gap found is {:.6g} m (gap tolerance {:g} m)", smallest,
                         config.mechanism->gap_tolerance);
   }
-  return {fmt::format(
-      "no task closed any contact{}: every ξ is NaN (status no_contact). Name the coordinates that "
-      "bring the contacts together in model.place (e.g. place: [qpos.<base height>, ...]) so each task "
-      "solves them until every contact touches",
-      gap)};
+  return {
+      fmt::format("no task closed any contact{}, so every ξ is NaN (status no_contact); name the "
+                  "coordinates that bring the contacts together in model.place (e.g. place: "
+                  "[qpos.<joint>, ...]) and each task solves them until every contact touches",
+                  gap)};
 }
 
 }  // namespace

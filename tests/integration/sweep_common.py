@@ -17,7 +17,7 @@ MPI_ENV = {
 }
 
 # Groups whose every dataset must be identical between two runs of the same sweep.
-RESULT_GROUPS = ("xi_maps", "energy", "outcomes", "samples", "grid")
+RESULT_GROUPS = ("xi_maps", "energy", "outcomes", "samples", "grid", "placed", "contacts")
 
 
 def env(threads=2):
