@@ -13,6 +13,7 @@
 #include <limits>
 #include <mutex>
 
+#include "convex_distance.hpp"
 #include "mujoco_mechanism_internals.hpp"
 #include "simpact/core/input_error.hpp"
 #include "simpact/core/magnitude_range.hpp"
@@ -349,18 +350,34 @@ void MujocoMechanism::check_state(const MechanismState& state, const std::string
 
 namespace {
 // The signed distance of geoms (g1, g2) and its witness (mjCOLLISIONFUNC wants type1 ≤ type2;
-// its normal points from its first geom to its second). Beyond reach: dist = +inf.
+// its normal points from its first geom to its second). Beyond reach: dist = +inf. resolved =
+// false: the distance could not be had to round-off (refuse_pair says so).
 struct PairDistance {
   double dist = kInf;
   double pos[3] = {0, 0, 0};
   double normal[3] = {0, 0, 0};
   int first = -1, second = -1;
+  bool resolved = true;
 };
 
 PairDistance pair_distance(const mjModel* m, mjData* d, int ga, int gb) {
   PairDistance out;
   int g1 = ga, g2 = gb;
   if (m->geom_type[g1] > m->geom_type[g2]) std::swap(g1, g2);
+  out.first = g1;
+  out.second = g2;
+  if (m->geom_type[g1] == mjGEOM_HFIELD || m->geom_type[g2] == mjGEOM_HFIELD) {
+    out.resolved = false;  // MuJoCo's heightfield distances are MPR's, per prism
+    return out;
+  }
+  if (!mujoco_distance_is_exact(m, d, g1, g2)) {  // MPR's pairs, box–box, cores in a box
+    const ConvexDistance exact = geom_distance(m, d, g1, g2);
+    out.resolved = exact.resolved;
+    out.dist = exact.dist;
+    std::copy_n(exact.pos.data(), 3, out.pos);
+    std::copy_n(exact.normal.data(), 3, out.normal);
+    return out;
+  }
   // A margin that reaches any separation of the two shapes: MuJoCo reports every pair closer
   // than it, and primitive distances do not depend on it.
   double centre = 0.0;
@@ -374,15 +391,33 @@ PairDistance pair_distance(const mjModel* m, mjData* d, int ga, int gb) {
       std::copy_n(contacts[c].pos, 3, out.pos);
       std::copy_n(contacts[c].frame, 3, out.normal);
     }
-  out.first = g1;
-  out.second = g2;
   return out;
 }
 
-void gaps_at(const mjModel* m, mjData* d, const std::vector<int>& geoms, Eigen::VectorXd& gaps) {
+// One line naming contact c whose distance could not be had: never a wrong gap.
+[[noreturn]] void refuse_pair(const mjModel* m, const MechanismSpec& spec, int c, const PairDistance& pair) {
+  const auto& [a, b] = spec.contacts[static_cast<std::size_t>(c)];
+  const char* first = mujoco_geom_type_name(m->geom_type[pair.first]);
+  const char* second = mujoco_geom_type_name(m->geom_type[pair.second]);
+  const bool hfield = m->geom_type[pair.first] == mjGEOM_HFIELD || m->geom_type[pair.second] == mjGEOM_HFIELD;
+  throw InputError(fmt::format("{}.contacts[{}]", spec.field, c),
+                   hfield ? fmt::format("contact '{}'–'{}' is a {}–{} pair: MuJoCo only approximates a "
+                                        "heightfield's distances, and simpact resolves exact gaps only",
+                                        a, b, first, second)
+                          : fmt::format("the gap of contact '{}'–'{}' (a {}–{} pair) could not be resolved "
+                                        "to round-off at this configuration",
+                                        a, b, first, second));
+}
+
+void gaps_at(const mjModel* m, mjData* d, const MechanismSpec& spec, const std::vector<int>& geoms,
+             Eigen::VectorXd& gaps) {
   const int k = static_cast<int>(geoms.size() / 2);
   gaps.resize(k);
-  for (int c = 0; c < k; ++c) gaps[c] = pair_distance(m, d, geoms[2 * c], geoms[2 * c + 1]).dist;
+  for (int c = 0; c < k; ++c) {
+    const PairDistance pair = pair_distance(m, d, geoms[2 * c], geoms[2 * c + 1]);
+    if (!pair.resolved) refuse_pair(m, spec, c, pair);
+    gaps[c] = pair.dist;
+  }
 }
 }  // namespace
 
@@ -402,6 +437,7 @@ void MujocoMechanism::evaluate(const MechanismState& state, const Eigen::VectorX
   Eigen::Matrix<double, 3, Eigen::Dynamic, Eigen::RowMajor> jac_a(3, nv), jac_b(3, nv);
   for (int c = 0; c < k; ++c) {
     const PairDistance pair = pair_distance(m, d, contact_geoms_[2 * c], contact_geoms_[2 * c + 1]);
+    if (!pair.resolved) refuse_pair(m, spec_, c, pair);
     out.gaps[c] = pair.dist;
     if (!std::isfinite(pair.dist)) continue;
     // u = nᵀ(J_second − J_first) at the witness point: dφ/dt = <u, q̇> (the angular terms vanish
@@ -425,7 +461,7 @@ void MujocoMechanism::place(MechanismState& state, Workspace& workspace) const {
     mj_normalizeQuat(m, normalized.data());
     std::copy_n(normalized.data(), m->nq, d->qpos);
     mj_kinematics(m, d);
-    gaps_at(m, d, contact_geoms_, out);
+    gaps_at(m, d, spec_, contact_geoms_, out);
   };
   gaps(q, phi);
   Eigen::MatrixXd jacobian(k, n);
