@@ -142,6 +142,39 @@ TEST(MechanismGaps, SphereAgainstEllipsoidTouchingAnd1mmApart) {
     }
 }
 
+TEST(MechanismGaps, AFileInMillimetresGivesTheSameGapsAndNormals) {
+  // The ellipsoid and sphere above, and a mesh cube, in mm: gaps 1000× to 1e-6 mm, same normals.
+  const testing::TempDir dir;
+  const Vec3 semi(300, 150, 80);
+  const double radius = 50;
+  Pair ellipsoid(dir, two_bodies("type=\"ellipsoid\" size=\"300 150 80\"", "type=\"sphere\" size=\"50\""),
+                 "a");
+  const std::string mesh =
+      "<mesh name=\"cube\" scale=\"1000 1000 1000\" vertex=\"" + std::string(kCube) + "\"/>";
+  Pair cube(dir, two_bodies("type=\"mesh\" mesh=\"cube\"", "type=\"sphere\" size=\"50\"", mesh), "a");
+  Random random;
+  for (int i = 0; i < kOrientations; ++i)
+    for (const double gap : {0.0, 1.0}) {
+      const Vec3 u = random.unit();
+      const Quat q = random.rotation();
+      const Vec3 centre(random.uniform(-1000, 1000), random.uniform(-1000, 1000), random.uniform(0, 2000));
+      const Vec3 n = q * Vec3(semi.cwiseInverse().cwiseProduct(u)).normalized();
+      ellipsoid.place(centre, q, centre + q * Vec3(semi.cwiseProduct(u)) + (radius + gap) * n,
+                      random.rotation());
+      double got;
+      Vec3 normal;
+      ellipsoid.evaluate(got, normal);
+      EXPECT_NEAR(got, gap, 1000 * kGapAccuracy) << "ellipsoid " << i;
+      EXPECT_LE(angle(normal, n), kNormalAccuracy) << "ellipsoid " << i;
+      // Over the middle of the cube's top face (in its frame).
+      const Vec3 top(random.uniform(-450, 450), random.uniform(-450, 450), 500);
+      cube.place(centre, q, centre + q * Vec3(top + (radius + gap) * Vec3::UnitZ()), random.rotation());
+      cube.evaluate(got, normal);
+      EXPECT_NEAR(got, gap, 1000 * kGapAccuracy) << "cube " << i;
+      EXPECT_LE(angle(normal, q * Vec3::UnitZ()), kNormalAccuracy) << "cube " << i;
+    }
+}
+
 // A point of a cylinder (radius r, half-height h, centre c, rotation q) with a normal of its
 // normal cone: on the side, a cap, or a rim (a normal between the radial and the axial ones).
 void cylinder_point(Random& random, const Vec3& c, const Quat& q, double r, double h, int where, Vec3& x,
@@ -218,9 +251,9 @@ TEST(MechanismGaps, CapsuleAgainstCylinderEndAndSide) {
         }
 }
 
-// The unit cube's closest point to p and φ of a sphere there (p outside), in the cube's frame.
+// A point of the unit cube's surface and a normal of its normal cone, in the cube's frame.
 void cube_point(Random& random, int where, Vec3& x, Vec3& n) {
-  // A face point, an edge point or a vertex of [-0.5, 0.5]³ with a normal of its normal cone.
+  // where = 0: a face point, 1: an edge point, 2: a vertex of [-0.5, 0.5]³.
   Vec3 local(random.uniform(-0.45, 0.45), random.uniform(-0.45, 0.45), random.uniform(-0.45, 0.45));
   Vec3 normal = Vec3::Zero();
   for (int axis = 0; axis <= where; ++axis) {  // where + 1 coordinates on the boundary
@@ -289,6 +322,75 @@ TEST(MechanismGaps, MeshCubeAgainstPlaneSphereAndCubeAsTheBoxPrimitive) {
           expect_gap(second, gap, q * n, what + " (box on it)");
         }
   }
+}
+
+TEST(MechanismGaps, PlacementFindsTheTouchingHeight) {
+  // B touching A by a closed form, then lifted 0.3 m: placing B's height brings it back to the
+  // touching height (the normal leans up: dφ/dz = n_z ≥ 0.3).
+  const testing::TempDir dir;
+  const std::string mesh = "<mesh name=\"cube\" vertex=\"" + std::string(kCube) + "\"/>";
+  Random random;
+  auto check = [&](const std::string& a, const std::string& b, auto&& touching) {
+    const std::string file = dir / "place.xml";
+    std::ofstream(file) << two_bodies(a, b, mesh);
+    MechanismSpec spec;
+    spec.file = file;
+    spec.contacts = {{"a", "b"}};
+    spec.place = {"qpos.jb[2]"};
+    const MujocoMechanism mechanism(spec);
+    auto ws = mechanism.make_workspace();
+    for (int placed = 0; placed < 4;) {
+      Vec3 pa, pb, n;
+      Quat qa, qb;
+      touching(pa, qa, pb, qb, n);
+      if (n.z() < 0.3) continue;
+      ++placed;
+      MechanismState state;
+      state.qpos = mechanism.default_qpos();
+      state.qvel = Eigen::VectorXd::Zero(mechanism.nv());
+      const double at[] = {pa.x(), pa.y(), pa.z(),       qa.w(), qa.x(), qa.y(), qa.z(),
+                           pb.x(), pb.y(), pb.z() + 0.3, qb.w(), qb.x(), qb.y(), qb.z()};
+      for (int j = 0; j < 14; ++j) state.qpos[j] = at[j];
+      ASSERT_NO_THROW(mechanism.place(state, *ws)) << a << " / " << b;
+      EXPECT_NEAR(state.qpos[9], pb.z(), kGapAccuracy) << a << " / " << b;
+    }
+  };
+  check("type=\"ellipsoid\" size=\"0.3 0.15 0.08\"", "type=\"sphere\" size=\"0.05\"",
+        [&](Vec3& pa, Quat& qa, Vec3& pb, Quat& qb, Vec3& n) {
+          const Vec3 semi(0.3, 0.15, 0.08), u = random.unit();
+          qa = random.rotation();
+          qb = random.rotation();
+          pa = Vec3(0, 0, 1);
+          n = qa * Vec3(semi.cwiseInverse().cwiseProduct(u)).normalized();
+          pb = pa + qa * Vec3(semi.cwiseProduct(u)) + 0.05 * n;
+        });
+  check("type=\"cylinder\" size=\"0.2 0.25\"", "type=\"capsule\" size=\"0.06 0.2\"",
+        [&](Vec3& pa, Quat& qa, Vec3& pb, Quat& qb, Vec3& n) {
+          qa = random.rotation();
+          pa = Vec3(0, 0, 1);
+          Vec3 x;
+          cylinder_point(random, pa, qa, 0.2, 0.25, static_cast<int>(random.uniform(0, 3)), x, n);
+          Vec3 along;
+          do along = random.unit();
+          while (along.dot(n) < 0.1);
+          pb = x + 0.06 * n + 0.2 * along;  // the end nearest
+          qb = Quat::FromTwoVectors(Vec3::UnitZ(), along);
+        });
+  check("type=\"mesh\" mesh=\"cube\"", "type=\"box\" size=\"0.5 0.5 0.5\"",
+        [&](Vec3& pa, Quat& qa, Vec3& pb, Quat& qb, Vec3& n) {
+          qa = random.rotation();
+          qb = random.rotation();
+          pa = Vec3(0, 0, 1);
+          Vec3 x, local_n;
+          cube_point(random, 0, x, local_n);
+          n = qa * local_n;
+          Vec3 low = Vec3::Zero();  // B's vertex lowest along −n, on A's face point x
+          for (int v = 0; v < 8; ++v) {
+            const Vec3 corner = qb * Vec3(v & 1 ? 0.5 : -0.5, v & 2 ? 0.5 : -0.5, v & 4 ? 0.5 : -0.5);
+            if (corner.dot(-n) > low.dot(-n)) low = corner;
+          }
+          pb = pa + qa * x - low;
+        });
 }
 
 TEST(MechanismGaps, BallDroppedStraightOnMeshCubeLeavesStraightUp) {
