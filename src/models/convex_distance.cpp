@@ -815,11 +815,20 @@ ConvexDistance convex_distance(const ConvexShape& a, const ConvexShape& b) {
     deep = out.dist < -kDeepOverlap * scale;
     if (!deep) return out;
   }
-  const Vec3 centres = b.centre - a.centre;
-  ConvexDistance trial;
-  if ((deep || !out.resolved) && centres.norm() > 0 &&
-      search_from(a, b, centres.normalized(), scale, trial) && (!out.resolved || trial.dist > out.dist))
-    out = trial;
+  if (!deep && out.resolved) return out;
+  // Last, the centres' direction and the shapes' axes both ways.
+  std::vector<Vec3> starts = {b.centre - a.centre};
+  for (int i = 0; i < 3; ++i)
+    for (const double sign : {1.0, -1.0}) {
+      starts.push_back(sign * a.axes.col(i));
+      starts.push_back(sign * b.axes.col(i));
+    }
+  for (const Vec3& start : starts) {
+    ConvexDistance trial;
+    if (start.norm() > 0 && search_from(a, b, start.normalized(), scale, trial) &&
+        (!out.resolved || trial.dist > out.dist))
+      out = trial;
+  }
   return out;
 }
 
