@@ -17,20 +17,8 @@ import time
 
 import sweep_common as sc
 
-SWEEP = """model: billiards
-params: {speed: 1.0, restitution: 0.9}
-grid:
-  theta: {start: 1.3, stop: pi, num: 16}
-monte_carlo:
-  samples_per_point: 400
-  seed: 5
-  params:
-    r_a: {dist: uniform, low: 0.95, high: 1.05}
-orderings: [all, argmin, argmax, index]
-minimality: definition1
-output: {samples: true, chunk_size: 100}
-"""
-SMALL = SWEEP.replace("samples_per_point: 400", "samples_per_point: 8")
+SWEEP = sc.billiards_rows_sweep(400)
+SMALL = sc.billiards_rows_sweep(8)
 
 
 def fail(message):

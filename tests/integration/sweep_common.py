@@ -104,5 +104,23 @@ def write_config(text, directory, name):
     return path
 
 
+def billiards_rows_sweep(replicas):
+    """A billiards Monte Carlo sweep journaling rows (samples, four orderings, Definition 1):
+    16 angles x `replicas`, chunks of 100 tasks (the ownership and one-writer tests)."""
+    return f"""model: billiards
+params: {{speed: 1.0, restitution: 0.9}}
+grid:
+  theta: {{start: 1.3, stop: pi, num: 16}}
+monte_carlo:
+  samples_per_point: {replicas}
+  seed: 5
+  params:
+    r_a: {{dist: uniform, low: 0.95, high: 1.05}}
+orderings: [all, argmin, argmax, index]
+minimality: definition1
+output: {{samples: true, chunk_size: 100}}
+"""
+
+
 def tempdir():
     return tempfile.mkdtemp(prefix="simpact-test-")
