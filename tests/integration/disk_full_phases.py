@@ -218,7 +218,9 @@ def main():
     cmd = ["mpirun", "-n", "2", "sh", "-c", f"trap '' XFSZ; [ $OMPI_COMM_WORLD_RANK = 0 ] && ulimit -f {limit_kib}; "
            f"exec {SIMPACT} run {config} -o {out} -q"]
     rc, _, err, seconds, _ = run_filling(cmd, work, lambda: False, 0)
-    line = one_line(rc, err, "final write, rank 0 over ulimit -f", 1)
+    # Its documented code: 1 in the final write; 3 when rank 0 claimed enough chunks (a loaded
+    # machine slows rank 1) for its journal file to pass the limit first (seen under ctest -j2).
+    line = one_line(rc, err, "final write, rank 0 over ulimit -f")
     if not journal_records(f"{out}.journal"):
         fail("EFBIG on one rank: the journal is gone")
     p = subprocess.run(run_cmd(2, config, out, ("--resume",)), env=sc.env(1), capture_output=True, text=True,

@@ -1,9 +1,9 @@
 """The journal grows with grid points x chunks, not with tasks (issue 8 §4): a 102 400-task Monte
 Carlo sweep (64 grid points x 1600 replicas, default chunks of 200 tasks, 18 scalar columns),
 killed once every chunk is journaled (during the final write), holds exactly one statistics
-record per chunk: 512 x (144-byte header + 1 grid point x (5 status counts + 18 x 5 numbers) x 8
-bytes) = 462 848 bytes, 4.5 bytes per task. The test asserts the exact size and the bound a chunk
-touching 2 grid points would give, N = 512 x (144 + 2 x 760) = 851 968 bytes (8.3 bytes per task),
+record per chunk: 512 x (144-byte header + 1 grid point x (6 status counts + 18 x 5 numbers) x 8
+bytes) = 466 944 bytes, 4.6 bytes per task. The test asserts the exact size and the bound a chunk
+touching 2 grid points would give, N = 512 x (144 + 2 x 768) = 860 160 bytes (8.4 bytes per task),
 against the 16.4 MB a journal of rows takes (160 bytes per task). `simpact info` reads the
 progress from it, and the resumed run equals an uninterrupted one bit for bit.
 
@@ -14,7 +14,7 @@ import subprocess
 import sys
 
 import sweep_common as sc
-from sweep_kill_resume import journal_total, kill_landed, read_manifest
+from sweep_kill_resume import TASK_STATUSES as STATUSES, journal_total, kill_landed, read_manifest
 
 CONFIG = """model: billiards
 params: {speed: 1.0, restitution: 0.9}
@@ -33,7 +33,7 @@ monte_carlo:
 orderings: [all, argmin, argmax]
 """
 TASKS, CHUNKS, COLUMNS = 102400, 512, 18
-BOUND = CHUNKS * (144 + 2 * (8 * 5 + 40 * COLUMNS))
+BOUND = CHUNKS * (144 + 2 * (8 * STATUSES + 40 * COLUMNS))
 
 
 def main():
@@ -50,7 +50,7 @@ def main():
         sys.exit(f"FAIL: unexpected journal manifest {manifest}")
     size = sum(os.path.getsize(f) for f in glob.glob(f"{out}.journal/*.bin"))
     exact = journal_total(manifest)
-    if size != exact or exact != CHUNKS * (144 + 8 * 5 + 40 * COLUMNS):
+    if size != exact or exact != CHUNKS * (144 + 8 * STATUSES + 40 * COLUMNS):
         sys.exit(f"FAIL: journal holds {size} bytes, expected {exact} (one record per chunk)")
     if size >= BOUND:
         sys.exit(f"FAIL: journal of {size} bytes is not below {BOUND}")

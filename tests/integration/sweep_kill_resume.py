@@ -37,13 +37,16 @@ output: {samples: true, chunk_size: 500}
 HEADER_BYTES = 144  # a journal record's header (version 3)
 
 
+TASK_STATUSES = 6  # task statuses 0..5 (ok .. no_contact): a count each per grid point in a record
+
+
 def journal_total(manifest):
     """Bytes of a whole journal (every chunk's record once) described by its manifest."""
     tasks, size = int(manifest["task_count"]), int(manifest["chunk_size"])
     chunks = -(-tasks // size)
     if manifest["records"] == "rows":
         return chunks * HEADER_BYTES + tasks * (16 + 8 * int(manifest["values_per_task"]))
-    replicas, point = int(manifest["replicas"]), 8 * 5 + 40 * int(manifest["statistic_columns"])
+    replicas, point = int(manifest["replicas"]), 8 * TASK_STATUSES + 40 * int(manifest["statistic_columns"])
     total = 0
     for c in range(chunks):
         first, last = c * size, min(tasks, (c + 1) * size) - 1

@@ -38,7 +38,7 @@ JournalManifest manifest(const std::string& hash = std::string(64, 'a')) {
   return m;
 }
 
-// Task t: status t % 5, column 0 = 1.5 t, column 1 = −t except NaN at task 5.
+// Task t: status t % kTaskStatusCount, column 0 = 1.5 t, column 1 = −t except NaN at task 5.
 ChunkStatistics statistics_of(const JournalManifest& m, std::int64_t chunk) {
   ChunkStatistics s;
   s.chunk = chunk;
@@ -108,7 +108,7 @@ TEST(ChunkStatisticsJournal, RoundTripIsBitExact) {
   EXPECT_EQ(c1.values_of(1)[0].mean(), 6.75);  // (6 + 7.5) / 2
   EXPECT_EQ(c1.values_of(1)[1].count(), 1);
   EXPECT_EQ(c1.values_of(1)[1].mean(), -4.0);
-  EXPECT_EQ(c1.status_of(2)[1] + c1.status_of(2)[2], 2);  // statuses 6 % 5, 7 % 5
+  EXPECT_EQ(c1.status_of(2)[6 % kTaskStatusCount] + c1.status_of(2)[7 % kTaskStatusCount], 2);  // tasks 6, 7
   // The size is the header plus, per point touched, 5 status counts and 5 numbers per column.
   EXPECT_EQ(journal_contents(j).record_bytes,
             static_cast<std::uintmax_t>(3 * kJournalRecordHeaderBytes + 6 * journal_point_bytes(2)));
