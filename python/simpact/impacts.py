@@ -8,7 +8,10 @@ import numpy as np
 
 from . import _simpact
 
-STATUS_NAMES = tuple(_simpact.status_names())
+# Status codes: 0 ok, 1 no_impact, 2 no_elastic_outcome, 3 cap_hit, 4 plastic_unverified (the
+# core's), and 5 no_contact (a Mechanism state with every contact open: ξ NaN).
+STATUS_NAMES = tuple(_simpact.status_names()) + ("no_contact",)
+assert STATUS_NAMES.index("no_contact") == _simpact.no_contact_status
 ORDERINGS = ("argmin", "argmax", "index", "reverse", "random", "all")
 MAX_THREADS = _simpact.max_threads  # `simpact run --threads`'s bound
 MAX_NESTING = 100  # dicts and lists in a request or config (json.dumps would raise RecursionError)
@@ -161,6 +164,10 @@ class Resolution:
     outcome_impulses: np.ndarray
     outcome_energy: np.ndarray
     batched: bool = True
+    # Mechanism.resolve/check only: the configuration resolved at (after `place`), (B, nq), and
+    # the number of closed contacts (0: status no_contact).
+    placed_qpos: np.ndarray = None
+    closed_contacts: np.ndarray = None
 
     def status_name(self):
         names = np.array(STATUS_NAMES, dtype=object)[np.asarray(self.status)]
@@ -176,6 +183,26 @@ class Resolution:
         if not isinstance(item, (int, np.integer)) or not 0 <= item < len(offsets) - 1:
             raise input_error("item", f"must be a batch item in 0..{len(offsets) - 2} (got {item!r})")
         return self.outcome_momentum[offsets[item]:offsets[item + 1]]
+
+    def padded_outcomes(self, kind="momentum"):
+        """Every item's distinct outcomes in one array, (B, n_max, d) (energy: (B, n_max)), rows
+        past an item's count NaN: kind momentum, velocity, impulses (B, n_max, k) or energy.
+        n_max = outcome_rows().max(); without a batch axis for one problem."""
+        if kind not in ("momentum", "velocity", "impulses", "energy"):
+            raise input_error("kind", f"must be momentum, velocity, impulses or energy (got {kind!r})")
+        flat = getattr(self, f"outcome_{kind}")
+        offsets = np.atleast_1d(self.outcome_offsets)
+        counts = np.diff(offsets)
+        n_max = int(counts.max()) if counts.size else 0
+        out = np.full((counts.size, n_max) + flat.shape[1:], np.nan)
+        item = np.repeat(np.arange(counts.size), counts)
+        out[item, np.arange(offsets[-1] - offsets[0]) - np.repeat(offsets[:-1] - offsets[0], counts)] = flat
+        return out if self.batched else out[0]
+
+    def outcome_rows(self):
+        """Each item's number of distinct outcome rows (the padded_outcomes count)."""
+        counts = np.diff(np.atleast_1d(self.outcome_offsets))
+        return counts if self.batched else int(counts[0])
 
 
 @dataclasses.dataclass

@@ -8,7 +8,7 @@ import numpy as np
 
 from . import _simpact
 from .impacts import (Check, Resolution, _after, _switches, _tolerance, as_array, call, check_nesting, input_error,
-                      make_record, options_json, real_number, thread_count)
+                      make_record, options_json, real_array, real_number, thread_count)
 
 
 @dataclasses.dataclass
@@ -84,12 +84,33 @@ def _json_ok(value):
 
 
 def _params(params):
-    """A mechanism's params (name → real number) as the module takes them."""
+    """A mechanism's params (name → real number) as a dict of floats (one state)."""
     if params is None:
         return {}
     if not isinstance(params, dict):
         raise input_error("params", f"must be a dict of parameter name → number (got {type(params).__name__})")
     return {str(name): real_number(value, f"params.{name}") for name, value in params.items()}
+
+
+def _column(value, field):
+    """A parameter value as a float array of its own dimensions (a number: 0-d)."""
+    a = real_array(value, field)
+    return a.reshape(()) if a.size == 1 and np.ndim(value) == 0 else a
+
+
+def _batch_length(sizes):
+    """The batch length of the batched arguments [(field, rows)]: one common B (rows of 1
+    broadcast, as NumPy's), else an InputError naming the argument that differs."""
+    b, first = 1, None
+    for field, rows in sizes:
+        if rows == 1:
+            continue
+        if first is None:
+            b, first = rows, field
+        elif rows != b:
+            raise input_error(field, f"has {rows} batch items but {first} has {b} (every batched argument "
+                                     "needs the same B, or 1)")
+    return b
 
 
 def _restitution(value):
@@ -139,66 +160,94 @@ class Mechanism:
     def default_qpos(self):
         return self._m.default_qpos()
 
-    def _q(self, q, field="q"):
-        if q is None:
-            return self.default_qpos()[None], False
-        a = as_array(q, field, 1)
-        batched = a.ndim == 2
-        a = a if batched else a[None]
-        if a.shape[1] != self.nq:
-            raise input_error(field, f"must have length nq = {self.nq} (got {a.shape[1]})")
-        return np.ascontiguousarray(a), batched
+    def _coordinates(self, value, field, n, name):
+        """value as (rows, n): one state (n,) or B states (B, n); None stays None."""
+        if value is None:
+            return None, False
+        a = as_array(value, field, 1)
+        if a.shape[-1] != n:
+            raise input_error(field, f"shape {a.shape} but the mechanism has {name} = {n} "
+                                     f"(give ({n},) for one state or (B, {n}) for B)")
+        return (a if a.ndim == 2 else a[None]), a.ndim == 2
 
-    def _evaluate(self, q, params):
-        a, batched = self._q(q)
-        mass, gaps, normals = self._m.evaluate(a, _params(params))
-        return (mass, gaps, normals) if batched else (mass[0], gaps[0], normals[0])
-
-    def mass_matrix(self, q=None, params=None):
-        """M(q) (nv × nv; (B, nv, nv) for B configurations)."""
-        return self._evaluate(q, params)[0]
-
-    def gaps(self, q=None, params=None):
-        """φ_i(q) of the contacts [m] (+inf beyond every reach of the pair)."""
-        return self._evaluate(q, params)[1]
-
-    def normals(self, q=None, params=None):
-        """Dφ_i(q): rows u_i = n_iᵀ(J_b − J_a), k × nv."""
-        return self._evaluate(q, params)[2]
-
-    def place(self, q=None, params=None):
-        """q with the `place` coordinates solved so every contact closes."""
-        a, batched = self._q(q)
-        out = self._m.place(a, _params(params))
-        return out if batched else out[0]
-
-    def _state(self, q, qvel, momentum):
+    def _batch(self, q, q_field, qvel=None, momentum=None, restitution=None, params=None):
+        """The arguments of a batch call, broadcast to one B: (qpos, qvel or momentum, is_momentum,
+        restitution, parameter names, parameter table (B, P), B, batched). qpos/qvel: (n,) or
+        (B, n); restitution and each parameter: a number or (B,)."""
         if qvel is not None and momentum is not None:
             raise input_error("qvel", "give exactly one of 'qvel' and 'momentum' (got both)")
-        qa, qb = (None, False) if q is None else self._q(q, "qpos")
-        v, vb = None, False
-        if qvel is not None or momentum is not None:
-            field = "qvel" if qvel is not None else "momentum"
-            v = as_array(qvel if qvel is not None else momentum, field, 1)
-            vb = v.ndim == 2
-            v = v if vb else v[None]
-            if v.shape[1] != self.nv:
-                raise input_error(field, f"must have length nv = {self.nv} (got {v.shape[1]})")
-        b = max(1 if qa is None else qa.shape[0], 1 if v is None else v.shape[0])
-        if qa is not None and qa.shape[0] != b:
+        qa, q_batched = self._coordinates(q, q_field, self.nq, "nq")
+        v_field = "momentum" if momentum is not None else "qvel"
+        v, v_batched = self._coordinates(momentum if momentum is not None else qvel, v_field, self.nv, "nv")
+        columns = {}  # field → (name or None for restitution, array of 0 or 1 dimensions)
+        if restitution is not None:
+            r = _column(restitution, "restitution")
+            if r.ndim > 1:
+                raise input_error("restitution", f"must be a number in [0, 1] or one per batch item, shape (B,) "
+                                                 f"(got shape {r.shape})")
+            columns["restitution"] = (None, r)
+        if params is not None and not isinstance(params, dict):
+            raise input_error("params", "must be a dict of parameter name → number or array (B,) "
+                                        f"(got {type(params).__name__})")
+        for name, value in (params or {}).items():
+            field = f"params.{name}"
+            a = _column(value, field)
+            if a.ndim > 1:
+                raise input_error(field, f"must be a number or one per batch item, shape (B,) (got shape {a.shape})")
+            columns[field] = (str(name), a)
+        sizes = [(q_field, qa.shape[0]) for _ in [0] if q_batched]
+        sizes += [(v_field, v.shape[0])] if v_batched else []
+        sizes += [(field, a.shape[0]) for field, (_, a) in columns.items() if a.ndim == 1]
+        b = _batch_length(sizes)
+        batched = bool(sizes)
+        if qa is not None:
             qa = np.ascontiguousarray(np.broadcast_to(qa, (b, self.nq)))
-        if v is not None and v.shape[0] != b:
-            if v.shape[0] != 1:
-                raise input_error("qvel", f"must have {b} rows like qpos (got {v.shape[0]})")
+        if v is not None:
             v = np.ascontiguousarray(np.broadcast_to(v, (b, self.nv)))
-        return qa, None if v is None else np.ascontiguousarray(v), momentum is not None, b, qb or vb
+        r = None
+        if "restitution" in columns:
+            r = np.ascontiguousarray(np.broadcast_to(columns.pop("restitution")[1], (b,)))
+        named = sorted((name, a) for name, a in columns.values())
+        table = np.empty((b, len(named)))
+        for j, (_, a) in enumerate(named):
+            table[:, j] = a
+        return qa, v, momentum is not None, r, [name for name, _ in named], table, b, batched
+
+    def _evaluate(self, q, params, threads):
+        qa, _, _, _, names, table, b, batched = self._batch(q, "q", params=params)
+        mass, gaps, normals = call(batched, self._m.evaluate, qa, names, table, b, thread_count(threads))
+        return (mass, gaps, normals) if batched else (mass[0], gaps[0], normals[0])
+
+    def mass_matrix(self, q=None, params=None, threads=0):
+        """M(q) (nv × nv; (B, nv, nv) for B configurations or parameter arrays)."""
+        return self._evaluate(q, params, threads)[0]
+
+    def gaps(self, q=None, params=None, threads=0):
+        """φ_i(q) of the contacts [m] (+inf beyond every reach of the pair)."""
+        return self._evaluate(q, params, threads)[1]
+
+    def normals(self, q=None, params=None, threads=0):
+        """Dφ_i(q): rows u_i = n_iᵀ(J_b − J_a), k × nv."""
+        return self._evaluate(q, params, threads)[2]
+
+    def place(self, q=None, params=None, threads=0):
+        """q with the `place` coordinates solved so every contact closes: (nq,), or (B, nq) for
+        B configurations (B, nq) or parameter arrays (B,). q None: the file's qpos0 with the
+        params' qpos.*."""
+        qa, _, _, _, names, table, b, batched = self._batch(q, "q", params=params)
+        out = call(batched, self._m.place, qa, names, table, b, thread_count(threads))
+        return out if batched else out[0]
 
     def resolve(self, q=None, qvel=None, *, momentum=None, restitution=None, params=None, ordering="all",
                 minimality="propagation", seed=0, limits=None, threads=0, plastic=True, definition1=True):
-        """The impact at B states, as `simpact resolve {"mechanism": ..., "qpos": q, "qvel": qvel}`.
-        q (nq,) or (B, nq) (None: the file's qpos0); qvel or momentum (nv,) or (B, nv)."""
-        qa, v, is_momentum, b, batched = self._state(q, qvel, momentum)
-        arrays = call(batched, self._m.resolve, qa, v, is_momentum, _restitution(restitution), _params(params), b,
+        """The impact at B states, as `simpact resolve {"mechanism": ..., "qpos": q, "qvel": qvel}`
+        of each. q (nq,) or (B, nq) (None: the file's qpos0 with the params' qpos.*); qvel or
+        momentum (nv,) or (B, nv); restitution and each params value a number or (B,). Any
+        argument with a batch axis makes a batch (the others broadcast); the record then has a
+        leading batch axis. Items with no closed contact: status no_contact, ξ NaN."""
+        qa, v, is_momentum, r, names, table, b, batched = self._batch(q, "qpos", qvel, momentum, restitution,
+                                                                      params)
+        arrays = call(batched, self._m.resolve, qa, v, is_momentum, r, names, table, b,
                       options_json(ordering, minimality, seed, limits), *_switches(plastic, definition1),
                       thread_count(threads))
         return make_record(Resolution, arrays, batched)
@@ -206,10 +255,12 @@ class Mechanism:
     def check(self, q=None, qvel=None, *, momentum=None, momentum_after=None, velocity_after=None,
               restitution=None, tolerance=None, consistency_tolerance=None, params=None, ordering="all",
               minimality="propagation", seed=0, limits=None, threads=0, plastic=True, definition1=True):
-        """Another simulator's post-impact state at B states, as `simpact check` would."""
-        qa, v, is_momentum, b, batched = self._state(q, qvel, momentum)
+        """Another simulator's post-impact state at B states, as `simpact check` would (arguments
+        as resolve; momentum_after or velocity_after (nv,) or (B, nv))."""
+        qa, v, is_momentum, r, names, table, b, batched = self._batch(q, "qpos", qvel, momentum, restitution,
+                                                                      params)
         after, after_velocity = _after(momentum_after, velocity_after, b, self.nv)
-        arrays = call(batched, self._m.check, qa, v, is_momentum, _restitution(restitution), _params(params), b, after,
+        arrays = call(batched, self._m.check, qa, v, is_momentum, r, names, table, b, after,
                       after_velocity, _tolerance(tolerance, "tolerance"),
                       _tolerance(consistency_tolerance, "consistency_tolerance"),
                       options_json(ordering, minimality, seed, limits), *_switches(plastic, definition1),

@@ -1,105 +1,307 @@
 // simpact._simpact.Mechanism: a loaded mechanism file (Python's simpact.Mechanism wraps it).
+//
+// Every evaluation takes a batch (docs/python.md "Batches"): B states (qpos B × nq, qvel or
+// momentum B × nv), B restitutions and, per named parameter of the file's schema, B values. The
+// items run in C++ with the GIL released, in parallel over the batch (OpenMP), each thread on its
+// own workspace; an item depends on nothing but its own inputs, so a batch equals its items'
+// one-state calls bit for bit, at any thread count.
 #include <pybind11/stl.h>
 
 #include <algorithm>
-#include <map>
+#include <cmath>
+#include <limits>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "python_module.hpp"
+#include "simpact/io/sweep_config_yaml.hpp"  // nearest_name
 #include "simpact/models/mujoco_mechanism.hpp"
+#include "simpact/study/batch_loop.hpp"
+#include "simpact/study/impact_service.hpp"
 
 namespace simpact::python {
 
 namespace {
 
-// A loaded mechanism file: the description (shared, read-only) and one workspace for the
-// single-state evaluations (Python calls them one at a time under the GIL).
+// The status code of an item whose contacts are all open (every gap above the tolerance): no
+// impact was posed, ξ is NaN (a ξ of 0 would read as a unique outcome). The codes below it are
+// ResolveStatus's; 5 is also a sweep task's no_contact.
+constexpr std::int32_t kNoContactStatus = 5;
+static_assert(static_cast<int>(ResolveStatus::kPlasticUnverified) + 1 == kNoContactStatus,
+              "no_contact follows the last ResolveStatus");
+
+// One batch's inputs, not owned (NumPy arrays the binding holds), checked against the mechanism.
+struct ItemInputs {
+  long batch = 0;
+  const double* qpos = nullptr;         // B × nq; null: the file's qpos0 (and the params' qpos.*)
+  const double* qvel = nullptr;         // B × nv; null: the params' qvel.* (default 0)
+  bool momentum = false;                // qvel holds momenta M·qvel
+  const double* restitution = nullptr;  // B; null: the params' restitution (default 1)
+  std::vector<std::string> names;       // parameter names (sorted by the caller)
+  const double* values = nullptr;       // B × names.size()
+
+  ParameterSet params(long item) const {
+    ParameterSet set;
+    const std::size_t count = names.size(), row = static_cast<std::size_t>(item) * count;
+    for (std::size_t j = 0; j < count; ++j) set.set(names[j], values[row + j]);
+    return set;
+  }
+};
+
+// Workspaces kept between calls (one per thread of the widest call so far), lent to one call at a
+// time: concurrent calls from several Python threads (the GIL is released) never share one.
+class WorkspacePool {
+ public:
+  explicit WorkspacePool(const MujocoMechanism& mechanism) : mechanism_(mechanism) {}
+
+  // A call's workspaces, one per thread, created on the thread's first use; back to the pool at
+  // the end of the call.
+  class Lease {
+   public:
+    Lease(WorkspacePool& pool, int threads) : pool_(pool), slots_(static_cast<std::size_t>(threads)) {
+      const std::lock_guard<std::mutex> lock(pool_.mutex_);
+      for (auto& slot : slots_) {
+        if (pool_.free_.empty()) break;
+        slot = std::move(pool_.free_.back());
+        pool_.free_.pop_back();
+      }
+    }
+    ~Lease() {
+      const std::lock_guard<std::mutex> lock(pool_.mutex_);
+      for (auto& slot : slots_)
+        if (slot) pool_.free_.push_back(std::move(slot));
+    }
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+
+    // Thread `thread`'s workspace (only that thread touches its slot).
+    MujocoMechanism::Workspace& at(int thread) {
+      auto& slot = slots_[static_cast<std::size_t>(thread)];
+      if (!slot) slot = pool_.mechanism_.make_workspace();
+      return *slot;
+    }
+
+   private:
+    WorkspacePool& pool_;
+    std::vector<MujocoMechanism::WorkspacePtr> slots_;
+  };
+
+ private:
+  const MujocoMechanism& mechanism_;
+  std::mutex mutex_;
+  std::vector<MujocoMechanism::WorkspacePtr> free_;
+};
+
+// What a mechanism batch reports besides the impact: each item's configuration after `place`
+// (B × nq) and its closed contacts (B).
+struct ItemStates {
+  std::vector<double> placed_qpos;
+  std::vector<std::int32_t> closed_contacts;
+};
+
+// Items with no closed contact: status no_contact, ξ (and its bounds) NaN, not unique.
+void mark_no_contact(const std::vector<std::int32_t>& closed, ImpactBatchResult& r) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (std::size_t b = 0; b < closed.size(); ++b) {
+    if (closed[b] != 0) continue;
+    r.status[b] = kNoContactStatus;
+    r.xi[b] = r.xi_lower_bound[b] = r.xi_argmin_argmax[b] = nan;
+    r.unique[b] = 0;
+  }
+}
+
+py::dict with_states(py::dict out, ItemStates&& s, long batch, int nq) {
+  out["placed_qpos"] = to_numpy(std::move(s.placed_qpos), {batch, nq});
+  out["closed_contacts"] = to_numpy(std::move(s.closed_contacts), {batch});
+  return out;
+}
+
+// A loaded mechanism file: the description (shared, read-only) and the workspaces of its calls.
 class PyMechanism {
  public:
   PyMechanism(const std::string& file, const std::vector<std::pair<std::string, std::string>>& contacts,
               const std::vector<std::string>& place, double gap_tolerance)
-      : mechanism_(MechanismSpec{file, contacts, place, gap_tolerance, "mechanism"}),
-        workspace_(mechanism_.make_workspace()) {}
+      : mechanism_(MechanismSpec{file, contacts, place, gap_tolerance, "mechanism"}), pool_(mechanism_) {}
 
   const MujocoMechanism& mechanism() const { return mechanism_; }
 
-  ParameterSet params_of(const std::map<std::string, double>& params) const {
-    ParameterSet set;
-    for (const auto& [name, value] : params) set.set(name, value);
-    return set;
-  }
-
-  // The state named by params (the request's "params", as `simpact resolve` reads them).
-  MechanismState state(const std::map<std::string, double>& params) const {
+  // The arrays as a batch, checked: shapes against B and the mechanism, parameter names against
+  // its schema (the message of `simpact resolve`).
+  ItemInputs inputs(const std::optional<Array>& q, const std::optional<Array>& v, bool momentum,
+                    const std::optional<Array>& restitution, const std::vector<std::string>& names,
+                    const Array& values, long batch, const std::string& q_field = "qpos") const {
+    if (batch < 0) throw InputError("batch", "must be >= 0");
+    const auto rows = [batch](const Array& a, py::ssize_t width, const std::string& field, const char* n) {
+      if (a.ndim() != 2 || a.shape(0) != batch || a.shape(1) != width)
+        throw InputError(field, "must have shape (" + std::to_string(batch) + ", " + n + " = " +
+                                    std::to_string(width) + ")");
+      return a.data();
+    };
+    ItemInputs in;
+    in.batch = batch;
+    if (q) in.qpos = rows(*q, mechanism_.nq(), q_field, "nq");
+    if (v) in.qvel = rows(*v, mechanism_.nv(), momentum ? "momentum" : "qvel", "nv");
+    in.momentum = momentum;
+    if (restitution) {
+      if (restitution->ndim() != 1 || restitution->shape(0) != batch)
+        throw InputError("restitution", "must have shape (" + std::to_string(batch) + ",)");
+      in.restitution = restitution->data();
+    }
     std::vector<std::string> known;
     for (const auto& info : mechanism_.parameters()) known.push_back(info.name);
-    for (const auto& [name, value] : params)
-      if (std::find(known.begin(), known.end(), name) == known.end())
-        throw InputError("params." + name, "unknown parameter of the mechanism (see `simpact models FILE`)");
+    for (const auto& name : names)
+      if (std::find(known.begin(), known.end(), name) == known.end()) {
+        const std::string near = nearest_name(name, known);
+        throw InputError("params." + name,
+                         near.empty() ? "unknown parameter of the mechanism (see `simpact models FILE`)"
+                                      : "unknown parameter of the mechanism (did you mean '" + near + "'?)");
+      }
+    in.names = names;
+    in.values = rows(values, static_cast<py::ssize_t>(names.size()), "params", "parameters");
+    return in;
+  }
+
+  // The thread count of a call: `threads` (≤ 0: OpenMP's default), at most one per item.
+  static int thread_count(int threads, long batch) {
+    return static_cast<int>(std::max(1L, std::min<long>(batch_thread_count(threads), batch)));
+  }
+
+  // Item `item`'s state from its parameters (errors name "params.<name>").
+  MechanismState state(const ItemInputs& in, long item) const {
     try {
-      return mechanism_.state_from(params_of(params));
+      ParameterSet params = in.params(item);
+      if (in.restitution) params.set("restitution", in.restitution[item]);
+      return mechanism_.state_from(params);
     } catch (const InputError& e) {
+      if (e.field() == "restitution" && in.restitution) throw;
       throw InputError("params." + e.field(), std::string(e.what()).substr(e.field().size() + 2));
     }
   }
 
-  // M, φ, Dφ at B configurations q (B, nq).
-  py::tuple evaluate(const Array& q, const std::map<std::string, double>& params) {
-    const py::ssize_t B = q.shape(0), nv = mechanism_.nv(), k = mechanism_.contacts(), nq = mechanism_.nq();
-    MechanismState s = state(params);
+  // M, φ, Dφ at B configurations.
+  py::tuple evaluate(const ItemInputs& in, int threads) {
+    const py::ssize_t B = in.batch, nv = mechanism_.nv(), k = mechanism_.contacts(), nq = mechanism_.nq();
     std::vector<double> mass(static_cast<std::size_t>(B * nv * nv)), gaps(static_cast<std::size_t>(B * k)),
         normals(static_cast<std::size_t>(B * k * nv));
-    MechanismEvaluation e;
-    for (py::ssize_t b = 0; b < B; ++b) {
-      const Eigen::VectorXd qpos = Eigen::Map<const Eigen::VectorXd>(q.data() + b * nq, nq);
-      s.qpos = qpos;
-      mechanism_.check_state(s, "q", "qvel");
-      mechanism_.evaluate(s, qpos, *workspace_, e);
-      using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-      Eigen::Map<RowMajor>(mass.data() + b * nv * nv, nv, nv) = e.mass;
-      Eigen::Map<Eigen::VectorXd>(gaps.data() + b * k, k) = e.gaps;
-      Eigen::Map<RowMajor>(normals.data() + b * k * nv, k, nv) = e.normals;
+    {
+      py::gil_scoped_release release;
+      const int nthreads = thread_count(threads, B);
+      WorkspacePool::Lease workspaces(pool_, nthreads);
+      std::vector<MechanismEvaluation> evaluations(static_cast<std::size_t>(nthreads));
+      for_each_batch_item(B, nthreads, [&](long b, int t) {
+        MechanismState s = state(in, b);
+        if (in.qpos) s.qpos = Eigen::Map<const Eigen::VectorXd>(in.qpos + b * nq, nq);
+        mechanism_.check_state(s, "q", "qvel");
+        MechanismEvaluation& e = evaluations[static_cast<std::size_t>(t)];
+        const Eigen::VectorXd qpos = s.qpos;
+        mechanism_.evaluate(s, qpos, workspaces.at(t), e);
+        using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+        Eigen::Map<RowMajor>(mass.data() + b * nv * nv, nv, nv) = e.mass;
+        Eigen::Map<Eigen::VectorXd>(gaps.data() + b * k, k) = e.gaps;
+        Eigen::Map<RowMajor>(normals.data() + b * k * nv, k, nv) = e.normals;
+      });
     }
     return py::make_tuple(to_numpy(std::move(mass), {B, nv, nv}), to_numpy(std::move(gaps), {B, k}),
                           to_numpy(std::move(normals), {B, k, nv}));
   }
 
   // `place` applied to B configurations.
-  Array place(const Array& q, const std::map<std::string, double>& params) {
-    const py::ssize_t B = q.shape(0), nq = mechanism_.nq();
-    MechanismState s = state(params);
+  Array place(const ItemInputs& in, int threads) {
+    const py::ssize_t B = in.batch, nq = mechanism_.nq();
     std::vector<double> out(static_cast<std::size_t>(B * nq));
-    for (py::ssize_t b = 0; b < B; ++b) {
-      s.qpos = Eigen::Map<const Eigen::VectorXd>(q.data() + b * nq, nq);
-      mechanism_.check_state(s, "q", "qvel");
-      mechanism_.place(s, *workspace_);
-      Eigen::Map<Eigen::VectorXd>(out.data() + b * nq, nq) = s.qpos;
+    {
+      py::gil_scoped_release release;
+      const int nthreads = thread_count(threads, B);
+      WorkspacePool::Lease workspaces(pool_, nthreads);
+      for_each_batch_item(B, nthreads, [&](long b, int t) {
+        MechanismState s = state(in, b);
+        if (in.qpos) s.qpos = Eigen::Map<const Eigen::VectorXd>(in.qpos + b * nq, nq);
+        mechanism_.check_state(s, "q", "qvel");
+        mechanism_.place(s, workspaces.at(t));
+        Eigen::Map<Eigen::VectorXd>(out.data() + b * nq, nq) = s.qpos;
+      });
     }
     return to_numpy(std::move(out), {B, nq});
   }
 
-  MechanismBatch batch(const std::optional<Array>& q, const std::optional<Array>& v, bool momentum,
-                       std::optional<double> restitution, const std::map<std::string, double>& params) const {
-    MechanismBatch b;
-    b.mechanism = &mechanism_;
-    b.qpos = q ? q->data() : nullptr;
-    b.qvel = v ? v->data() : nullptr;
-    b.momentum = momentum;
-    b.restitution = restitution;
-    b.params = params_of(params);
-    return b;
+  // Item `item`'s impact problem, exactly as `simpact resolve` of the mechanism request with that
+  // item's qpos, qvel/momentum, restitution and params builds it; its placed configuration and
+  // closed contacts into `states`.
+  BatchProblemMaker maker(const ItemInputs& in, WorkspacePool::Lease& workspaces, ItemStates& states) const {
+    return [this, &in, &workspaces, &states](long item, int thread, ResolveRequest& request) {
+      const MujocoMechanism& m = mechanism_;
+      MechanismRequest r;
+      r.file = m.spec().file;
+      r.contacts = m.spec().contacts;
+      r.place = m.spec().place;
+      r.gap_tolerance = m.spec().gap_tolerance;
+      if (in.restitution) r.restitution = in.restitution[item];
+      r.params = in.params(item);
+      if (in.qpos) r.qpos = Eigen::Map<const Eigen::VectorXd>(in.qpos + item * m.nq(), m.nq());
+      if (in.qvel) {
+        const Eigen::VectorXd v = Eigen::Map<const Eigen::VectorXd>(in.qvel + item * m.nv(), m.nv());
+        (in.momentum ? r.momentum : r.qvel) = v;
+      }
+      request.model = r.file;
+      request.params = r.params;
+      make_mechanism_request_problem(m, workspaces.at(thread), r, request);
+      const std::size_t nq = static_cast<std::size_t>(m.nq()), row = static_cast<std::size_t>(item) * nq;
+      for (std::size_t i = 0; i < nq && i < request.placed_qpos.size(); ++i)
+        states.placed_qpos[row + i] = request.placed_qpos[i].second;
+      states.closed_contacts[static_cast<std::size_t>(item)] =
+          request.dynamic() ? request.dynamic_problem->contacts() : request.problem.contacts();
+    };
+  }
+
+  ItemStates item_states(long batch) const {
+    ItemStates s;
+    s.placed_qpos.assign(static_cast<std::size_t>(batch) * static_cast<std::size_t>(mechanism_.nq()),
+                         std::numeric_limits<double>::quiet_NaN());
+    s.closed_contacts.assign(static_cast<std::size_t>(batch), 0);
+    return s;
+  }
+
+  py::dict resolve(const ItemInputs& in, const ResolveOptions& options, int threads) {
+    ItemStates states = item_states(in.batch);
+    ImpactBatchResult r;
+    {
+      py::gil_scoped_release release;
+      const int nthreads = thread_count(threads, in.batch);
+      WorkspacePool::Lease workspaces(pool_, nthreads);
+      r = resolve_batch(in.batch, mechanism_.nv(), mechanism_.contacts(), maker(in, workspaces, states),
+                        options, nthreads);
+      mark_no_contact(states.closed_contacts, r);
+    }
+    return with_states(resolution_dict(std::move(r)), std::move(states), in.batch, mechanism_.nq());
+  }
+
+  py::dict check(const ItemInputs& in, const CheckBatchInput& input, const ResolveOptions& options,
+                 int threads) {
+    ItemStates states = item_states(in.batch);
+    CheckBatchResult c;
+    {
+      py::gil_scoped_release release;
+      const int nthreads = thread_count(threads, in.batch);
+      WorkspacePool::Lease workspaces(pool_, nthreads);
+      c = check_batch(in.batch, mechanism_.nv(), mechanism_.contacts(), maker(in, workspaces, states), input,
+                      options, nthreads);
+      mark_no_contact(states.closed_contacts, c.impact);
+    }
+    return with_states(check_dict(std::move(c)), std::move(states), in.batch, mechanism_.nq());
   }
 
  private:
   MujocoMechanism mechanism_;
-  MujocoMechanism::WorkspacePtr workspace_;
+  WorkspacePool pool_;
 };
 
 }  // namespace
 
 void bind_mechanism(py::module_& m) {
+  m.attr("no_contact_status") = kNoContactStatus;
   py::class_<PyMechanism>(m, "Mechanism")
       .def(py::init<const std::string&, const std::vector<std::pair<std::string, std::string>>&,
                     const std::vector<std::string>&, double>(),
@@ -123,40 +325,44 @@ void bind_mechanism(py::module_& m) {
              const Eigen::VectorXd q = p.mechanism().default_qpos();
              return to_numpy(std::vector<double>(q.data(), q.data() + q.size()), {q.size()});
            })
-      .def("evaluate", &PyMechanism::evaluate)
-      .def("place", &PyMechanism::place)
-      .def("resolve",
-           [](const PyMechanism& p, const std::optional<Array>& q, const std::optional<Array>& v,
-              bool momentum, std::optional<double> restitution, const std::map<std::string, double>& params,
-              long batch, const std::string& options_json, bool plastic, bool definition1, int threads) {
+      .def("evaluate",
+           [](PyMechanism& p, const std::optional<Array>& q, const std::vector<std::string>& names,
+              const Array& values, long batch, int threads) {
              checked_threads(threads);
-             const ResolveOptions options = batch_options(options_json, plastic, definition1);
-             const MechanismBatch mb = p.batch(q, v, momentum, restitution, params);
-             ImpactBatchResult r;
-             {
-               py::gil_scoped_release release;
-               r = resolve_batch(batch, p.mechanism().nv(), p.mechanism().contacts(),
-                                 mechanism_problem_maker(mb, threads), options, threads);
-             }
-             return resolution_dict(std::move(r));
+             return p.evaluate(p.inputs(q, std::nullopt, false, std::nullopt, names, values, batch, "q"),
+                               threads);
            })
-      .def("check",
-           [](const PyMechanism& p, const std::optional<Array>& q, const std::optional<Array>& v,
-              bool momentum, std::optional<double> restitution, const std::map<std::string, double>& params,
-              long batch, const Array& after, bool after_velocity, std::optional<double> tolerance,
-              std::optional<double> consistency_tolerance, const std::string& options_json, bool plastic,
+      .def("place",
+           [](PyMechanism& p, const std::optional<Array>& q, const std::vector<std::string>& names,
+              const Array& values, long batch, int threads) {
+             checked_threads(threads);
+             return p.place(p.inputs(q, std::nullopt, false, std::nullopt, names, values, batch, "q"),
+                            threads);
+           })
+      .def("resolve",
+           [](PyMechanism& p, const std::optional<Array>& q, const std::optional<Array>& v, bool momentum,
+              const std::optional<Array>& restitution, const std::vector<std::string>& names,
+              const Array& values, long batch, const std::string& options_json, bool plastic,
               bool definition1, int threads) {
              checked_threads(threads);
              const ResolveOptions options = batch_options(options_json, plastic, definition1);
-             const MechanismBatch mb = p.batch(q, v, momentum, restitution, params);
+             return p.resolve(p.inputs(q, v, momentum, restitution, names, values, batch), options, threads);
+           })
+      .def("check",
+           [](PyMechanism& p, const std::optional<Array>& q, const std::optional<Array>& v, bool momentum,
+              const std::optional<Array>& restitution, const std::vector<std::string>& names,
+              const Array& values, long batch, const Array& after, bool after_velocity,
+              std::optional<double> tolerance, std::optional<double> consistency_tolerance,
+              const std::string& options_json, bool plastic, bool definition1, int threads) {
+             checked_threads(threads);
+             const ResolveOptions options = batch_options(options_json, plastic, definition1);
+             const ItemInputs in = p.inputs(q, v, momentum, restitution, names, values, batch);
+             if (after.ndim() != 2 || after.shape(0) != batch || after.shape(1) != p.mechanism().nv())
+               throw InputError(after_velocity ? "velocity_after" : "momentum_after",
+                                "must have shape (" + std::to_string(batch) +
+                                    ", nv = " + std::to_string(p.mechanism().nv()) + ")");
              const CheckBatchInput input{after.data(), after_velocity, tolerance, consistency_tolerance};
-             CheckBatchResult c;
-             {
-               py::gil_scoped_release release;
-               c = check_batch(batch, p.mechanism().nv(), p.mechanism().contacts(),
-                               mechanism_problem_maker(mb, threads), input, options, threads);
-             }
-             return check_dict(std::move(c));
+             return p.check(in, input, options, threads);
            });
 }
 

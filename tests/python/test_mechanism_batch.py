@@ -1,0 +1,253 @@
+"""Mechanism batches (issue 34 §5): resolve, check, place and M/φ/Dφ of B states and parameter
+arrays equal B one-state calls bit for bit, at 1 and 2 threads and from concurrent Python threads;
+a state with no closed contact is status no_contact with ξ NaN; the padded outcome array; the GIL
+is released during a batch; bad shapes name the argument and the allowed shape."""
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import simpact
+from conftest import SOURCE, same_bits
+
+MECHANISMS = SOURCE / "examples" / "mechanisms"
+CRADLE_CONTACTS = [("ball_a", "ball_b"), ("ball_b", "ball_c")]
+B = 24
+
+
+@pytest.fixture(scope="module")
+def cradle():
+    return simpact.Mechanism.from_file(MECHANISMS / "cradle3.xml", contacts=CRADLE_CONTACTS)
+
+
+@pytest.fixture(scope="module")
+def biped():
+    """The planar biped, its height placed so that the lower foot touches the floor."""
+    return simpact.Mechanism.from_file(MECHANISMS / "biped.xml", contacts=[("floor", "foot_l"), ("floor", "foot_r")],
+                                       place=["qpos.root_z"])
+
+
+def biped_batch(biped, b=B, seed=3):
+    """b random touchdowns of the biped: postures (B, nq), falling velocities (B, nv), torso and
+    shin masses, a foot size and restitutions as arrays (B,)."""
+    rng = np.random.default_rng(seed)
+    q = np.zeros((b, biped.nq))
+    q[:, 3:] = rng.uniform(-0.5, 0.5, (b, 4))  # hips and knees
+    q[:, 2] = rng.uniform(-0.2, 0.2, b)        # torso pitch
+    v = rng.normal(0, 0.3, (b, biped.nv))
+    v[:, 1] = -rng.uniform(0.5, 2, b)          # falling
+    params = {"mass.torso": rng.uniform(5, 15, b), "mass.shin_l": rng.uniform(0.5, 2, b),
+              "size.foot_r[0]": rng.uniform(0.03, 0.06, b)}
+    return q, v, params, rng.uniform(0, 1, b)
+
+
+def item(params, b):
+    return {name: (value[b] if np.ndim(value) else value) for name, value in params.items()}
+
+
+def assert_same_record(batch, singles):
+    """Every field of the batched record equals the one-state records' bit for bit (outcome rows
+    item by item)."""
+    for name in batch.__dataclass_fields__:
+        if name in ("batched",) or name.startswith("outcome_") and name != "outcome_count":
+            continue
+        got = getattr(batch, name)
+        want = np.array([getattr(s, name) for s in singles])
+        assert got.dtype.kind == want.dtype.kind or got.dtype.kind in "fc", name
+        assert same_bits(got, want) if got.dtype.kind == "f" else np.array_equal(got, want), name
+    for b, s in enumerate(singles):
+        for kind in ("momentum", "velocity", "impulses", "energy"):
+            rows = batch.padded_outcomes(kind)[b][:batch.outcome_rows()[b]]
+            assert same_bits(rows, s.padded_outcomes(kind)), (b, kind)
+        assert same_bits(batch.outcomes(b), s.outcomes())
+
+
+def test_resolve_batch_equals_one_state_calls(biped):
+    q, v, params, restitution = biped_batch(biped)
+    batch = biped.resolve(q, v, params=params, restitution=restitution)
+    assert batch.batched and batch.xi.shape == (B,) and batch.placed_qpos.shape == (B, biped.nq)
+    singles = [biped.resolve(q[b], v[b], params=item(params, b), restitution=restitution[b]) for b in range(B)]
+    assert not singles[0].batched and singles[0].placed_qpos.shape == (biped.nq,)
+    assert_same_record(batch, singles)
+    # The thread count changes nothing; nor does the item order (each item stands alone).
+    for threads in (1, 2):
+        assert_same_record(biped.resolve(q, v, params=params, restitution=restitution, threads=threads), singles)
+    order = np.arange(B)[::-1]
+    reversed_batch = biped.resolve(q[order], v[order], params={k: a[order] for k, a in params.items()},
+                                   restitution=restitution[order])
+    assert same_bits(reversed_batch.xi[order], batch.xi)
+    assert same_bits(reversed_batch.placed_qpos[order], batch.placed_qpos)
+    # The placement: root_z moved so that a foot touches, the rest of q as given.
+    assert same_bits(batch.placed_qpos[:, [0, 2, 3, 4, 5, 6]], q[:, [0, 2, 3, 4, 5, 6]])
+    assert not same_bits(batch.placed_qpos[:, 1], q[:, 1])
+    gaps = biped.gaps(batch.placed_qpos, params=params)
+    assert np.all(np.abs(gaps).min(axis=1) < 1e-9)
+    assert np.array_equal(batch.closed_contacts, (gaps < 1e-9).sum(axis=1))
+    assert (batch.status_name() != "no_contact").all() and not np.isnan(batch.xi).any()
+
+
+def test_scalars_broadcast_and_momentum(biped):
+    """A number or a single state broadcasts over the batch; momentum instead of qvel."""
+    q, v, params, _ = biped_batch(biped, b=6)
+    masses = params["mass.torso"]
+    batch = biped.resolve(q[0], v[0], params={"mass.torso": masses, "mass.shin_l": 1.5}, restitution=0.5)
+    singles = [biped.resolve(q[0], v[0], params={"mass.torso": m, "mass.shin_l": 1.5}, restitution=0.5)
+               for m in masses]
+    assert_same_record(batch, singles)
+    p = batch.momentum_before
+    by_momentum = biped.resolve(q[0], momentum=p, params={"mass.torso": masses, "mass.shin_l": 1.5},
+                                restitution=0.5)
+    singles = [biped.resolve(q[0], momentum=p[b], params={"mass.torso": m, "mass.shin_l": 1.5}, restitution=0.5)
+               for b, m in enumerate(masses)]
+    assert_same_record(by_momentum, singles)
+
+
+def test_check_batch_equals_one_state_calls(biped):
+    q, v, params, restitution = biped_batch(biped, b=12)
+    r = biped.resolve(q, v, params=params, restitution=restitution)
+    after = r.plastic_momentum.copy()
+    after[::3] = r.momentum_before[::3]  # every third: nothing happened (not consistent)
+    batch = biped.check(q, v, momentum_after=after, params=params, restitution=restitution)
+    singles = [biped.check(q[b], v[b], momentum_after=after[b], params=item(params, b), restitution=restitution[b])
+               for b in range(12)]
+    assert_same_record(batch, singles)
+    assert not batch.consistent[::3].any()
+    assert same_bits(batch.xi, r.xi)
+
+
+def test_place_and_evaluate_batches_equal_one_state_calls(biped, cradle):
+    q, _, params, _ = biped_batch(biped)
+    placed = biped.place(q, params=params)
+    assert placed.shape == (B, biped.nq)
+    for threads in (1, 2):
+        assert same_bits(biped.place(q, params=params, threads=threads), placed)
+    for b in range(B):
+        assert same_bits(biped.place(q[b], params=item(params, b)), placed[b])
+    m, g, n = biped._evaluate(placed, params, 2)
+    for b in range(B):
+        one = biped._evaluate(placed[b], item(params, b), 0)
+        assert same_bits(one[0], m[b]) and same_bits(one[1], g[b]) and same_bits(one[2], n[b])
+    # Closed forms on the cradle: M = diag(masses), φ = x_b − x_a (radius 1 balls 2 m apart).
+    masses = np.array([0.5, 1.0, 2.0, 4.0])
+    M = cradle.mass_matrix([0, 0, 0], params={"mass.b": masses})
+    assert M.shape == (4, 3, 3)
+    np.testing.assert_allclose(M[:, 1, 1], masses, rtol=1e-12)
+    np.testing.assert_allclose(M[:, 0, 0], 1.0, rtol=1e-12)
+    xa = np.linspace(-0.5, 0, 5)
+    np.testing.assert_allclose(cradle.gaps(np.stack([xa, 0 * xa, 0 * xa], axis=1))[:, 0], -xa, atol=1e-9)
+
+
+def test_no_closed_contact_is_nan_not_zero(cradle):
+    """Balls apart: status no_contact, ξ NaN (never 0), p⁺ = p⁻; touching items are unaffected."""
+    q = np.array([[0, 0, 0], [-0.5, 0, 0.25], [0, 0, 0.1]], dtype=float)
+    r = cradle.resolve(q, [1, 0, 0])
+    assert list(r.status_name()) == ["ok", "no_contact", "ok"]
+    assert r.status[1] == simpact.impacts.STATUS_NAMES.index("no_contact") == 5
+    assert list(r.closed_contacts) == [2, 0, 1]
+    assert np.isnan(r.xi[1]) and np.isnan(r.xi_argmin_argmax[1]) and not r.unique[1]
+    assert same_bits(r.outcomes(1), [[1, 0, 0]])  # nothing closed: p⁺ = p⁻
+    assert r.xi[0] == 0 and r.unique[0]  # eq. (15): the reversal, a unique outcome
+    np.testing.assert_allclose(r.outcomes(0), [[0, 0, 1]], atol=1e-12)
+    one = cradle.resolve(q[1], [1, 0, 0])
+    assert one.status_name() == "no_contact" and np.isnan(one.xi)
+    c = cradle.check(q, [1, 0, 0], momentum_after=[[0, 0, 1], [1, 0, 0], [0, 1, 0]])
+    assert list(c.status_name()) == ["ok", "no_contact", "ok"] and np.isnan(c.xi[1])
+
+
+def test_padded_outcomes(biped):
+    q, v, params, _ = biped_batch(biped)
+    r = biped.resolve(q, v, params=params)  # R = 1: the whole outcome set
+    rows = r.outcome_rows()
+    assert np.array_equal(rows, r.outcome_count)
+    padded = r.padded_outcomes()
+    assert padded.shape == (B, rows.max(), biped.nv)
+    assert r.padded_outcomes("impulses").shape == (B, rows.max(), 2)
+    assert r.padded_outcomes("energy").shape == (B, rows.max())
+    for b in range(B):
+        assert same_bits(padded[b, :rows[b]], r.outcomes(b))
+        assert np.isnan(padded[b, rows[b]:]).all()
+    with pytest.raises(simpact.InputError) as e:
+        r.padded_outcomes("impulse")
+    assert e.value.field == "kind"
+
+
+def test_concurrent_python_threads_share_a_mechanism(biped):
+    """Two Python threads resolving on one Mechanism at once (the GIL released): each gets its
+    own workspaces, the results equal a serial call."""
+    q, v, params, restitution = biped_batch(biped, b=200)
+    want = biped.resolve(q, v, params=params, restitution=restitution, threads=1)
+    got = [None] * 4
+
+    def work(i):
+        got[i] = biped.resolve(q, v, params=params, restitution=restitution, threads=2)
+
+    workers = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    for r in got:
+        assert same_bits(r.xi, want.xi) and same_bits(r.outcome_momentum, want.outcome_momentum)
+        assert same_bits(r.placed_qpos, want.placed_qpos)
+
+
+def test_the_gil_is_released_during_a_batch(biped):
+    """While a batch runs in one thread, Python code runs in another: the main thread's samples
+    fall inside the batch's span (a held GIL would block them for the whole call)."""
+    q, v, params, _ = biped_batch(biped, b=1)
+    n = 4000
+    span = {}
+
+    def work():
+        span["t0"] = time.perf_counter()
+        biped.resolve(np.repeat(q, n, axis=0), np.repeat(v, n, axis=0), threads=1)
+        span["t1"] = time.perf_counter()
+
+    worker = threading.Thread(target=work)
+    samples = []
+    worker.start()
+    while worker.is_alive():
+        samples.append(time.perf_counter())
+    worker.join()
+    t0, t1 = span["t0"], span["t1"]
+    margin = 0.1 * (t1 - t0)
+    inside = [t for t in samples if t0 + margin < t < t1 - margin]
+    assert t1 - t0 > 0.01
+    assert len(inside) > 100, (len(inside), t1 - t0)
+
+
+def test_bad_shapes_name_the_argument(biped, cradle):
+    def error(call):
+        with pytest.raises(simpact.InputError) as e:
+            call()
+        return e.value
+
+    e = error(lambda: biped.resolve(np.zeros((3, 6)), np.zeros(7)))
+    assert e.field == "qpos" and str(e).startswith("qpos: shape (3, 6) but the mechanism has nq = 7")
+    e = error(lambda: biped.resolve(np.zeros((3, 7)), np.zeros((4, 7))))
+    assert e.field == "qvel" and "has 4 batch items but qpos has 3" in str(e)
+    e = error(lambda: biped.resolve(np.zeros((3, 7)), np.zeros(7), params={"mass.torso": np.ones(5)}))
+    assert e.field == "params.mass.torso" and "has 5 batch items but qpos has 3" in str(e)
+    e = error(lambda: biped.resolve(None, np.zeros(7), params={"mass.torso": np.ones((2, 2))}))
+    assert e.field == "params.mass.torso" and "shape (B,)" in str(e)
+    e = error(lambda: biped.resolve(None, np.zeros(7), restitution=np.ones((2, 1))))
+    assert e.field == "restitution"
+    e = error(lambda: biped.resolve(None, momentum=np.zeros((2, 5))))
+    assert e.field == "momentum" and "nv = 7" in str(e)
+    e = error(lambda: biped.place(np.zeros((2, 3, 7))))
+    assert e.field == "q"
+    e = error(lambda: biped.resolve(None, np.zeros(7), params={"mass.torsoo": [1.0, 2.0]}))
+    assert e.field == "params.mass.torsoo" and "mass.torso" in str(e)
+    e = error(lambda: biped.check(np.zeros((3, 7)), np.zeros(7), momentum_after=np.zeros((2, 7))))
+    assert e.field == "momentum_after"
+    # A bad value in one item names it: the lowest bad item, whatever the thread count.
+    masses = np.ones(10)
+    masses[[4, 7]] = -1.0
+    for threads in (1, 2):
+        e = error(lambda: cradle.resolve([0, 0, 0], [1, 0, 0], params={"mass.b": masses}, threads=threads))
+        assert e.field == "params.mass.b" and e.item == 4 and str(e).endswith("(batch item 4)")
+        e = error(lambda: cradle.place(None, params={"mass.b": masses}, threads=threads))
+        assert e.field == "params.mass.b" and e.item == 4
+    e = error(lambda: cradle.resolve([0, 0, 0], [1, 0, 0], params={"mass.b": -1.0}))
+    assert e.item is None and "batch item" not in str(e)
