@@ -16,6 +16,14 @@ BM_BilliardsBatchCoreWork (the core alone on varied billiards problems like thes
 beforehand), and prints each mode's ratio to both rates.
 (core_bench's BilliardsBatch* are the same kind of batch in C++: the core alone on prebuilt
 problems, resolve_batch as simpact.resolve runs it, and the old per-item request path.)
+
+Mechanism touchdowns (issue 34 §5), --mechanism biped,quadruped (default; "none" skips them):
+--rows random touchdowns of a mechanism file with `place` (the biped: hips, knees, pitch, torso
+and shin masses; the quadruped: a trot's diagonal pair fl/rr, trunk mass), as a NumPy study
+would run them: a Python loop of one-state Mechanism.resolve calls, then one batched call at 1
+thread and at --mechanism-threads (default: the CPU count). Prints microseconds per row (wall
+clock, best of --repeat) and checks the batch equals the loop bit for bit. A build whose
+Mechanism takes no parameter arrays prints the loop alone.
 """
 import argparse
 import json
@@ -47,6 +55,60 @@ def billiards_batch(b, seed=1):
     return mass, normals, momentum
 
 
+def touchdowns(name, rows, seed=2):
+    """(mechanism, qpos (B, nq), qvel (B, nv), params {name: (B,)}) of `rows` random touchdowns."""
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "mechanisms")
+    rng = np.random.default_rng(seed)
+    if name == "biped":
+        m = simpact.Mechanism.from_file(os.path.join(here, "biped.xml"),
+                                        contacts=[("floor", "foot_l"), ("floor", "foot_r")], place=["qpos.root_z"])
+        q = np.zeros((rows, m.nq))
+        q[:, 2] = rng.uniform(-0.2, 0.2, rows)
+        q[:, 3:] = rng.uniform(-0.5, 0.5, (rows, 4))
+        v = rng.normal(0, 0.3, (rows, m.nv))
+        v[:, 1] = -rng.uniform(0.5, 2, rows)
+        return m, q, v, {"mass.torso": rng.uniform(5, 15, rows), "mass.shin_l": rng.uniform(0.5, 2, rows)}
+    m = simpact.Mechanism.from_file(os.path.join(here, "quadruped.xml"),
+                                    contacts=[("floor", "foot_fl"), ("floor", "foot_rr")], place=["qpos.root[2]"])
+    names = m.qpos_names
+    q = np.tile(m.default_qpos(), (rows, 1))
+    hip, knee = rng.uniform(-0.3, 0.3, rows), rng.uniform(-0.6, 0, rows)
+    for leg in ("fl", "rr"):  # the diagonal pair lands together
+        q[:, names.index(f"qpos.{leg}_hip")], q[:, names.index(f"qpos.{leg}_knee")] = hip, knee
+    for leg in ("fr", "rl"):  # the other pair tucked
+        q[:, names.index(f"qpos.{leg}_knee")] = -1.2
+    v = np.zeros((rows, m.nv))
+    v[:, 2] = -1
+    v[:, 6:] = rng.normal(0, 0.5, (rows, m.nv - 6))
+    return m, q, v, {"mass.trunk": rng.uniform(8, 16, rows)}
+
+
+def mechanism_rows(name, rows, repeat, threads):
+    """Microseconds per touchdown: a loop of one-state calls, and the batch at 1 and `threads`."""
+    m, q, v, params = touchdowns(name, rows)
+    loop = math.inf
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        singles = [m.resolve(q[b], v[b], params={k: float(a[b]) for k, a in params.items()}) for b in range(rows)]
+        loop = min(loop, time.perf_counter() - t0)
+    line = f"Mechanism.resolve {name} (nv = {m.nv}), {rows} touchdowns: loop of one-state calls {loop / rows * 1e6:.1f} us/row"
+    try:
+        m.resolve(q[:2], v[:2], params={k: a[:2] for k, a in params.items()})
+    except ValueError:
+        print(line + "; batch: parameter arrays not supported by this build")
+        return
+    for t in sorted({1, threads}):
+        best = math.inf
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            r = m.resolve(q, v, params=params, threads=t)
+            best = min(best, time.perf_counter() - t0)
+        same = all(np.array_equal(r.xi[b], s.xi, equal_nan=True) and np.array_equal(r.outcomes(b), s.outcomes())
+                   for b, s in enumerate(singles))
+        line += f"; batch at {t} thread(s) {best / rows * 1e6:.1f} us/row ({loop / best:.1f}x, equal: {same})"
+    print(line)
+
+
 def core_rates(path):
     """items_per_second (CPU time, one thread) of BM_BilliardsResolveAllWithXi (one problem, resolved
     over and over) and BM_BilliardsBatchCoreWork (4096 varied billiards problems like these, built
@@ -64,7 +126,13 @@ def main():
     ap.add_argument("--repeat", type=int, default=5)
     default_core = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "bench", "core_bench")
     ap.add_argument("--core-bench", default=default_core if os.path.exists(default_core) else None)
+    ap.add_argument("--mechanism", default="biped,quadruped")
+    ap.add_argument("--rows", type=int, default=2000)
+    ap.add_argument("--mechanism-threads", type=int, default=os.cpu_count())
     args = ap.parse_args()
+    for name in args.mechanism.split(","):
+        if name != "none":
+            mechanism_rows(name, args.rows, args.repeat, args.mechanism_threads)
     m, n, p = billiards_batch(args.count)
     modes = [("all, core work (plastic=False, definition1=False)", dict(ordering="all", plastic=False,
                                                                           definition1=False)),
