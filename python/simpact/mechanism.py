@@ -83,15 +83,6 @@ def _json_ok(value):
         return False
 
 
-def _params(params):
-    """A mechanism's params (name → real number) as a dict of floats (one state)."""
-    if params is None:
-        return {}
-    if not isinstance(params, dict):
-        raise input_error("params", f"must be a dict of parameter name → number (got {type(params).__name__})")
-    return {str(name): real_number(value, f"params.{name}") for name, value in params.items()}
-
-
 def _column(value, field):
     """A parameter value as a float array of its own dimensions (a number: 0-d)."""
     a = real_array(value, field)
@@ -113,8 +104,24 @@ def _batch_length(sizes):
     return b
 
 
-def _restitution(value):
-    return None if value is None else real_number(value, "restitution", "a number in [0, 1]")
+def _stacked_simulation(runs):
+    """B simulations' dicts as one batched Simulation: arrays and numbers stacked on a leading
+    batch axis, the coordinate names once, impacts and work as per-item lists / arrays."""
+    if not runs:
+        raise input_error("q0", "a batch needs at least one item (got 0)")
+    first = runs[0]
+    out = {}
+    for key in first:
+        values = [run[key] for run in runs]
+        if key in ("coordinates", "configuration", "coordinate_units", "configuration_units"):
+            out[key] = values[0]
+        elif key == "impacts":
+            out[key] = values
+        elif isinstance(values[0], dict):
+            out[key] = {name: np.array([v[name] for v in values]) for name in values[0]}
+        else:
+            out[key] = np.stack([np.asarray(v) for v in values])
+    return Simulation(**out)
 
 
 class Mechanism:
@@ -271,15 +278,45 @@ class Mechanism:
         return {"file": os.path.abspath(self.file), "contacts": [list(c) for c in self.contacts]}
 
     def simulate(self, q0=None, v0=None, dt=None, steps=None, *, p0=None, t_end=None, restitution=None,
-                 ordering=None, record=None, params=None, **options):
+                 ordering=None, record=None, params=None, threads=0, **options):
         """Time-step the mechanism through its impacts, as `simpact simulate {"mechanism": ...,
         "q0": q0, "v0": v0, "dt": dt, "steps": steps, ...}` (the same run, bit for bit). options:
         the request's other keys (simultaneity_tolerance, gap_tolerance, localization_tolerance,
-        newton, seed). Returns a Simulation."""
-        doc = {"mechanism": self._spec(), "params": params, "q0": q0, "v0": v0, "p0": p0, "dt": dt,
-               "steps": steps, "t_end": t_end, "restitution": restitution, "ordering": ordering,
+        newton, seed). Returns a Simulation.
+
+        A batch: q0 (B, nq), v0 or p0 (B, nv), restitution (B,) or any params value (B,) (the
+        others broadcast) runs B simulations in C++ with the GIL released, in parallel on
+        `threads` (≤ 0: OpenMP's default), each equal to its one-state call bit for bit; the
+        Simulation's arrays then have a leading batch axis (q (B, R, nq), t (B, R), energy_final
+        (B,), ...) and `impacts` holds one list per item."""
+        batched = (any(np.ndim(x) == 2 for x in (q0, v0, p0) if x is not None)
+                   or (restitution is not None and np.ndim(restitution) == 1)
+                   or (isinstance(params, dict) and any(np.ndim(x) == 1 for x in params.values())))
+        if not batched:
+            doc = {"mechanism": self._spec(), "params": params, "q0": q0, "v0": v0, "p0": p0, "dt": dt,
+                   "steps": steps, "t_end": t_end, "restitution": restitution, "ordering": ordering,
+                   "record": record, **options}
+            return Simulation(**_simpact.simulate_request(_request_text(doc), ""))
+        if v0 is not None and p0 is not None:
+            raise input_error("v0", "give at most one of 'v0' and 'p0' (got both)")
+        q, _, _, r, names, table, b, _ = self._batch(q0, "q0", restitution=restitution, params=params)
+        velocity = None
+        if v0 is not None or p0 is not None:
+            field = "v0" if v0 is not None else "p0"
+            velocity, _ = self._coordinates(v0 if v0 is not None else p0, field, self.nv, "nv")
+            b = _batch_length([("q0" if q is not None else "params", b), (field, velocity.shape[0])])
+            velocity = np.ascontiguousarray(np.broadcast_to(velocity, (b, self.nv)))
+            if q is not None:
+                q = np.ascontiguousarray(np.broadcast_to(q, (b, self.nq)))
+            if r is not None:
+                r = np.ascontiguousarray(np.broadcast_to(r, (b,)))
+            table = np.ascontiguousarray(np.broadcast_to(table, (b, table.shape[1])))
+        doc = {"mechanism": self._spec(), "dt": dt, "steps": steps, "t_end": t_end, "ordering": ordering,
                "record": record, **options}
-        return Simulation(**_simpact.simulate_request(_request_text(doc), ""))
+        runs = call(True, _simpact.simulate_batch, _request_text(doc), "", q,
+                    velocity if v0 is not None else None, velocity if p0 is not None else None, r, names, table, b,
+                    thread_count(threads))
+        return _stacked_simulation(runs)
 
     def design(self, params=None, place=None, free=None, *, dihedral_m=None, **options):
         """Impact design: place the mechanism so every contact touches, then move the `free`

@@ -21,6 +21,7 @@
 #include "simpact/models/mujoco_mechanism.hpp"
 #include "simpact/study/batch_loop.hpp"
 #include "simpact/study/impact_service.hpp"
+#include "simpact/study/simulate_service.hpp"
 
 namespace simpact::python {
 
@@ -298,10 +299,63 @@ class PyMechanism {
   WorkspacePool pool_;
 };
 
+// B time-stepped runs of one `simpact simulate` request (the JSON text: the mechanism, dt, steps,
+// record, ...), item b with its own q0/v0/p0 row, restitution and parameter values: each run is
+// the request with those set, through the command's own run_simulation, so an item equals the
+// one-state Mechanism.simulate of the same values bit for bit.
+py::list simulate_batch(const std::string& text, const std::string& base_dir, const std::optional<Array>& q0,
+                        const std::optional<Array>& v0, const std::optional<Array>& p0,
+                        const std::optional<Array>& restitution, const std::vector<std::string>& names,
+                        const Array& values, long batch, int threads) {
+  checked_threads(threads);
+  if (batch < 0) throw InputError("batch", "must be >= 0");
+  const auto rows = [batch](const std::optional<Array>& a, const char* field) -> const double* {
+    if (!a) return nullptr;
+    if (a->ndim() != 2 || a->shape(0) != batch)
+      throw InputError(field, "must have " + std::to_string(batch) + " rows (one per batch item)");
+    return a->data();
+  };
+  const double *q = rows(q0, "q0"), *v = rows(v0, "v0"), *p = rows(p0, "p0");
+  const std::size_t nq = q0 ? static_cast<std::size_t>(q0->shape(1)) : 0,
+                    nv = v0   ? static_cast<std::size_t>(v0->shape(1))
+                         : p0 ? static_cast<std::size_t>(p0->shape(1))
+                              : 0;
+  if (restitution && (restitution->ndim() != 1 || restitution->shape(0) != batch))
+    throw InputError("restitution", "must have shape (" + std::to_string(batch) + ",)");
+  const std::size_t count = names.size();
+  if (values.ndim() != 2 || values.shape(0) != batch || static_cast<std::size_t>(values.shape(1)) != count)
+    throw InputError("params",
+                     "must have shape (" + std::to_string(batch) + ", " + std::to_string(count) + ")");
+  const double* r = restitution ? restitution->data() : nullptr;
+  const double* table = values.data();
+  std::vector<SimulateReport> reports(static_cast<std::size_t>(batch));
+  {
+    py::gil_scoped_release release;
+    const SimulateRequest base = parse_simulate_request(text, {}, base_dir);
+    const int nthreads = static_cast<int>(std::max(1L, std::min<long>(batch_thread_count(threads), batch)));
+    for_each_batch_item(batch, nthreads, [&](long b, int /*thread*/) {
+      const auto item = static_cast<std::size_t>(b);
+      SimulateRequest request = base;
+      if (q) request.q0.assign(q + item * nq, q + (item + 1) * nq);
+      if (v) request.v0.assign(v + item * nv, v + (item + 1) * nv);
+      if (p) request.p0.assign(p + item * nv, p + (item + 1) * nv);
+      if (r) request.restitution = r[item];
+      for (std::size_t j = 0; j < count; ++j) request.params.set(names[j], table[item * count + j]);
+      reports[item] = run_simulation(request);
+    });
+  }
+  py::list out;
+  for (auto& report : reports) out.append(simulation_dict(std::move(report)));
+  return out;
+}
+
 }  // namespace
 
 void bind_mechanism(py::module_& m) {
   m.attr("no_contact_status") = kNoContactStatus;
+  m.def("simulate_batch", &simulate_batch, py::arg("text"), py::arg("base_dir"), py::arg("q0"), py::arg("v0"),
+        py::arg("p0"), py::arg("restitution"), py::arg("names"), py::arg("values"), py::arg("batch"),
+        py::arg("threads"));
   py::class_<PyMechanism>(m, "Mechanism")
       .def(py::init<const std::string&, const std::vector<std::pair<std::string, std::string>>&,
                     const std::vector<std::string>&, double>(),

@@ -23,22 +23,20 @@ def cradle():
 
 @pytest.fixture(scope="module")
 def biped():
-    """The planar biped, its height placed so that the lower foot touches the floor."""
+    """The planar biped, its height and pitch placed so that both feet touch the floor."""
     return simpact.Mechanism.from_file(MECHANISMS / "biped.xml", contacts=[("floor", "foot_l"), ("floor", "foot_r")],
-                                       place=["qpos.root_z"])
+                                       place=["qpos.root_z", "qpos.root_pitch"])
 
 
 def biped_batch(biped, b=B, seed=3):
-    """b random touchdowns of the biped: postures (B, nq), falling velocities (B, nv), torso and
-    shin masses, a foot size and restitutions as arrays (B,)."""
+    """b random touchdowns of the biped: leg postures (B, nq), falling velocities (B, nv), torso and
+    shin masses and restitutions as arrays (B,)."""
     rng = np.random.default_rng(seed)
     q = np.zeros((b, biped.nq))
     q[:, 3:] = rng.uniform(-0.5, 0.5, (b, 4))  # hips and knees
-    q[:, 2] = rng.uniform(-0.2, 0.2, b)        # torso pitch
     v = rng.normal(0, 0.3, (b, biped.nv))
     v[:, 1] = -rng.uniform(0.5, 2, b)          # falling
-    params = {"mass.torso": rng.uniform(5, 15, b), "mass.shin_l": rng.uniform(0.5, 2, b),
-              "size.foot_r[0]": rng.uniform(0.03, 0.06, b)}
+    params = {"mass.torso": rng.uniform(5, 15, b), "mass.shin_l": rng.uniform(0.5, 2, b)}
     return q, v, params, rng.uniform(0, 1, b)
 
 
@@ -78,12 +76,12 @@ def test_resolve_batch_equals_one_state_calls(biped):
                                    restitution=restitution[order])
     assert same_bits(reversed_batch.xi[order], batch.xi)
     assert same_bits(reversed_batch.placed_qpos[order], batch.placed_qpos)
-    # The placement: root_z moved so that a foot touches, the rest of q as given.
-    assert same_bits(batch.placed_qpos[:, [0, 2, 3, 4, 5, 6]], q[:, [0, 2, 3, 4, 5, 6]])
+    # The placement: root_z and root_pitch moved so that both feet touch, the rest of q as given.
+    assert same_bits(batch.placed_qpos[:, [0, 3, 4, 5, 6]], q[:, [0, 3, 4, 5, 6]])
     assert not same_bits(batch.placed_qpos[:, 1], q[:, 1])
     gaps = biped.gaps(batch.placed_qpos, params=params)
-    assert np.all(np.abs(gaps).min(axis=1) < 1e-9)
-    assert np.array_equal(batch.closed_contacts, (gaps < 1e-9).sum(axis=1))
+    assert np.all(np.abs(gaps) < 1e-8)
+    assert np.all(batch.closed_contacts == 2)
     assert (batch.status_name() != "no_contact").all() and not np.isnan(batch.xi).any()
 
 
@@ -136,6 +134,10 @@ def test_place_and_evaluate_batches_equal_one_state_calls(biped, cradle):
     np.testing.assert_allclose(M[:, 0, 0], 1.0, rtol=1e-12)
     xa = np.linspace(-0.5, 0, 5)
     np.testing.assert_allclose(cradle.gaps(np.stack([xa, 0 * xa, 0 * xa], axis=1))[:, 0], -xa, atol=1e-9)
+    # Sizes: ball b's radius r_b (centres 2 m apart): φ_ab = φ_bc = 1 − r_b.
+    radii = np.array([0.5, 0.8, 1.0])
+    np.testing.assert_allclose(cradle.gaps([0, 0, 0], params={"size.ball_b[0]": radii}), np.c_[1 - radii, 1 - radii],
+                               atol=1e-9)
 
 
 def test_no_closed_contact_is_nan_not_zero(cradle):
@@ -251,3 +253,47 @@ def test_bad_shapes_name_the_argument(biped, cradle):
         assert e.field == "params.mass.b" and e.item == 4
     e = error(lambda: cradle.resolve([0, 0, 0], [1, 0, 0], params={"mass.b": -1.0}))
     assert e.item is None and "batch item" not in str(e)
+
+
+def test_simulate_batch_equals_one_state_runs(biped, cradle):
+    """B drops of the biped (postures, torso masses, restitutions as arrays) equal B one-state
+    simulate calls (the CLI's request) bit for bit, at 1 and 2 threads."""
+    b = 4
+    rng = np.random.default_rng(5)
+    q0 = np.zeros((b, biped.nq))
+    q0[:, 1] = 0.05                                # 5 cm up: the feet land within the run
+    q0[:, 3:] = rng.uniform(-0.3, 0.3, (b, 4))
+    masses, restitution = rng.uniform(5, 15, b), rng.uniform(0.2, 0.9, b)
+    runs = {threads: biped.simulate(q0, np.zeros(biped.nv), dt=1e-3, steps=300, restitution=restitution,
+                                    record={"every": 100}, params={"mass.torso": masses}, threads=threads)
+            for threads in (1, 2)}
+    s = runs[2]
+    assert s.q.shape == (b, 4, biped.nq) and s.p.shape == (b, 4, biped.nv) and s.energy_final.shape == (b,)
+    assert s.coordinates == runs[1].coordinates and len(s.impacts) == b
+    for item in range(b):
+        one = biped.simulate(q0[item], np.zeros(biped.nv), dt=1e-3, steps=300, restitution=restitution[item],
+                             record={"every": 100}, params={"mass.torso": masses[item]})
+        assert len(one.impacts) >= 1  # it landed
+        for run in runs.values():
+            for name in ("step", "t", "q", "p", "energy", "max_energy_drift", "energy_initial", "energy_final",
+                         "energy_residual", "newton_mean", "newton_max"):
+                assert same_bits(getattr(run, name)[item], getattr(one, name)), (item, name)
+            assert same_bits([run.work[k][item] for k in one.work], list(one.work.values()))
+            assert len(run.impacts[item]) == len(one.impacts)
+            for mine, theirs in zip(run.impacts[item], one.impacts):
+                assert mine["step"] == theirs["step"] and mine["contacts"] == theirs["contacts"]
+                assert same_bits(mine["momentum_after"], theirs["momentum_after"])
+    # The cradle's closed form (unit masses, R = 0.7): ends at [0.1, 0.1, 0.8] m/s whatever the start.
+    c = cradle.simulate([[-0.5, 0, 0], [-0.3, 0, 0]], [1, 0, 0], dt=1 / 600, steps=600, restitution=0.7,
+                        record={"steps": [0, 600]})
+    np.testing.assert_allclose(c.p[:, -1], [[0.1, 0.1, 0.8]] * 2, atol=1e-9)
+    # Bad input names the argument (and the item for a bad state).
+    with pytest.raises(simpact.InputError) as e:
+        cradle.simulate(np.zeros((2, 4)), [1, 0, 0], dt=1e-3, steps=10)
+    assert e.value.field == "q0" and "nq = 3" in str(e.value)
+    with pytest.raises(simpact.InputError) as e:
+        cradle.simulate([[-0.5, 0, 0], [0.1, 0, 0]], [1, 0, 0], dt=1e-3, steps=10)  # item 1 penetrates
+    assert e.value.field == "q0" and e.value.item == 1
+    with pytest.raises(simpact.InputError) as e:
+        cradle.simulate([[-0.5, 0, 0]] * 3, np.ones((2, 3)), dt=1e-3, steps=10)
+    assert e.value.field == "v0" and "has 2 batch items but q0 has 3" in str(e.value)
