@@ -17,7 +17,7 @@ namespace {
 
 using namespace simpact;
 
-void run_steps(benchmark::State& state, const DynamicSystem& s, const DofVector& q0, const DofVector& v0) {
+void run_steps(benchmark::State& state, const DynamicSystem& s, const DynVector& q0, const DynVector& v0) {
   SimulationOptions o;
   o.dt = 1e-3;
   o.monitor_energy = false;
@@ -40,13 +40,13 @@ void run_steps(benchmark::State& state, const DynamicSystem& s, const DofVector&
 void BM_ChainStep(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
   const DynamicSystem s = make_chain(n);
-  run_steps(state, s, DofVector::Constant(n, 0.3), DofVector::Zero(n));
+  run_steps(state, s, DynVector::Constant(n, 0.3), DynVector::Zero(n));
 }
 BENCHMARK(BM_ChainStep)->Arg(2)->Arg(4)->Arg(8);
 
 void BM_Tree8Step(benchmark::State& state) {
   const DynamicSystem s = make_tree8();
-  DofVector q0(8), v0(8);
+  DynVector q0(8), v0(8);
   q0 << 0, 10, 0.1, 0.3, -0.2, -0.4, 0.5, 0.2;
   v0 << 1, 0, 0.5, 1, -1, 0.5, 0, -2;
   run_steps(state, s, q0, v0);
@@ -59,7 +59,7 @@ void run_step_with_impact(benchmark::State& state, const DynamicSystem& s) {
   o.dt = 1e-3;
   o.monitor_energy = false;
   Simulator sim(*s.model, o);
-  const DofVector p0 = s.model->mass_matrix(s.q0) * s.v0;
+  const DynVector p0 = s.model->mass_matrix(s.q0) * s.v0;
   for (auto _ : state) {
     sim.reset(s.q0, p0);
     sim.advance();
@@ -92,7 +92,7 @@ void BM_TrexGaitStep(benchmark::State& state) {
   o.monitor_energy = false;
   o.newton.force_split = 1.0;
   Simulator sim(*s.model, o);
-  const DofVector p0 = DofVector::Zero(kTrexDof);
+  const DynVector p0 = DynVector::Zero(kTrexDof);
   sim.reset(s.q0, p0);
   long steps = 0;
   for (auto _ : state) {

@@ -79,27 +79,27 @@ int main(int argc, char** argv) {
   for (long k = 0; k < steps; ++k) {
     const std::size_t impacts = sim.impacts().size();
     const int resting = sim.resting().count;
-    const DofVector q1 = sim.q(), p1 = sim.p();
+    const DynVector q1 = sim.q(), p1 = sim.p();
     const double t1 = sim.t(), wf1 = sim.force_work(), wc1 = sim.contact_work() + sim.friction_work();
     sim.advance();
     if (std::getenv("TREX_ENERGY_SPLIT") && resting > 0 && sim.resting().count == resting &&
         sim.impacts().size() == impacts) {
       // A plain resting step: split its energy change (the impulse J = p₂ − p₁ − h·g, g the DEL's
       // T_q − V_q + F at the midpoint) into the impulse's jump at q₁ and the DEL step after it.
-      const DofVector dq = sim.q() - q1, qm = q1 + 0.5 * dq, v = dq / dt;
+      const DynVector dq = sim.q() - q1, qm = q1 + 0.5 * dq, v = dq / dt;
       KineticDerivatives kd;
       model.kinetic(qm, v, false, kd);
-      DofVector vq, f;
+      DynVector vq, f;
       model.potential(qm, vq, nullptr);
       model.force(qm, v, t1 + 0.5 * dt, f, nullptr, nullptr);
-      const DofVector g = kd.t_q - vq + f, j = sim.p() - p1 - dt * g;
+      const DynVector g = kd.t_q - vq + f, j = sim.p() - p1 - dt * g;
       const double e1 = model.energy(q1, p1), e1j = model.energy(q1, p1 + j), e2 = sim.energy();
       std::fprintf(stderr,
                    "step %ld: dE %.3e  impulse jump %.3e (booked %.3e)  DEL part %.3e (F.dq %.3e, booked "
                    "%.3e)  |J| %.3e |h g| %.3e  T(v) %.3e T(p2) %.3e\n",
                    k + 1, e2 - e1, e1j - e1, sim.contact_work() + sim.friction_work() - wc1, e2 - e1j,
                    f.dot(dq), sim.force_work() - wf1, j.norm(), dt * g.norm(), 0.5 * v.dot(kd.mass * v),
-                   e2 - model.energy(sim.q(), DofVector::Zero(v.size())));
+                   e2 - model.energy(sim.q(), DynVector::Zero(v.size())));
     }
     const double b2 = balance(), jump = b2 - b;
     b = b2;

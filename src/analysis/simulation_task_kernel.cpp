@@ -33,15 +33,15 @@ SimulationColumn scalar(ResultColumn column, F value) {
 }
 
 // ||p||_{M(q)⁻¹} = sqrt(pᵀ M(q)⁻¹ p).
-double kinetic_norm(const DynamicModel& model, const DofVector& q, const DofVector& p) {
-  const DofMatrix m = model.mass_matrix(q);
-  const DofVector x = m.ldlt().solve(p);
+double kinetic_norm(const DynamicModel& model, const DynVector& q, const DynVector& p) {
+  const DynMatrix m = model.mass_matrix(q);
+  const DynVector x = m.ldlt().solve(p);
   return std::sqrt(std::max(0.0, p.dot(x)));
 }
 
 // ξ of the header: ||p_a − p_b||_{M(q_a)⁻¹} / max(norm0, ||p_a||_{M(q_a)⁻¹}).
-double pair_indeterminacy(const DynamicModel& model, const DofVector& q_a, const DofVector& p_a,
-                          const DofVector& p_b, double norm0) {
+double pair_indeterminacy(const DynamicModel& model, const DynVector& q_a, const DynVector& p_a,
+                          const DynVector& p_b, double norm0) {
   const double diff = kinetic_norm(model, q_a, p_a - p_b);
   const double norm = std::max(norm0, kinetic_norm(model, q_a, p_a));
   return norm > 0.0 ? diff / norm : (diff == 0.0 ? 0.0 : HUGE_VAL);
@@ -68,7 +68,7 @@ DynamicSystem build_system(const std::string& model, const ParameterSet& params)
 // the task's qpos.*/qvel.* as (q0, v0) and its mass/size/pos edits.
 struct TaskSystem {
   std::unique_ptr<DynamicModel> model;
-  DofVector q0, v0;
+  DynVector q0, v0;
 };
 
 TaskSystem build_task_system(const SimulationStudyOptions& options, const ParameterSet& params) {
@@ -217,7 +217,7 @@ SimulationTaskKernel::SimulationTaskKernel(SimulationStudyOptions options) : opt
                        [s](const SimulationTaskValues& v) { return v.newton_max[s]; }));
   }
   if (options_.record > 0) {
-    const int states = options_.record + 1, dof = options_.record_dof;
+    const int states = options_.record + 1, dof = options_.record_dof, nq = record_nq();
     const ArrayDimension record_dim{"record", states, "recorded state (0: initial, record: final)"};
     ArrayDimension coordinate_dim{"coordinate", dof, "generalized coordinate"};
     std::string q_units, p_units;
@@ -258,15 +258,24 @@ SimulationTaskKernel::SimulationTaskKernel(SimulationStudyOptions options) : opt
                        std::copy(v.pair_xi_records[pair].begin(), v.pair_xi_records[pair].end(), out);
                      }});
       }
+    // A mechanism with ball or free joints records q on its group: nq coordinates (MuJoCo's
+    // qpos, quaternions w x y z), p its nv velocities' momenta.
+    ArrayDimension configuration_dim{"configuration", nq, "configuration coordinate (MuJoCo qpos)"};
+    const bool group = nq != dof;
+    if (group)
+      for (const std::string& q : options_.mechanism->qpos_names())
+        configuration_dim.labels.push_back(q.substr(5));
     for (std::size_t s = 0; s < single.size(); ++s) {
       const std::string o = name(single[s]);
       t.push_back({{"q_" + o,
                     "trajectory",
-                    q_units,
+                    group ? "" : q_units,
                     "recorded generalized coordinates, ordering " + o,
-                    states * dof,
-                    {record_dim, coordinate_dim},
-                    mixed},
+                    states * nq,
+                    {record_dim, group ? configuration_dim : coordinate_dim},
+                    group ? "units differ by coordinate: m (free joint position, slide), rad (hinge), 1 "
+                            "(quaternion w x y z)"
+                          : mixed},
                    [s](const SimulationTaskValues& v, double* out) {
                      std::copy(v.q_records[s].begin(), v.q_records[s].end(), out);
                    }});
@@ -297,12 +306,17 @@ std::unique_ptr<TaskScratch> SimulationTaskKernel::make_scratch() const {
   v.p_final.resize(n);
   const auto states = static_cast<std::size_t>(options_.record + 1);
   const auto values = states * static_cast<std::size_t>(options_.record_dof);
+  const auto q_values = states * static_cast<std::size_t>(record_nq());
   v.times.assign(options_.record > 0 ? states : 0, 0.0);
-  v.q_records.assign(n, std::vector<double>(options_.record > 0 ? values : 0));
+  v.q_records.assign(n, std::vector<double>(options_.record > 0 ? q_values : 0));
   v.p_records.assign(n, std::vector<double>(options_.record > 0 ? values : 0));
   v.pair_xi.resize(n < 2 ? 0 : n * (n - 1) / 2);
   v.pair_xi_records.assign(v.pair_xi.size(), std::vector<double>(options_.record > 0 ? states : 0));
   return scratch;
+}
+
+int SimulationTaskKernel::record_nq() const {
+  return options_.mechanism ? options_.mechanism->nq() : options_.record_dof;
 }
 
 std::int64_t SimulationTaskKernel::steps_for(double dt) const {
@@ -333,6 +347,7 @@ TaskStatus SimulationTaskKernel::compute(std::int64_t task, const ParameterSet& 
   const TaskSystem system = build_task_system(options_, params);
   const DynamicModel& model = *system.model;
   const int n = model.dof();
+  const int nq = model.configuration_size();
   if (options_.record > 0 && n != options_.record_dof)
     throw InputError("simulate.record",
                      fmt::format("this task's model has {} coordinates, the recorded arrays "
@@ -354,8 +369,8 @@ TaskStatus SimulationTaskKernel::compute(std::int64_t task, const ParameterSet& 
     for (std::size_t j = 0; j < v.times.size(); ++j)
       v.times[j] = static_cast<double>(sim.record_steps[j]) * sim.dt;
   }
-  const DofVector q0 = system.q0;
-  const DofVector p0 = model.mass_matrix(q0) * system.v0;
+  const DynVector q0 = system.q0;
+  const DynVector p0 = model.mass_matrix(q0) * system.v0;
   v.energy_initial = model.energy(q0, p0);
   v.dof = n;
 
@@ -402,10 +417,10 @@ TaskStatus SimulationTaskKernel::compute(std::int64_t task, const ParameterSet& 
     v.newton_max[s] = result.newton_max;
     for (std::size_t r = 0; r < result.records.size() && r < v.times.size(); ++r) {
       const StateRecord& rec = result.records[r];
-      for (int i = 0; i < n; ++i) {
-        v.q_records[s][r * static_cast<std::size_t>(n) + static_cast<std::size_t>(i)] = rec.q[i];
+      for (int i = 0; i < nq; ++i)
+        v.q_records[s][r * static_cast<std::size_t>(nq) + static_cast<std::size_t>(i)] = rec.q[i];
+      for (int i = 0; i < n; ++i)
         v.p_records[s][r * static_cast<std::size_t>(n) + static_cast<std::size_t>(i)] = rec.p[i];
-      }
     }
   }
   const double norm0 = kinetic_norm(model, q0, p0);
@@ -420,11 +435,11 @@ TaskStatus SimulationTaskKernel::compute(std::int64_t task, const ParameterSet& 
       }
       v.pair_xi[pair] = pair_indeterminacy(model, v.q_final[a], v.p_final[a], v.p_final[b], norm0);
       for (std::size_t r = 0; r < records.size(); ++r) {
-        const auto state = [&](const std::vector<double>& values) -> DofVector {
-          return Eigen::Map<const Eigen::VectorXd>(values.data() + r * static_cast<std::size_t>(n), n);
+        const auto state = [&](const std::vector<double>& values, int size) -> DynVector {
+          return Eigen::Map<const Eigen::VectorXd>(values.data() + r * static_cast<std::size_t>(size), size);
         };
-        records[r] = pair_indeterminacy(model, state(v.q_records[a]), state(v.p_records[a]),
-                                        state(v.p_records[b]), norm0);
+        records[r] = pair_indeterminacy(model, state(v.q_records[a], nq), state(v.p_records[a], n),
+                                        state(v.p_records[b], n), norm0);
       }
     }
   return status;

@@ -10,29 +10,29 @@
 namespace simpact {
 
 namespace {
-constexpr int kMaxAugmented = kMaxDof + 2 * kMaxContacts;
-using AugmentedVector = Eigen::Matrix<double, Eigen::Dynamic, 1, Eigen::ColMajor, kMaxAugmented, 1>;
-using AugmentedMatrix =
-    Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor, kMaxAugmented, kMaxAugmented>;
+using AugmentedVector = Eigen::VectorXd;
+using AugmentedMatrix = Eigen::MatrixXd;
 
 constexpr double kRoundingFactor = 16.0;
 constexpr int kFree = 2;  // friction mode of a pulling resting contact: no tangential impulse
-inline double max_abs(const DofVector& x) {
+inline double max_abs(const DynVector& x) {
   double m = 0.0;
   for (Eigen::Index i = 0; i < x.size(); ++i) m = std::max(m, std::abs(x[i]));
   return m;
 }
 // The residual's rounding floor: Δq is known to a few ulps, and T_v = MΔq/h carries that error.
-double rounding_floor(double mass_norm, const DofVector& dq, double h) {
+double rounding_floor(double mass_norm, const DynVector& dq, double h) {
   return kRoundingFactor * std::numeric_limits<double>::epsilon() * mass_norm * max_abs(dq) / h;
 }
 // x −= LU⁻¹ r with PA = LU: forward and back substitution in plain loops (Eigen's generic
 // triangular solver costs more than the arithmetic at these sizes).
-inline void lu_solve_subtract(const Eigen::PartialPivLU<DofMatrix>& lu, const DofVector& r, DofVector& x) {
-  const DofMatrix& m = lu.matrixLU();
+inline void lu_solve_subtract(const Eigen::PartialPivLU<DynMatrix>& lu, const DynVector& r, DynVector& x,
+                              DynVector& scratch) {
+  const DynMatrix& m = lu.matrixLU();
   const auto& perm = lu.permutationP().indices();
   const Eigen::Index n = r.size();
-  double y[kMaxDof];
+  if (scratch.size() != n) scratch.resize(n);
+  double* y = scratch.data();
   for (Eigen::Index i = 0; i < n; ++i) y[perm[i]] = r[i];
   for (Eigen::Index i = 0; i < n; ++i) {
     double sum = y[i];
@@ -45,6 +45,34 @@ inline void lu_solve_subtract(const Eigen::PartialPivLU<DofMatrix>& lu, const Do
     y[i] = sum / m(i, i);
   }
   for (Eigen::Index i = 0; i < n; ++i) x[i] -= y[i];
+}
+// SO(3): exp, its right Jacobian J_r (exp(x + dx) ≈ exp(x)·exp(J_r(x)dx)) and J_r⁻¹, by their
+// closed forms with Taylor series below θ = 1e-4 (series error < θ⁶ ≈ 1e-24).
+inline Eigen::Matrix3d hat(const Eigen::Vector3d& x) {
+  Eigen::Matrix3d m;
+  m << 0.0, -x.z(), x.y(), x.z(), 0.0, -x.x(), -x.y(), x.x(), 0.0;
+  return m;
+}
+Eigen::Matrix3d so3_exp(const Eigen::Vector3d& x) {
+  const double t2 = x.squaredNorm(), t = std::sqrt(t2);
+  const Eigen::Matrix3d k = hat(x);
+  const double a = t < 1e-4 ? 1.0 - t2 / 6.0 + t2 * t2 / 120.0 : std::sin(t) / t;
+  const double b = t < 1e-4 ? 0.5 - t2 / 24.0 + t2 * t2 / 720.0 : (1.0 - std::cos(t)) / t2;
+  return Eigen::Matrix3d::Identity() + a * k + b * k * k;
+}
+Eigen::Matrix3d so3_right_jacobian(const Eigen::Vector3d& x) {
+  const double t2 = x.squaredNorm(), t = std::sqrt(t2);
+  const Eigen::Matrix3d k = hat(x);
+  const double b = t < 1e-4 ? 0.5 - t2 / 24.0 + t2 * t2 / 720.0 : (1.0 - std::cos(t)) / t2;
+  const double c = t < 1e-4 ? 1.0 / 6.0 - t2 / 120.0 + t2 * t2 / 5040.0 : (t - std::sin(t)) / (t2 * t);
+  return Eigen::Matrix3d::Identity() - b * k + c * k * k;
+}
+Eigen::Matrix3d so3_right_jacobian_inverse(const Eigen::Vector3d& x) {
+  const double t2 = x.squaredNorm(), t = std::sqrt(t2);
+  const Eigen::Matrix3d k = hat(x);
+  const double d = t < 1e-4 ? 1.0 / 12.0 + t2 / 720.0 + t2 * t2 / 30240.0
+                            : 1.0 / t2 - (1.0 + std::cos(t)) / (2.0 * t * std::sin(t));
+  return Eigen::Matrix3d::Identity() + 0.5 * k + d * k * k;
 }
 }  // namespace
 
@@ -60,25 +88,26 @@ NewtonError::NewtonError(long step, double time, const std::string& what)
       step_(step),
       residual_(NAN) {}
 
-double MidpointIntegrator::evaluate(const DofVector& q1, const DofVector& p1, double t1, double h,
-                                    const DofVector& dq, DofVector& r, DofVector& p2, DofMatrix* jacobian,
+double MidpointIntegrator::evaluate(const DynVector& q1, const DynVector& p1, double t1, double h,
+                                    const DynVector& dq, DynVector& r, DynVector& p2, DynMatrix* jacobian,
                                     double* mass_norm) const {
+  if (group_) return evaluate_group(q1, p1, t1, h, dq, r, p2, jacobian, mass_norm);
   const DynamicModel& model = *model_;
   // q₂ = q₁ + Δq with Δq the unknown (see step()): v = Δq/h without cancellation.
-  const DofVector qm = q1 + 0.5 * dq;
-  const DofVector v = dq / h;
+  const DynVector qm = q1 + 0.5 * dq;
+  const DynVector v = dq / h;
   KineticDerivatives k;
   model.kinetic(qm, v, jacobian != nullptr, k);
-  DofVector vq;
-  DofMatrix vqq;
+  DynVector vq;
+  DynMatrix vqq;
   model.potential(qm, vq, jacobian ? &vqq : nullptr);
-  DofVector generalized = k.t_q - vq;  // T_q − V_q (+ F)
+  DynVector generalized = k.t_q - vq;  // T_q − V_q (+ F)
   double scale = max_abs(p1) + max_abs(k.t_v) + 0.5 * h * (max_abs(k.t_q) + max_abs(vq));
-  DofMatrix fq, fv;
-  DofVector f_split;  // (θ − ½)·h·F: the q₂ equation's share of the force beyond the symmetric half
+  DynMatrix fq, fv;
+  DynVector f_split;  // (θ − ½)·h·F: the q₂ equation's share of the force beyond the symmetric half
   const bool forced = model.has_forces();
   if (forced) {
-    DofVector f;
+    DynVector f;
     model.force(qm, v, t1 + 0.5 * h, f, jacobian ? &fq : nullptr, jacobian ? &fv : nullptr);
     generalized += f;
     scale += 0.5 * h * max_abs(f);
@@ -91,25 +120,26 @@ double MidpointIntegrator::evaluate(const DofVector& q1, const DofVector& p1, do
   // component the system conserves (a cyclic coordinate) is conserved exactly, whatever R is.
   p2 = p1 + h * generalized;
   if (jacobian) {
-    DofMatrix& jac = *jacobian;
+    DynMatrix& jac = *jacobian;
     jac = (0.25 * h) * (k.t_qq - vqq) + 0.5 * (k.t_qv - k.t_qv.transpose()) - k.mass / h;
     if (forced) jac += options_.force_split * ((0.5 * h) * fq + fv);
   }
   return scale;
 }
 
-void MidpointIntegrator::residual(const DofVector& q1, const DofVector& p1, double t1, double h,
-                                  const DofVector& q2, DofVector& r, DofVector& p2,
-                                  DofMatrix* jacobian) const {
-  evaluate(q1, p1, t1, h, DofVector(q2 - q1), r, p2, jacobian, nullptr);
+void MidpointIntegrator::residual(const DynVector& q1, const DynVector& p1, double t1, double h,
+                                  const DynVector& q2, DynVector& r, DynVector& p2,
+                                  DynMatrix* jacobian) const {
+  evaluate(q1, p1, t1, h, displacement(q2, q1), r, p2, jacobian, nullptr);
 }
 
-double MidpointIntegrator::evaluate_residual(const DofVector& q1, const DofVector& p1, double t1, double h,
-                                             const DofVector& dq, DofVector& r, DofVector& p2) const {
+double MidpointIntegrator::evaluate_residual(const DynVector& q1, const DynVector& p1, double t1, double h,
+                                             const DynVector& dq, DynVector& r, DynVector& p2) const {
+  if (group_) return evaluate_group(q1, p1, t1, h, dq, r, p2, nullptr, nullptr);
   const DynamicModel& model = *model_;
-  const DofVector qm = q1 + 0.5 * dq;
-  const DofVector v = dq / h;
-  DofVector t_q, t_v, v_q;
+  const DynVector qm = q1 + 0.5 * dq;
+  const DynVector v = dq / h;
+  DynVector t_q, t_v, v_q;
   model.momentum_terms(qm, v, t_q, t_v, v_q);
   const Eigen::Index n = q1.size();
   double p_max = 0.0, tv_max = 0.0, tq_max = 0.0, vq_max = 0.0;
@@ -120,9 +150,9 @@ double MidpointIntegrator::evaluate_residual(const DofVector& q1, const DofVecto
     vq_max = std::max(vq_max, std::abs(v_q[i]));
   }
   double scale = p_max + tv_max + 0.5 * h * (tq_max + vq_max);
-  DofVector generalized = t_q - v_q;
+  DynVector generalized = t_q - v_q;
   if (model.has_forces()) {
-    DofVector f;
+    DynVector f;
     model.force(qm, v, t1 + 0.5 * h, f, nullptr, nullptr);
     generalized += f;
     scale += 0.5 * h * max_abs(f);
@@ -135,28 +165,33 @@ double MidpointIntegrator::evaluate_residual(const DofVector& q1, const DofVecto
   return scale;
 }
 
-void MidpointIntegrator::del_jacobian(const DofVector& q1, double t1, double h, const DofVector& dq,
-                                      DofMatrix& jac, double& mass_norm) const {
-  const DofVector qm = q1 + 0.5 * dq;
-  const DofVector v = dq / h;
+void MidpointIntegrator::del_jacobian(const DynVector& q1, double t1, double h, const DynVector& dq,
+                                      DynMatrix& jac, double& mass_norm) const {
+  if (group_) {
+    DynVector r, p2;
+    evaluate_group(q1, DynVector::Zero(dq.size()), t1, h, dq, r, p2, &jac, &mass_norm);
+    return;
+  }
+  const DynVector qm = q1 + 0.5 * dq;
+  const DynVector v = dq / h;
   model_->del_matrix(qm, v, -1.0 / h, 0.5, 0.25 * h, jac, mass_norm);
   if (model_->has_forces()) {
-    DofVector f;
-    DofMatrix fq, fv;
+    DynVector f;
+    DynMatrix fq, fv;
     model_->force(qm, v, t1 + 0.5 * h, f, &fq, &fv);
     jac += options_.force_split * ((0.5 * h) * fq + fv);
   }
 }
 
-MidpointStep MidpointIntegrator::step(const DofVector& q1, const DofVector& p1, double t1, double h,
-                                      DofVector& q2, DofVector& p2, long step_index,
+MidpointStep MidpointIntegrator::step(const DynVector& q1, const DynVector& p1, double t1, double h,
+                                      DynVector& q2, DynVector& p2, long step_index,
                                       const ActiveContacts& active) const {
   MidpointWorkspace workspace;
   return step(q1, p1, t1, h, q2, p2, step_index, active, workspace);
 }
 
-MidpointStep MidpointIntegrator::step(const DofVector& q1, const DofVector& p1, double t1, double h,
-                                      DofVector& q2, DofVector& p2, long step_index,
+MidpointStep MidpointIntegrator::step(const DynVector& q1, const DynVector& p1, double t1, double h,
+                                      DynVector& q2, DynVector& p2, long step_index,
                                       const ActiveContacts& active, MidpointWorkspace& ws) const {
   if (active.count > 0) return step_with_contacts(q1, p1, t1, h, q2, p2, step_index, active);
   const int n = model_->dof();
@@ -165,9 +200,13 @@ MidpointStep MidpointIntegrator::step(const DofVector& q1, const DofVector& p1, 
   if (!options_.reuse_jacobian || !ws.valid || ws.n != n || !(std::abs(h - ws.h) <= 1e-3 * h))
     ws.valid = false;
   MidpointStep result;
-  DofVector r;
-  DofMatrix jac;
-  DofVector dq = q2 - q1;                 // Newton on Δq = q₂ − q₁ (see step_with_contacts)
+  DynVector& r = ws.r;
+  DynMatrix jac;
+  DynVector& dq = ws.dq;  // Newton on Δq = q₂ − q₁ (see step_with_contacts)
+  if (group_)
+    model_->difference(q2, q1, dq);
+  else
+    dq = q2 - q1;
   bool fresh = false;                     // factorized at an iterate of this step
   bool exact = !options_.reuse_jacobian;  // refactor at every iterate (exact Newton)
   double previous = INFINITY;
@@ -197,26 +236,29 @@ MidpointStep MidpointIntegrator::step(const DofVector& q1, const DofVector& p1, 
       }
     }
     if (done) {
-      q2 = q1 + dq;
+      if (group_)
+        model_->integrate(q1, dq, 1.0, q2);
+      else
+        q2 = q1 + dq;
       result.iterations = it;
       result.residual = relative;
       result.impulses.resize(0);
       return result;
     }
-    lu_solve_subtract(ws.lu, r, dq);
+    lu_solve_subtract(ws.lu, r, dq, ws.y);
     previous = rn;
   }
 }
 
-MidpointStep MidpointIntegrator::step_with_contacts(const DofVector& q1, const DofVector& p1, double t1,
-                                                    double h, DofVector& q2, DofVector& p2, long step_index,
+MidpointStep MidpointIntegrator::step_with_contacts(const DynVector& q1, const DynVector& p1, double t1,
+                                                    double h, DynVector& q2, DynVector& p2, long step_index,
                                                     const ActiveContacts& active) const {
   const int k = active.count;
   const double mu = model_->friction_coefficient();
-  NormalMatrix tangents;
+  DynRowMatrix tangents;
   bool friction = false;
   if (mu > 0.0 && k > 0) {
-    NormalMatrix all;
+    DynRowMatrix all;
     model_->tangent_jacobian(q1, all);
     tangents.resize(k, model_->dof());
     for (int i = 0; i < k; ++i) tangents.row(i) = all.row(active.index[i]);
@@ -227,17 +269,15 @@ MidpointStep MidpointIntegrator::step_with_contacts(const DofVector& q1, const D
   // impulse β_i ∈ [−μλ_i, μλ_i] either holds the contact point (stick: Dt_i Δq = 0) or sits on
   // the cone's edge opposing the slip (β_i = −s_i μ λ_i, s_i = sign of Dt_i Δq). Active-set
   // iteration over the modes {stick, slide ±} — the complementarity solution of this small LCP.
-  int mode[kMaxContacts] = {};  // 0 stick, ±1 slide in that direction, kFree: β = 0
-  const DofVector guess = q2;
+  std::vector<int> mode(static_cast<std::size_t>(k), 0);  // 0 stick, ±1 slide in that direction, kFree: β = 0
+  const DynVector guess = q2;
   MidpointStep result;
-  std::uint32_t visited[4 * kMaxContacts + 4];  // the mode vectors tried, to detect a cycle
+  std::vector<std::vector<int>> visited;  // the mode vectors tried, to detect a cycle
   for (int pass = 0; pass < 4 * k + 4; ++pass) {
-    std::uint32_t code = 0;
-    for (int i = 0; i < k; ++i) code = code * 4u + static_cast<std::uint32_t>(mode[i] + 1);
-    if (std::find(visited, visited + pass, code) != visited + pass) break;  // cycling
-    visited[pass] = code;
+    if (std::find(visited.begin(), visited.end(), mode) != visited.end()) break;  // cycling
+    visited.push_back(mode);
     q2 = guess;
-    result = solve_contacts(q1, p1, t1, h, q2, p2, step_index, active, &tangents, mode, mu);
+    result = solve_contacts(q1, p1, t1, h, q2, p2, step_index, active, &tangents, mode.data(), mu);
     bool changed = false;
     for (int i = 0; i < k; ++i) {
       const double lambda = result.impulses[i], beta = result.friction_impulses[i];
@@ -252,7 +292,7 @@ MidpointStep MidpointIntegrator::step_with_contacts(const DofVector& q1, const D
           mode[i] = beta > 0.0 ? -1 : 1;
           changed = true;
         }
-      } else if (tangents.row(i).dot(q2 - q1) * mode[i] < 0.0) {
+      } else if (tangents.row(i).dot(displacement(q2, q1)) * mode[i] < 0.0) {
         mode[i] = 0;
         changed = true;
       }
@@ -263,33 +303,33 @@ MidpointStep MidpointIntegrator::step_with_contacts(const DofVector& q1, const D
   return enumerate_contact_modes(q1, p1, t1, h, q2, p2, step_index, active, tangents, mu);
 }
 
-MidpointStep MidpointIntegrator::enumerate_contact_modes(const DofVector& q1, const DofVector& p1, double t1,
-                                                         double h, DofVector& q2, DofVector& p2,
+MidpointStep MidpointIntegrator::enumerate_contact_modes(const DynVector& q1, const DynVector& p1, double t1,
+                                                         double h, DynVector& q2, DynVector& p2,
                                                          long step_index, const ActiveContacts& active,
-                                                         const NormalMatrix& tangents, double mu) const {
+                                                         const DynRowMatrix& tangents, double mu) const {
   const int k = active.count;
   if (k > 5)  // 4^k Newton solves
     throw NewtonError(step_index, t1,
                       fmt::format("friction modes of {} resting contacts cycle (search limited to 5)", k));
-  const DofVector guess = q2;
+  const DynVector guess = q2;
   const int n = model_->dof();
   int combos = 1;
   for (int i = 0; i < k; ++i) combos *= 4;
-  ContactVector all_phi;
+  DynVector all_phi;
   for (int released_count = 0; released_count <= k; ++released_count) {
     for (int c = 0; c < combos; ++c) {
       // digit i of c in base 4: 0 stick, 1 slide +, 2 slide −, 3 free.
-      int digit[kMaxContacts], count = 0;
+      int digit[5], count = 0;
       for (int i = 0, rest = c; i < k; ++i, rest /= 4) count += (digit[i] = rest % 4) == 3;
       if (count != released_count) continue;
       ActiveContacts held;
-      NormalMatrix held_tangents(k - count, n);
-      int mode[kMaxContacts];
+      DynRowMatrix held_tangents(k - count, n);
+      int mode[5];
       for (int i = 0; i < k; ++i) {
         if (digit[i] == 3) continue;
         held_tangents.row(held.count) = tangents.row(i);
         mode[held.count] = digit[i] == 0 ? 0 : (digit[i] == 1 ? 1 : -1);
-        held.index[held.count++] = active.index[i];
+        held.add(active.index[i]);
       }
       q2 = guess;
       MidpointStep trial;
@@ -308,16 +348,17 @@ MidpointStep MidpointIntegrator::enumerate_contact_modes(const DofVector& q1, co
           continue;
         }
         const double lambda = trial.impulses[j], beta = trial.friction_impulses[j];
-        consistent = lambda >= 0.0 && (mode[j] == 0 ? std::abs(beta) <= mu * lambda * (1.0 + 1e-9) + 1e-300
-                                                    : held_tangents.row(j).dot(q2 - q1) * mode[j] >= 0.0);
+        consistent =
+            lambda >= 0.0 && (mode[j] == 0 ? std::abs(beta) <= mu * lambda * (1.0 + 1e-9) + 1e-300
+                                           : held_tangents.row(j).dot(displacement(q2, q1)) * mode[j] >= 0.0);
         ++j;
       }
       if (!consistent) continue;
       MidpointStep result;
       result.iterations = trial.iterations;
       result.residual = trial.residual;
-      result.impulses = ContactVector::Zero(k);
-      result.friction_impulses = ContactVector::Zero(k);
+      result.impulses = DynVector::Zero(k);
+      result.friction_impulses = DynVector::Zero(k);
       result.mode_search = true;
       for (int i = 0, j = 0; i < k; ++i) {
         if (digit[i] == 3) {
@@ -336,45 +377,48 @@ MidpointStep MidpointIntegrator::enumerate_contact_modes(const DofVector& q1, co
       fmt::format("no consistent stick/slide/free modes for {} resting contacts (Coulomb μ = {})", k, mu));
 }
 
-MidpointStep MidpointIntegrator::solve_contacts(const DofVector& q1, const DofVector& p1, double t1, double h,
-                                                DofVector& q2, DofVector& p2, long step_index,
-                                                const ActiveContacts& active, const NormalMatrix* tangents,
+MidpointStep MidpointIntegrator::solve_contacts(const DynVector& q1, const DynVector& p1, double t1, double h,
+                                                DynVector& q2, DynVector& p2, long step_index,
+                                                const ActiveContacts& active, const DynRowMatrix* tangents,
                                                 const int* mode, double mu) const {
   const int n = model_->dof();
   const int k = active.count;
   const int f = tangents ? k : 0;  // friction unknowns
   MidpointStep result;
-  DofVector r;
-  DofMatrix jac;
-  NormalMatrix g1;  // Dφ_A at q₁ (impulse directions)
-  ContactVector lambda = ContactVector::Zero(k), beta = ContactVector::Zero(f);
-  ContactVector phi;
+  DynVector r;
+  DynMatrix jac;
+  DynRowMatrix g1;  // Dφ_A at q₁ (impulse directions)
+  DynVector lambda = DynVector::Zero(k), beta = DynVector::Zero(f);
+  DynVector phi;
   if (k > 0) {
-    NormalMatrix all;
+    DynRowMatrix all;
     model_->gap_jacobian(q1, all);
     g1.resize(k, n);
     for (int i = 0; i < k; ++i) g1.row(i) = all.row(active.index[i]);
   }
   auto impulse = [&]() {
-    DofVector j = g1.transpose() * lambda;
+    DynVector j = g1.transpose() * lambda;
     if (f > 0) j.noalias() += tangents->transpose() * beta;
     return j;
   };
   // Newton on the displacement Δq = q₂ − q₁: the momentum MΔq/h of a short sub-step (near an
   // impact) keeps its precision, which q₂ − q₁ formed from rounded positions would lose.
-  DofVector dq = q2 - q1;
+  DynVector dq = displacement(q2, q1);
   double last_residual = INFINITY;
   for (int it = 0;; ++it) {
-    q2 = q1 + dq;
+    if (group_)
+      model_->integrate(q1, dq, 1.0, q2);
+    else
+      q2 = q1 + dq;
     double mass_norm = 0.0;
     double scale = evaluate(q1, p1, t1, h, dq, r, p2, nullptr, &mass_norm);
     const double floor = rounding_floor(mass_norm, dq, h);
     double phi_error = 0.0, phi_scale = 1.0, rule_error = 0.0;
     if (k > 0) {
-      const DofVector j = impulse();
+      const DynVector j = impulse();
       r.noalias() += j;
       scale += max_abs(j);
-      ContactVector all_phi;
+      DynVector all_phi;
       model_->gaps(q2, all_phi);
       phi.resize(k);
       for (int i = 0; i < k; ++i) phi[i] = all_phi[active.index[i]];
@@ -411,7 +455,7 @@ MidpointStep MidpointIntegrator::solve_contacts(const DofVector& q1, const DofVe
       r = jac.partialPivLu().solve(r);
       dq -= r;
     } else {
-      NormalMatrix all;
+      DynRowMatrix all;
       model_->gap_jacobian(q2, all);
       const int size = n + k + f;
       AugmentedMatrix a = AugmentedMatrix::Zero(size, size);
@@ -443,6 +487,59 @@ MidpointStep MidpointIntegrator::solve_contacts(const DofVector& q1, const DofVe
       if (f > 0) beta -= dx.tail(f);
     }
   }
+}
+
+DynVector MidpointIntegrator::displacement(const DynVector& q2, const DynVector& q1) const {
+  if (!group_) return q2 - q1;
+  DynVector v;
+  model_->difference(q2, q1, v);
+  return v;
+}
+
+double MidpointIntegrator::evaluate_group(const DynVector& q1, const DynVector& p1, double t1, double h,
+                                          const DynVector& x, DynVector& r, DynVector& p2,
+                                          DynMatrix* jacobian, double* mass_norm) const {
+  const DynamicModel& model = *model_;
+  DynVector qm, t_q, t_v, v_q, f;
+  model.integrate(q1, x, 0.5, qm);
+  const DynVector xi = x / h;
+  model.momentum_terms(qm, xi, t_q, t_v, v_q);
+  DynVector g = t_q - v_q;
+  double scale = max_abs(p1) + max_abs(t_v) + 0.5 * h * (max_abs(t_q) + max_abs(v_q));
+  const bool forced = model.has_forces();
+  if (forced) {
+    model.force(qm, xi, t1 + 0.5 * h, f, nullptr, nullptr);
+    g += f;
+    scale += 0.5 * h * max_abs(f);
+  }
+  // Euclidean coordinates: the rule on R^n; then each rotation block in the Lie algebra.
+  r = p1 + 0.5 * h * g - t_v;
+  p2 = p1 + h * g;
+  for (int b : model.rotation_blocks()) {
+    const Eigen::Vector3d xb = x.segment<3>(b), gb = g.segment<3>(b), pb = p1.segment<3>(b);
+    const Eigen::Matrix3d r1 = so3_exp(xb), rh = so3_exp(0.5 * xb);
+    const Eigen::Vector3d nu =
+        t_v.segment<3>(b) + (0.5 * h) * (so3_right_jacobian(0.5 * xb).transpose() * gb);
+    const Eigen::Vector3d w = so3_right_jacobian_inverse(xb).transpose() * nu;
+    r.segment<3>(b) = pb + h * (rh * gb) - r1 * w;
+    p2.segment<3>(b) = r1.transpose() * pb + h * (rh.transpose() * gb);
+  }
+  if (forced && options_.force_split != 0.5) r += (options_.force_split - 0.5) * h * f;
+  if (mass_norm) *mass_norm = model.mass_matrix(qm).cwiseAbs().rowwise().sum().maxCoeff();
+  if (jacobian) {
+    // ∂R/∂x by forward differences: Newton's matrix only (the test is on R itself).
+    const Eigen::Index n = x.size();
+    jacobian->resize(n, n);
+    DynVector xp = x, rp, pp;
+    for (Eigen::Index j = 0; j < n; ++j) {
+      xp[j] = x[j] + 1e-8 * std::max(1.0, std::abs(x[j]));
+      const double dx = xp[j] - x[j];
+      evaluate_group(q1, p1, t1, h, xp, rp, pp, nullptr, nullptr);
+      jacobian->col(j) = (rp - r) / dx;
+      xp[j] = x[j];
+    }
+  }
+  return scale;
 }
 
 }  // namespace simpact

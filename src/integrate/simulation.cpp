@@ -13,6 +13,50 @@ namespace simpact {
 
 namespace {
 constexpr double kNever = -std::numeric_limits<double>::infinity();
+// The holding impulse of resting contacts at q* (Simulator::resolve): false when p already
+// satisfies them, else their plastic projection in p_out (converged: its KKT check passed).
+template <typename S>
+bool hold_resting(const DynMatrix& mass, const DynRowMatrix& held, const DynVector& ps, DynVector& p_out,
+                  bool& converged) {
+  const BasicImpactProblem<S> hold(BasicKineticMetric<S>(mass), held, ps, 0.0);
+  if (hold.feasible(hold.initial_rates())) return false;
+  const BasicPlasticOutcome<S> outcome = plastic_outcome(hold);
+  converged = outcome.converged;
+  p_out = outcome.momentum;
+  return true;
+}
+
+// The propagative reset on the size path that fits (fixed up to kMaxDof/kMaxContacts, dynamic
+// beyond), read off as plain vectors.
+struct ResetOutcome {
+  ResolveStatus status = ResolveStatus::kOk;
+  DynVector momentum, impulses;  // p⁺ and the closed contacts' impulses
+  std::vector<int> sequence;     // the reflections (closed-contact indices)
+  double momentum_norm = 0.0;    // ||p⁻||_g
+  DynVector normal_norms;        // ||u_i||_g
+};
+template <typename S>
+ResetOutcome reset_with(const DynMatrix& mass, const DynRowMatrix& normals, const DynVector& p_in,
+                        double restitution, const ResolveOptions& ro, BasicImpactWorkspace<S>& workspace) {
+  const BasicImpactProblem<S> problem(BasicKineticMetric<S>(mass), normals, p_in, restitution);
+  const BasicImpactResolution<S> res = resolve_impact(problem, ro, workspace);
+  ResetOutcome out;
+  out.status = res.status;
+  out.momentum_norm = problem.momentum_norm();
+  out.normal_norms = problem.normal_norms();
+  if (res.status == ResolveStatus::kNoElasticOutcome) {
+    out.momentum = res.plastic.momentum;
+    out.impulses = res.plastic.impulses;
+  } else if (res.status != ResolveStatus::kNoImpact && res.status != ResolveStatus::kCapHit &&
+             res.status != ResolveStatus::kPlasticUnverified) {
+    const auto& o = workspace.outcomes.items[0];
+    out.momentum = o.momentum;
+    out.impulses = o.impulses;
+    for (int s = 0; s < o.sequences[0].stored(); ++s) out.sequence.push_back(o.sequences[0].contacts[s]);
+  }
+  return out;
+}
+
 // The integrator's contact-mode search may leave a resting contact free only within our gap
 // tolerance.
 SimulationOptions with_release_tolerance(SimulationOptions options) {
@@ -35,23 +79,47 @@ Simulator::Simulator(const DynamicModel& model, SimulationOptions options)
       force_work_parts_(static_cast<std::size_t>(model.force_parts()), 0.0) {
   if (options_.policy == OrderingPolicy::kAll)
     throw std::invalid_argument("Simulator: time stepping needs a single ordering policy, not 'all'");
-  std::fill(last_impact_, last_impact_ + kMaxContacts, kNever);
-  std::fill(last_approach_, last_approach_ + kMaxContacts, 0.0);
-  std::fill(last_hit_, last_hit_ + kMaxContacts, false);
+  group_ = model.on_group();
+  const auto k = static_cast<std::size_t>(model.contacts());
+  last_impact_.assign(k, kNever);
+  last_approach_.assign(k, 0.0);
+  last_hit_.assign(k, 0);
+  crossing_.resize(k);
+  hitting_.resize(k);
+  closed_.resize(k);
+  approach_.resize(k);
+  hit_.resize(k);
+  resting_.index.reserve(k);
 }
 
-void Simulator::reset(const DofVector& q0, const DofVector& p0, double t0) {
+void Simulator::advance_from(const DynVector& q, const DynVector& v, double h, DynVector& out) const {
+  if (group_)
+    model_->integrate(q, v, h, out);
+  else
+    out = q + h * v;
+}
+
+void Simulator::mean_velocity(const DynVector& q2, const DynVector& q1, double h, DynVector& out) const {
+  if (group_) {
+    model_->difference(q2, q1, out);
+    out /= h;
+  } else {
+    out = (q2 - q1) / h;
+  }
+}
+
+void Simulator::reset(const DynVector& q0, const DynVector& p0, double t0) {
   if (!q0.allFinite() || !p0.allFinite()) throw NonFiniteStateError(0, t0);
   q_ = q0;
   p_ = p0;
   t0_ = t_ = t0;
   step_ = 0;
-  resting_ = ActiveContacts{};
-  std::fill(last_impact_, last_impact_ + kMaxContacts, kNever);
-  std::fill(last_approach_, last_approach_ + kMaxContacts, 0.0);
-  std::fill(last_hit_, last_hit_ + kMaxContacts, false);
+  resting_.count = 0;
+  std::fill(last_impact_.begin(), last_impact_.end(), kNever);
+  std::fill(last_approach_.begin(), last_approach_.end(), 0.0);
+  std::fill(last_hit_.begin(), last_hit_.end(), 0);
   impacts_.clear();
-  const Eigen::LLT<DofMatrix> factor(model_->mass_matrix(q0));
+  const Eigen::LLT<DynMatrix> factor(model_->mass_matrix(q0));
   v_guess_ = factor.solve(p0);
   history_ = 0;
   newton_.reset();
@@ -63,36 +131,44 @@ void Simulator::reset(const DofVector& q0, const DofVector& p0, double t0) {
   mode_searches_ = 0;
 }
 
-void Simulator::account_work(const DofVector& q2, const DofVector& p2, double h, const MidpointStep& step) {
-  DofVector p_held = p_;  // p₁ plus the resting contacts' impulses
+void Simulator::account_work(const DynVector& q2, const DynVector& p2, double h, const MidpointStep& step) {
+  DynVector p_held = p_;  // p₁ plus the resting contacts' impulses
   // Resting contacts: the step is a plain DEL step from p₁ + J, J = Dφ_A(q₁)ᵀλ + Dt_A(q₁)ᵀβ (the
   // holding and friction impulses act at q₁), so they change the energy by exactly
   // J_nᵀM⁻¹(p₁ + J_n/2) and then J_fᵀM⁻¹(p₁ + J_n + J_f/2) (M at q₁).
   if (resting_.count > 0 && step.impulses.size() == resting_.count) {
-    NormalMatrix g, t;
+    DynRowMatrix g, t;
     model_->gap_jacobian(q_, g);
     const bool friction = step.friction_impulses.size() == resting_.count;
     if (friction) model_->tangent_jacobian(q_, t);
-    DofVector jn = DofVector::Zero(q_.size()), jf = DofVector::Zero(q_.size());
+    DynVector jn = DynVector::Zero(q_.size()), jf = DynVector::Zero(q_.size());
     for (int i = 0; i < resting_.count; ++i) {
       jn += step.impulses[i] * g.row(resting_.index[i]).transpose();
       if (friction) jf += step.friction_impulses[i] * t.row(resting_.index[i]).transpose();
     }
-    const Eigen::LLT<DofMatrix> m(model_->mass_matrix(q_));
-    contact_work_ += jn.dot(m.solve(DofVector(p_ + 0.5 * jn)));
-    if (friction) friction_work_ += jf.dot(m.solve(DofVector(p_ + jn + 0.5 * jf)));
+    const Eigen::LLT<DynMatrix> m(model_->mass_matrix(q_));
+    contact_work_ += jn.dot(m.solve(DynVector(p_ + 0.5 * jn)));
+    if (friction) friction_work_ += jf.dot(m.solve(DynVector(p_ + jn + 0.5 * jf)));
     p_held = p_ + jn + jf;
   }
   if (!model_->has_forces() || h <= 0.0) return;
-  const DofVector dq = q2 - q_, qm = q_ + 0.5 * dq, v = dq / h;
+  DynVector dq, qm;
+  if (group_) {
+    model_->difference(q2, q_, dq);
+    model_->integrate(q_, dq, 0.5, qm);
+  } else {
+    dq = q2 - q_;
+    qm = q_ + 0.5 * dq;
+  }
+  const DynVector v = dq / h;
   const double tm = t_ + 0.5 * h;
-  DofVector f;
+  DynVector f;
   model_->force(qm, v, tm, f, nullptr, nullptr);
   force_work_ += f.dot(dq);
   // The same F·Δq by part (springs, dampers, drives, ...) when the model names several.
   const int parts = model_->force_parts();
   if (parts == 1) force_work_parts_[0] += f.dot(dq);
-  DofVector fp;
+  DynVector fp;
   for (int part = 0; parts > 1 && part < parts; ++part) {
     model_->force_part(part, qm, v, tm, fp);
     force_work_parts_[static_cast<std::size_t>(part)] += fp.dot(dq);
@@ -102,16 +178,16 @@ void Simulator::account_work(const DofVector& q2, const DofVector& p2, double h,
   // resting contacts' impulses at q₁ it does not split by part in any meaningful way.
   const double split = options_.newton.force_split;
   if (split != 0.5) {
-    const DofVector c = (split - 0.5) * h * f;
-    const Eigen::LLT<DofMatrix> m1(model_->mass_matrix(q_)), m2(model_->mass_matrix(q2));
-    const double w = c.dot(m1.solve(DofVector(p_held + 0.5 * c))) - c.dot(m2.solve(DofVector(p2 + 0.5 * c)));
+    const DynVector c = (split - 0.5) * h * f;
+    const Eigen::LLT<DynMatrix> m1(model_->mass_matrix(q_)), m2(model_->mass_matrix(q2));
+    const double w = c.dot(m1.solve(DynVector(p_held + 0.5 * c))) - c.dot(m2.solve(DynVector(p2 + 0.5 * c)));
     force_work_ += w;
     split_work_ += w;
   }
 }
 
-MidpointStep Simulator::sub_step(double tau, DofVector& q2, DofVector& p2) {
-  q2 = q_ + tau * v_guess_;
+MidpointStep Simulator::sub_step(double tau, DynVector& q2, DynVector& p2) {
+  advance_from(q_, v_guess_, tau, q2);
   const MidpointStep sub = integrator_.step(q_, p_, t_, tau, q2, p2, step_ + 1, resting_, newton_);
   iterations_ += sub.iterations;
   mode_searches_ += sub.mode_search ? 1 : 0;
@@ -126,20 +202,31 @@ void Simulator::advance() {
   int impacts_this_step = 0;
   bool impact_in_step = false;
   bool clean = true;  // a single full step (no impact, no release): its mean velocity extrapolates
-  DofVector q2, p2, qs, ps, qt, pt;
+  DynVector q2, p2, qs, ps, qt, pt;
   MidpointStep held_s;
-  ContactVector phi, phi_star, phi_t;
+  DynVector phi, phi_star, phi_t;
   while (true) {
     const double h = t_end - t_;
     if (h <= 0.0) break;
-    if (clean && history_ >= 3)
+    if (group_) {  // the same extrapolations in the Lie algebra
+      if (clean && history_ >= 3)
+        v_extrapolated_ = 4.0 * (v_guess_ + v_prev2_) - 6.0 * v_prev_ - v_prev3_;
+      else if (clean && history_ == 2)
+        v_extrapolated_ = 3.0 * (v_guess_ - v_prev_) + v_prev2_;
+      else if (clean && history_ == 1)
+        v_extrapolated_ = 2.0 * v_guess_ - v_prev_;
+      else
+        v_extrapolated_ = v_guess_;
+      model_->integrate(q_, v_extrapolated_, h, q2);
+    } else if (clean && history_ >= 3) {
       q2 = q_ + h * (4.0 * (v_guess_ + v_prev2_) - 6.0 * v_prev_ - v_prev3_);
-    else if (clean && history_ == 2)
+    } else if (clean && history_ == 2) {
       q2 = q_ + h * (3.0 * (v_guess_ - v_prev_) + v_prev2_);
-    else if (clean && history_ == 1)
+    } else if (clean && history_ == 1) {
       q2 = q_ + h * (2.0 * v_guess_ - v_prev_);
-    else
+    } else {
       q2 = q_ + h * v_guess_;
+    }
     const MidpointStep sub = integrator_.step(q_, p_, t_, h, q2, p2, step_ + 1, resting_, newton_);
     iterations_ += sub.iterations;
     mode_searches_ += sub.mode_search ? 1 : 0;
@@ -150,7 +237,7 @@ void Simulator::advance() {
     if (resting_.count > 0) {
       ActiveContacts kept;
       for (int i = 0; i < resting_.count; ++i)
-        if (sub.impulses[i] >= 0.0 && !(sub.released >> i & 1u)) kept.index[kept.count++] = resting_.index[i];
+        if (sub.impulses[i] >= 0.0 && !(sub.released >> i & 1u)) kept.add(resting_.index[i]);
       if (kept.count < resting_.count) {
         clean = false;
         if (sub.released == 0) {
@@ -160,7 +247,7 @@ void Simulator::advance() {
         after_step = kept;
       }
     }
-    int crossing[kMaxContacts];
+    int* crossing = crossing_.data();
     int crossing_count = 0;
     if (contacts > 0) {
       model_->gaps(q2, phi);
@@ -179,7 +266,7 @@ void Simulator::advance() {
       } else {
         history_ = 0;
       }
-      v_guess_ = (q2 - q_) / h;
+      mean_velocity(q2, q_, h, v_guess_);
       account_work(q2, p2, h, sub);
       resting_ = after_step;
       q_ = q2;
@@ -193,7 +280,7 @@ void Simulator::advance() {
       throw ImpactError(fmt::format("step {} (t = {:.9g} s): more than {} impacts in one step", step_ + 1, t_,
                                     options_.max_impacts_per_step));
     // 1. Localize t* on the smallest crossing gap (Illinois), keeping the non-penetrating end.
-    auto min_gap = [&](const ContactVector& g) {
+    auto min_gap = [&](const DynVector& g) {
       double m = INFINITY;
       for (int c = 0; c < crossing_count; ++c) m = std::min(m, g[crossing[c]]);
       return m;
@@ -235,10 +322,10 @@ void Simulator::advance() {
     }
     const double t_star = t_ + tau;
     // 2. Contacts hitting together: crossing ones closed by t* + simultaneity tolerance.
-    int hitting[kMaxContacts];
+    int* hitting = hitting_.data();
     int hitting_count = 0;
     const double tau_s = std::min(tau + options_.simultaneity(), h);
-    const ContactVector* phi_s = &phi;
+    const DynVector* phi_s = &phi;
     if (tau_s < h && tau_s > tau) {
       sub_step(tau_s, qt, pt);
       model_->gaps(qt, phi_t);
@@ -252,12 +339,12 @@ void Simulator::advance() {
     // 3. Reset the discrete momentum at q* (the segment to t* is accounted first: resolve() may
     // change the resting set).
     account_work(qs, ps, tau, held_s);
-    DofVector p_after;
+    DynVector p_after;
     bool any_impact = false;
     resolve(qs, ps, t_star, phi_star, hitting, hitting_count, p_after, any_impact);
     impact_in_step = impact_in_step || any_impact;
     // 4. Continue from t*.
-    if (tau > 0.0) v_guess_ = (qs - q_) / tau;
+    if (tau > 0.0) mean_velocity(qs, q_, tau, v_guess_);
     q_ = qs;
     p_ = p_after;
     t_ = t_star;
@@ -275,65 +362,70 @@ void Simulator::advance() {
   }
 }
 
-void Simulator::resolve(const DofVector& qs, const DofVector& ps, double ts, const ContactVector& phi_star,
-                        const int* hitting, int hitting_count, DofVector& p_after, bool& any_impact) {
+void Simulator::resolve(const DynVector& qs, const DynVector& ps, double ts, const DynVector& phi_star,
+                        const int* hitting, int hitting_count, DynVector& p_after, bool& any_impact) {
   const int n = model_->dof();
   const int contacts = model_->contacts();
   // Closed: touching at q* (resting ones included) or hitting within the simultaneity tolerance.
-  int closed[kMaxContacts];
+  int* closed = closed_.data();
   int closed_count = 0;
   for (int i = 0; i < contacts; ++i) {
     bool hit = false;
     for (int c = 0; c < hitting_count; ++c) hit = hit || hitting[c] == i;
     if (hit || phi_star[i] <= options_.gap_tolerance) closed[closed_count++] = i;
   }
-  NormalMatrix all;
+  DynRowMatrix all;
   model_->gap_jacobian(qs, all);
-  const DofMatrix mass = model_->mass_matrix(qs);
+  const DynMatrix mass = model_->mass_matrix(qs);
   // Resting contacts are held: the momentum a (sub-)step ends with still carries the O(h·g)
   // approach the next step's holding impulse (at q₁) would cancel — an artifact of where the
   // impulses act, which an elastic impact would otherwise reflect as a real approach (restarting
   // the chatter the Zeno rule stopped, in an ordering-dependent way). The holding impulse is
   // applied first, at q*: the plastic projection onto the resting contacts alone, booked as
   // contact work.
-  DofVector p_in = ps;
+  DynVector p_in = ps;
   if (resting_.count > 0) {
-    ImpactProblem::RowMajorMatrix held(resting_.count, n);
+    DynRowMatrix held(resting_.count, n);
     for (int r = 0; r < resting_.count; ++r) held.row(r) = all.row(resting_.index[r]);
-    const ImpactProblem hold(KineticMetric(mass), held, ps, 0.0);
-    if (!hold.feasible(hold.initial_rates())) {
-      const PlasticOutcome held_outcome = plastic_outcome(hold);
-      if (!held_outcome.converged)
+    bool converged = true;
+    const bool moved = fits_fixed_sizes(n, resting_.count)
+                           ? hold_resting<FixedSizes>(mass, held, ps, p_in, converged)
+                           : hold_resting<DynamicSizes>(mass, held, ps, p_in, converged);
+    if (moved) {
+      if (!converged)
         throw ImpactError(fmt::format(
             "step {} (t = {:.9g} s): resting contacts' holding impulse not resolved", step_ + 1, ts));
-      p_in = held_outcome.momentum;
       contact_work_ += model_->energy(qs, p_in) - model_->energy(qs, ps);
     }
   }
   // Approach speeds −(J v) of the contacts, v = M⁻¹p, as the impact finds them.
-  double approach[kMaxContacts] = {};
+  double* approach = approach_.data();
   {
-    const DofVector v = mass.ldlt().solve(p_in);
+    const DynVector v = mass.ldlt().solve(p_in);
     for (int i = 0; i < contacts; ++i) approach[i] = -all.row(i).dot(v);
   }
   const bool zeno = zeno_chatter(ts, hitting, hitting_count, approach);
-  ImpactProblem::RowMajorMatrix normals(closed_count, n);
+  DynRowMatrix normals(closed_count, n);
   for (int c = 0; c < closed_count; ++c) normals.row(c) = all.row(closed[c]);
   const double restitution = zeno ? 0.0 : options_.restitution;
-  const ImpactProblem problem(KineticMetric(mass), normals, p_in, restitution);
   ResolveOptions ro;
   ro.policy = options_.policy;
   ro.compute_plastic = true;
   ro.compare_argmin_argmax = false;
   ro.seed = options_.seed;
   ro.task = impacts_.size();
-  const ImpactResolution res = resolve_impact(problem, ro, workspace_);
+  ResetOutcome res;
+  if (fits_fixed_sizes(n, closed_count)) {
+    res = reset_with(mass, normals, p_in, restitution, ro, workspace_);
+  } else {
+    if (!dynamic_workspace_) dynamic_workspace_ = std::make_unique<DynamicImpactWorkspace>();
+    res = reset_with(mass, normals, p_in, restitution, ro, *dynamic_workspace_);
+  }
   if (res.status == ResolveStatus::kNoImpact) {
     // The momentum already satisfies every closed contact: forces, not momentum, close the
     // crossing gaps. They rest (held by impulses) from here.
     p_after = p_in;
-    for (int c = 0; c < hitting_count; ++c)
-      if (resting_.count < kMaxContacts) resting_.index[resting_.count++] = hitting[c];
+    for (int c = 0; c < hitting_count; ++c) resting_.add(hitting[c]);
     return;
   }
   if (res.status == ResolveStatus::kCapHit || res.status == ResolveStatus::kPlasticUnverified)
@@ -346,20 +438,15 @@ void Simulator::resolve(const DofVector& qs, const DofVector& ps, double ts, con
   record.policy = options_.policy;
   record.zeno = zeno;
   record.status = resolve_status_name(res.status);
-  ContactVector impulses;
+  p_after = res.momentum;
+  const DynVector& impulses = res.impulses;
   if (res.status == ResolveStatus::kNoElasticOutcome) {
-    p_after = res.plastic.momentum;
-    impulses = res.plastic.impulses;
     record.plastic = true;
     record.restitution = 0.0;
   } else {
-    const Outcome& o = workspace_.outcomes.items[0];
-    p_after = o.momentum;
-    impulses = o.impulses;
     record.plastic = restitution == 0.0;
     record.restitution = restitution;
-    for (int s = 0; s < o.sequences[0].stored(); ++s)
-      record.sequence.push_back(closed[o.sequences[0].contacts[s]]);
+    for (int c : res.sequence) record.sequence.push_back(closed[c]);
   }
   record.momentum_before = p_in;
   record.momentum_after = p_after;
@@ -370,17 +457,17 @@ void Simulator::resolve(const DofVector& qs, const DofVector& ps, double ts, con
   impacts_.push_back(std::move(record));
   any_impact = true;
   // Contacts that took an impulse have had an impact now; after a plastic impact they rest.
-  const double scale = problem.momentum_norm();
-  std::fill(last_hit_, last_hit_ + kMaxContacts, false);
+  const double scale = res.momentum_norm;
+  std::fill(last_hit_.begin(), last_hit_.end(), 0);
   for (int c = 0; c < closed_count; ++c) {
-    if (impulses[c] <= 1e-12 * scale / std::max(problem.normal_norms()[c], 1e-300)) continue;
+    if (impulses[c] <= 1e-12 * scale / std::max(res.normal_norms[c], 1e-300)) continue;
     last_impact_[closed[c]] = ts;
     last_approach_[closed[c]] = approach[closed[c]];
-    last_hit_[closed[c]] = true;
+    last_hit_[closed[c]] = 1;
     if (restitution == 0.0 || impacts_.back().plastic) {
       bool rests = false;
       for (int r = 0; r < resting_.count; ++r) rests = rests || resting_.index[r] == closed[c];
-      if (!rests && resting_.count < kMaxContacts) resting_.index[resting_.count++] = closed[c];
+      if (!rests) resting_.add(closed[c]);
     }
   }
 }
@@ -389,8 +476,9 @@ bool Simulator::zeno_chatter(double ts, const int* hitting, int hitting_count, c
   // Real chatter is one contact bouncing with geometrically decaying approach speed (e^k v₀)
   // until its flights are shorter than Δt. An elastic re-collision after another contact's
   // impact (billiards: a, then b, then a again) is none: it keeps its restitution.
-  bool hit[kMaxContacts] = {};
-  for (int c = 0; c < hitting_count; ++c) hit[hitting[c]] = true;
+  std::vector<char>& hit = hit_;
+  std::fill(hit.begin(), hit.end(), 0);
+  for (int c = 0; c < hitting_count; ++c) hit[hitting[c]] = 1;
   for (int i = 0; i < model_->contacts(); ++i)
     if (last_hit_[i] && !hit[i]) return false;  // another contact's impact came in between
   constexpr double kDecay = 1.0 - 1e-6;         // below rounding of an elastic bounce's speed
@@ -429,7 +517,7 @@ EnergyBookkeeping energy_bookkeeping(const DynamicModel& model, const Simulator&
   return out;
 }
 
-SimulationResult simulate(const DynamicModel& model, const DofVector& q0, const DofVector& p0,
+SimulationResult simulate(const DynamicModel& model, const DynVector& q0, const DynVector& p0,
                           const SimulationOptions& options) {
   Simulator sim(model, options);
   sim.reset(q0, p0);

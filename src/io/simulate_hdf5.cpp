@@ -158,11 +158,20 @@ void write_contents(const h5::File& file, const SimulateRequest& request, const 
   h5::Dataset t = write_array(r, "t", column(report.records, [](const auto& s) { return s.t; }), {nr});
   write_units(t.id(), "s", "time of the recorded state");
   h5::write_string_attribute(t.id(), "standard_name", "time");
+  // On a group (ball, free joints) q has its own nq coordinates (quaternions as MuJoCo stores them).
+  const bool group = !report.configuration.empty();
+  const std::size_t nq = group ? report.configuration.size() : n;
   h5::Dataset q = write_array(r, "q",
                               rows(
-                                  report.records, n, [](const auto& s) -> const auto& { return s.q; }),
-                              {nr, n});
-  state_units(q, units.q, units.q_each, "generalized coordinates");
+                                  report.records, nq, [](const auto& s) -> const auto& { return s.q; }),
+                              {nr, nq});
+  if (group) {
+    std::vector<std::string> each;
+    for (const std::string& u : report.configuration_units) each.push_back(u.empty() ? "unknown" : u);
+    state_units(q, "", each, "configuration coordinates (MuJoCo qpos: quaternions w x y z)");
+  } else {
+    state_units(q, units.q, units.q_each, "generalized coordinates");
+  }
   h5::Dataset p = write_array(r, "p",
                               rows(
                                   report.records, n, [](const auto& s) -> const auto& { return s.p; }),
@@ -172,10 +181,18 @@ void write_contents(const h5::File& file, const SimulateRequest& request, const 
       write_array(r, "energy", column(report.records, [](const auto& s) { return s.energy; }), {nr});
   write_units(energy.id(), "J", "total energy T + V");
   for (h5::Dataset* d : {&step, &t, &q, &p, &energy}) d->attach_scale(record, 0);
-  for (h5::Dataset* d : {&q, &p}) d->attach_scale(rc, 1);
+  if (group) {
+    h5::Dataset c = write_strings(r, "configuration", report.configuration);
+    c.make_scale("configuration");
+    h5::write_string_attribute(c.id(), "long_name", "configuration coordinate (MuJoCo qpos)");
+    q.attach_scale(c, 1);
+    p.attach_scale(rc, 1);
+  } else {
+    for (h5::Dataset* d : {&q, &p}) d->attach_scale(rc, 1);
+  }
   h5::write_string_attribute(energy.id(), "coordinates", "step t");
-  for (h5::Dataset* d : {&q, &p})
-    h5::write_string_attribute(d->id(), "coordinates", "step t coordinate_units");
+  h5::write_string_attribute(q.id(), "coordinates", group ? "step t" : "step t coordinate_units");
+  h5::write_string_attribute(p.id(), "coordinates", "step t coordinate_units");
 
   // impacts
   const h5::Group impacts = h5::Group::create(root, "impacts");

@@ -346,6 +346,10 @@ std::string simulation_to_json(const SimulateRequest& request, const SimulateRep
   out["model"] = request.model;
   out["dof"] = report.coordinates.size();
   out["coordinates"] = report.coordinates;
+  if (!report.configuration.empty()) {  // q on a group: nq coordinates, quaternions included
+    out["nq"] = report.configuration.size();
+    out["configuration"] = report.configuration;
+  }
   out["dt"] = num(request.dt);
   out["steps"] = request.steps;
   return out.dump(indent < 0 ? -1 : indent) + "\n";

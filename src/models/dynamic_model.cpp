@@ -4,16 +4,29 @@
 
 namespace simpact {
 
-void DynamicModel::force(const DofVector& /*q*/, const DofVector& /*v*/, double /*t*/, DofVector& f,
-                         DofMatrix* f_q, DofMatrix* f_v) const {
+const std::vector<int>& DynamicModel::rotation_blocks() const {
+  static const std::vector<int> none;
+  return none;
+}
+
+void DynamicModel::integrate(const DynVector& q, const DynVector& v, double s, DynVector& out) const {
+  out = q + s * v;
+}
+
+void DynamicModel::difference(const DynVector& q2, const DynVector& q1, DynVector& v) const {
+  v = q2 - q1;
+}
+
+void DynamicModel::force(const DynVector& /*q*/, const DynVector& /*v*/, double /*t*/, DynVector& f,
+                         DynMatrix* f_q, DynMatrix* f_v) const {
   const int n = dof();
   f.setZero(n);
   if (f_q) f_q->setZero(n, n);
   if (f_v) f_v->setZero(n, n);
 }
 
-void DynamicModel::momentum_terms(const DofVector& q, const DofVector& v, DofVector& t_q, DofVector& t_v,
-                                  DofVector& v_q) const {
+void DynamicModel::momentum_terms(const DynVector& q, const DynVector& v, DynVector& t_q, DynVector& t_v,
+                                  DynVector& v_q) const {
   KineticDerivatives k;
   kinetic(q, v, false, k);
   t_q = k.t_q;
@@ -21,38 +34,38 @@ void DynamicModel::momentum_terms(const DofVector& q, const DofVector& v, DofVec
   potential(q, v_q, nullptr);
 }
 
-void DynamicModel::del_matrix(const DofVector& q, const DofVector& v, double c_m, double c_s, double c_h,
-                              DofMatrix& out, double& mass_norm) const {
+void DynamicModel::del_matrix(const DynVector& q, const DynVector& v, double c_m, double c_s, double c_h,
+                              DynMatrix& out, double& mass_norm) const {
   KineticDerivatives k;
   kinetic(q, v, true, k);
-  DofVector gradient;
-  DofMatrix hessian;
+  DynVector gradient;
+  DynMatrix hessian;
   potential(q, gradient, &hessian);
   out = c_m * k.mass + c_s * (k.t_qv - k.t_qv.transpose()) + c_h * (k.t_qq - hessian);
   mass_norm = k.mass.cwiseAbs().rowwise().sum().maxCoeff();
 }
 
-void DynamicModel::gaps(const DofVector& /*q*/, ContactVector& phi) const {
+void DynamicModel::gaps(const DynVector& /*q*/, DynVector& phi) const {
   phi.resize(0);
 }
 
-void DynamicModel::gap_jacobian(const DofVector& /*q*/, NormalMatrix& jacobian) const {
+void DynamicModel::gap_jacobian(const DynVector& /*q*/, DynRowMatrix& jacobian) const {
   jacobian.resize(0, dof());
 }
 
-void DynamicModel::tangent_jacobian(const DofVector& /*q*/, NormalMatrix& jacobian) const {
+void DynamicModel::tangent_jacobian(const DynVector& /*q*/, DynRowMatrix& jacobian) const {
   jacobian.setZero(contacts(), dof());
 }
 
-DofMatrix DynamicModel::mass_matrix(const DofVector& q) const {
+DynMatrix DynamicModel::mass_matrix(const DynVector& q) const {
   KineticDerivatives k;
-  kinetic(q, DofVector::Zero(dof()), false, k);
+  kinetic(q, DynVector::Zero(dof()), false, k);
   return k.mass;
 }
 
-double DynamicModel::energy(const DofVector& q, const DofVector& p) const {
-  const Eigen::LLT<DofMatrix> factor(mass_matrix(q));
-  DofVector gradient;
+double DynamicModel::energy(const DynVector& q, const DynVector& p) const {
+  const Eigen::LLT<DynMatrix> factor(mass_matrix(q));
+  DynVector gradient;
   return 0.5 * p.dot(factor.solve(p)) + potential(q, gradient, nullptr);
 }
 
@@ -60,8 +73,8 @@ std::string DynamicModel::force_part_name(int /*part*/) const {
   return "forces";
 }
 
-void DynamicModel::force_part(int /*part*/, const DofVector& q, const DofVector& v, double t,
-                              DofVector& f) const {
+void DynamicModel::force_part(int /*part*/, const DynVector& q, const DynVector& v, double t,
+                              DynVector& f) const {
   force(q, v, t, f, nullptr, nullptr);
 }
 

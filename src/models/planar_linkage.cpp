@@ -87,7 +87,7 @@ std::string PlanarLinkage::coordinate_name(int i) const {
   return DynamicModel::coordinate_name(i);
 }
 
-void PlanarLinkage::link_vectors(const DofVector& q, Vec2* s) const {
+void PlanarLinkage::link_vectors(const DynVector& q, Vec2* s) const {
   for (std::size_t t = 0; t < terms_.size(); ++t) {
     const double phi = terms_[t].a.dot(q) + terms_[t].offset;
     const double c = std::cos(phi), sn = std::sin(phi);
@@ -97,7 +97,7 @@ void PlanarLinkage::link_vectors(const DofVector& q, Vec2* s) const {
 }
 
 // s_t and ω_t = a_t·v from a_t's nonzeros (the hot loops: momentum_terms, del_matrix).
-void PlanarLinkage::link_vectors_and_rates(const DofVector& q, const DofVector& v, Vec2* s,
+void PlanarLinkage::link_vectors_and_rates(const DynVector& q, const DynVector& v, Vec2* s,
                                            double* omega) const {
   for (std::size_t t = 0; t < terms_.size(); ++t) {
     const Term& term = terms_[t];
@@ -118,7 +118,7 @@ void PlanarLinkage::mass_jacobian(int j, const Vec2* s, Rows2& jac) const {
   for (int t : mass.terms) jac.noalias() += perp(s[t]) * terms_[static_cast<std::size_t>(t)].a.transpose();
 }
 
-PlanarLinkage::Vec2 PlanarLinkage::position(const DofVector& q, int mass) const {
+PlanarLinkage::Vec2 PlanarLinkage::position(const DynVector& q, int mass) const {
   Vec2 s[kMaxTerms];
   link_vectors(q, s);
   const Mass& m = masses_.at(static_cast<std::size_t>(mass));
@@ -127,7 +127,7 @@ PlanarLinkage::Vec2 PlanarLinkage::position(const DofVector& q, int mass) const 
   return r;
 }
 
-void PlanarLinkage::kinetic(const DofVector& q, const DofVector& v, bool second,
+void PlanarLinkage::kinetic(const DynVector& q, const DynVector& v, bool second,
                             KineticDerivatives& out) const {
   const int n = dof_;
   const int nt = static_cast<int>(terms_.size());
@@ -188,8 +188,8 @@ void PlanarLinkage::kinetic(const DofVector& q, const DofVector& v, bool second,
   }
 }
 
-void PlanarLinkage::momentum_terms(const DofVector& q, const DofVector& v, DofVector& t_q, DofVector& t_v,
-                                   DofVector& v_q) const {
+void PlanarLinkage::momentum_terms(const DynVector& q, const DynVector& v, DynVector& t_q, DynVector& t_v,
+                                   DynVector& v_q) const {
   const int n = dof_;
   const int nt = static_cast<int>(terms_.size());
   Vec2 s[kMaxTerms], big_w[kMaxTerms];
@@ -228,8 +228,8 @@ void PlanarLinkage::momentum_terms(const DofVector& q, const DofVector& v, DofVe
   }
 }
 
-void PlanarLinkage::del_matrix(const DofVector& q, const DofVector& v, double c_m, double c_s, double c_h,
-                               DofMatrix& out, double& mass_norm) const {
+void PlanarLinkage::del_matrix(const DynVector& q, const DynVector& v, double c_m, double c_s, double c_h,
+                               DynMatrix& out, double& mass_norm) const {
   using TermMatrix =
       Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor, kMaxTerms, kMaxTerms>;
   using TermByDof =
@@ -292,7 +292,7 @@ void PlanarLinkage::del_matrix(const DofVector& q, const DofVector& v, double c_
   mass_norm = out.cwiseAbs().rowwise().sum().maxCoeff() / std::abs(c_m);
 }
 
-double PlanarLinkage::potential(const DofVector& q, DofVector& gradient, DofMatrix* hessian) const {
+double PlanarLinkage::potential(const DynVector& q, DynVector& gradient, DynMatrix* hessian) const {
   const int n = dof_;
   Vec2 s[kMaxTerms];
   link_vectors(q, s);
@@ -322,7 +322,7 @@ void PlanarLinkage::add_joint_law(const JointLaw& law) {
   laws_.push_back(law);
 }
 
-double PlanarLinkage::joint_law_force(const JointLaw& law, const DofVector& q, const DofVector& v,
+double PlanarLinkage::joint_law_force(const JointLaw& law, const DynVector& q, const DynVector& v,
                                       double t) const {
   const double driven = t > law.start ? t - law.start : 0.0;
   const double rate = t > law.start ? law.rate : 0.0;
@@ -335,8 +335,8 @@ std::string PlanarLinkage::force_part_name(int part) const {
   return names[part];
 }
 
-void PlanarLinkage::force_part(int part, const DofVector& q, const DofVector& v, double t,
-                               DofVector& f) const {
+void PlanarLinkage::force_part(int part, const DynVector& q, const DynVector& v, double t,
+                               DynVector& f) const {
   f.setZero(dof_);
   if (part == 1 && damping_.size() == dof_) f = -(damping_.array() * v.array()).matrix();
   for (const JointLaw& law : laws_) {
@@ -351,8 +351,8 @@ void PlanarLinkage::force_part(int part, const DofVector& q, const DofVector& v,
   }
 }
 
-void PlanarLinkage::force(const DofVector& q, const DofVector& v, double t, DofVector& f, DofMatrix* f_q,
-                          DofMatrix* f_v) const {
+void PlanarLinkage::force(const DynVector& q, const DynVector& v, double t, DynVector& f, DynMatrix* f_q,
+                          DynMatrix* f_v) const {
   const int n = dof_;
   if (damping_.size() == n) {
     f = -(damping_.array() * v.array()).matrix();
@@ -371,7 +371,7 @@ void PlanarLinkage::force(const DofVector& q, const DofVector& v, double t, DofV
   }
 }
 
-void PlanarLinkage::gaps(const DofVector& q, ContactVector& phi) const {
+void PlanarLinkage::gaps(const DynVector& q, DynVector& phi) const {
   phi.resize(contacts());
   for (int i = 0; i < contacts(); ++i) {
     const Contact& c = contacts_[static_cast<std::size_t>(i)];
@@ -385,7 +385,7 @@ void PlanarLinkage::gaps(const DofVector& q, ContactVector& phi) const {
   }
 }
 
-void PlanarLinkage::gap_jacobian(const DofVector& q, NormalMatrix& jacobian) const {
+void PlanarLinkage::gap_jacobian(const DynVector& q, DynRowMatrix& jacobian) const {
   const int n = dof_;
   jacobian.setZero(contacts(), n);
   Vec2 s[kMaxTerms];
@@ -409,7 +409,7 @@ void PlanarLinkage::gap_jacobian(const DofVector& q, NormalMatrix& jacobian) con
 
 namespace simpact {
 
-void PlanarLinkage::tangent_jacobian(const DofVector& q, NormalMatrix& jacobian) const {
+void PlanarLinkage::tangent_jacobian(const DynVector& q, DynRowMatrix& jacobian) const {
   const int n = dof_;
   jacobian.setZero(contacts(), n);
   Vec2 s[kMaxTerms];

@@ -107,7 +107,10 @@ py::dict simulation_dict(SimulateReport&& r) {
   out["coordinates"] = r.coordinates;
   out["step"] = to_numpy(std::move(step), {R});
   out["t"] = to_numpy(std::move(t), {R});
-  out["q"] = to_numpy(std::move(q), {R, n});
+  // q on a group (ball, free joints): nq coordinates, quaternions included.
+  const auto nq = r.configuration.empty() ? n : static_cast<py::ssize_t>(r.configuration.size());
+  if (!r.configuration.empty()) out["configuration"] = r.configuration;
+  out["q"] = to_numpy(std::move(q), {R, nq});
   out["p"] = to_numpy(std::move(p), {R, n});
   out["energy"] = to_numpy(std::move(energy), {R});
   py::list impacts;

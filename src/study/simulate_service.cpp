@@ -4,6 +4,7 @@
 
 #include <Eigen/Cholesky>
 #include <algorithm>
+#include <cstdio>
 
 #include "simpact/core/input_error.hpp"
 #include "simpact/integrate/simulation.hpp"
@@ -15,15 +16,15 @@
 namespace simpact {
 
 namespace {
-DofVector to_dof(const std::vector<double>& x, int n, const char* field) {
+DynVector to_dof(const std::vector<double>& x, int n, const char* field, const char* what = "coordinates") {
   if (static_cast<int>(x.size()) != n)
-    throw InputError(field, fmt::format("has {} values; the model has {} coordinates", x.size(), n));
-  DofVector v(n);
+    throw InputError(field, fmt::format("has {} values; the model has {} {}", x.size(), n, what));
+  DynVector v(n);
   for (int i = 0; i < n; ++i) v[i] = x[static_cast<std::size_t>(i)];
   return v;
 }
 
-std::vector<double> values(const DofVector& v) {
+std::vector<double> values(const DynVector& v) {
   return std::vector<double>(v.data(), v.data() + v.size());
 }
 
@@ -100,14 +101,21 @@ SimulateReport run_simulation(const SimulateRequest& request) {
   if (mechanism_model) system.model.reset();
   const DynamicModel& model = mechanism_model ? *mechanism_model : *system.model;
   const int n = model.dof();
-  const DofVector q0 = request.q0.empty() ? system.q0 : to_dof(request.q0, n, "q0");
-  DofVector p0;
+  const int nq = model.configuration_size();
+  const bool group = nq != n;  // q0 has nq coordinates (quaternions), v0 and p0 nv velocities
+  DynVector q0 = request.q0.empty()
+                     ? system.q0
+                     : to_dof(request.q0, nq, "q0", group ? "configuration coordinates (nq)" : "coordinates");
+  if (model.normalize_configuration(q0, "q0"))
+    fmt::print(stderr, "simpact: q0: a quaternion that was not of unit norm was normalized\n");
+  DynVector p0;
+  const char* velocities = group ? "velocities (nv)" : "coordinates";
   if (!request.p0.empty())
-    p0 = to_dof(request.p0, n, "p0");
+    p0 = to_dof(request.p0, n, "p0", velocities);
   else
-    p0 = model.mass_matrix(q0) * (request.v0.empty() ? system.v0 : to_dof(request.v0, n, "v0"));
+    p0 = model.mass_matrix(q0) * (request.v0.empty() ? system.v0 : to_dof(request.v0, n, "v0", velocities));
   if (model.contacts() > 0) {
-    ContactVector phi;
+    DynVector phi;
     model.gaps(q0, phi);
     for (int i = 0; i < model.contacts(); ++i)
       if (phi[i] < -options.gap_tolerance)
@@ -119,6 +127,10 @@ SimulateReport run_simulation(const SimulateRequest& request) {
   for (int i = 0; i < n; ++i) {
     report.coordinates.push_back(model.coordinate_name(i));
     report.coordinate_units.push_back(model.coordinate_unit(i));
+  }
+  for (int i = 0; group && i < nq; ++i) {
+    report.configuration.push_back(model.configuration_name(i));
+    report.configuration_units.push_back(model.configuration_unit(i));
   }
   for (const auto& s : result.records)
     report.records.push_back({s.step, s.t, values(s.q), values(s.p), s.energy});

@@ -13,7 +13,7 @@ namespace {
 
 struct TrexRun {
   EnergyBookkeeping energy;
-  DofVector q0, q;
+  DynVector q0, q;
 };
 
 TrexRun run_trex(double force_split, double dt, double t_end) {

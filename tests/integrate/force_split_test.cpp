@@ -29,7 +29,7 @@ TEST(ForceSplit, DamperMomentumFactorIsTrapezoidalOrLStable) {
     NewtonOptions options;
     options.force_split = split;
     const MidpointIntegrator integrator(model, options);
-    DofVector q1 = DofVector::Zero(1), p = DofVector::Constant(1, p1), q2 = q1, p2;
+    DynVector q1 = DynVector::Zero(1), p = DynVector::Constant(1, p1), q2 = q1, p2;
     integrator.step(q1, p, 0.0, h, q2, p2, 1);
     // p₁ − θ h c v − m v = 0, p₂ = m v − (1 − θ) h c v.
     const double v = p1 / (m + split * h * c);
@@ -46,7 +46,7 @@ TEST(ForceSplit, EnergyBookkeepingClosesForEverySplit) {
     options.dt = 1e-3;  // h c / m = 20
     options.newton.force_split = split;
     Simulator sim(model, options);
-    sim.reset(DofVector::Zero(1), DofVector::Constant(1, 1.0));
+    sim.reset(DynVector::Zero(1), DynVector::Constant(1, 1.0));
     const double e0 = sim.energy();
     for (int k = 0; k < 50; ++k) {
       sim.advance();

@@ -28,8 +28,8 @@ TEST(Friction, SlidingBlockDeceleratesAtMuGThenSticks) {
   const PlanarLinkage model = sliding_block(m, mu, g);
   const MidpointIntegrator integrator(model);
   ActiveContacts active;
-  active.count = 1;
-  DofVector q = DofVector::Zero(2), p(2), q2, p2;
+  active.add(0);
+  DynVector q = DynVector::Zero(2), p(2), q2, p2;
   p << m * v0, -0.5 * m * g * h;  // the discrete momentum of resting under gravity
   const int sliding_steps = static_cast<int>(std::floor(v0 / (mu * g * h)));
   for (int k = 0; k < sliding_steps + 10; ++k) {
@@ -55,8 +55,8 @@ TEST(Friction, FrictionlessWhenMuIsZero) {
   const PlanarLinkage model = sliding_block(1.0, 0.0, 9.81);
   const MidpointIntegrator integrator(model);
   ActiveContacts active;
-  active.count = 1;
-  DofVector q = DofVector::Zero(2), p(2), q2, p2;
+  active.add(0);
+  DynVector q = DynVector::Zero(2), p(2), q2, p2;
   p << 0.3, 0.0;
   q2 = q + 1e-3 * p;
   const MidpointStep step = integrator.step(q, p, 0.0, 1e-3, q2, p2, 0, active);

@@ -28,12 +28,12 @@ long energy_steps() {
 TEST(MidpointIntegrator, ChainEnergyBoundedWithoutDrift) {
   for (int n : {2, 4, 8}) {
     const DynamicSystem s = make_chain(n);
-    const DofVector q0 = DofVector::Constant(n, 0.3);
+    const DynVector q0 = DynVector::Constant(n, 0.3);
     SimulationOptions o;
     o.dt = 1e-3;
     o.monitor_energy = false;
     Simulator sim(*s.model, o);
-    sim.reset(q0, DofVector::Zero(n));
+    sim.reset(q0, DynVector::Zero(n));
     const double e0 = sim.energy();
     const long steps = energy_steps();
     double worst = 0.0, first = 0.0, last = 0.0;
@@ -68,15 +68,15 @@ TEST(MidpointIntegrator, ChainEnergyBoundedWithoutDrift) {
 TEST(MidpointIntegrator, ChainConvergesAtOrderTwo) {
   for (int n : {2, 4}) {
     const DynamicSystem s = make_chain(n);
-    const DofVector q0 = DofVector::Constant(n, 0.3);
+    const DynVector q0 = DynVector::Constant(n, 0.3);
     auto final_q = [&](double dt) {
       SimulationOptions o;
       o.dt = dt;
       o.steps = std::lround(1.0 / dt);
       o.monitor_energy = false;
-      return simulate(*s.model, q0, DofVector::Zero(n), o).q;
+      return simulate(*s.model, q0, DynVector::Zero(n), o).q;
     };
-    const DofVector reference = final_q(0.01 / 8 / 64);
+    const DynVector reference = final_q(0.01 / 8 / 64);
     double sx = 0, sy = 0, sxx = 0, sxy = 0;
     const int m = 4;
     for (int i = 0; i < m; ++i) {
@@ -100,14 +100,14 @@ TEST(MidpointIntegrator, DampedChainDissipation) {
   SimulationOptions o;
   o.dt = 1e-4;
   Simulator sim(*s.model, o);
-  const DofVector q0 = DofVector::Constant(2, 0.3);
-  sim.reset(q0, DofVector::Zero(2));
+  const DynVector q0 = DynVector::Constant(2, 0.3);
+  sim.reset(q0, DynVector::Zero(2));
   const double e0 = sim.energy();
   double dissipated = 0.0;
-  DofVector q_prev = sim.q();
+  DynVector q_prev = sim.q();
   for (int k = 0; k < 10000; ++k) {
     sim.advance();
-    const DofVector v = (sim.q() - q_prev) / o.dt;
+    const DynVector v = (sim.q() - q_prev) / o.dt;
     dissipated += c * v.squaredNorm() * o.dt;
     q_prev = sim.q();
   }
@@ -120,9 +120,9 @@ TEST(MidpointIntegrator, DampedChainDissipation) {
 TEST(MidpointIntegrator, NonConvergenceNamesStepAndResidual) {
   const DynamicSystem s = make_chain(4);
   const MidpointIntegrator integrator(*s.model, NewtonOptions{1e-30, 3});
-  DofVector q2 = DofVector::Constant(4, 0.3), p2;
+  DynVector q2 = DynVector::Constant(4, 0.3), p2;
   try {
-    integrator.step(DofVector::Constant(4, 0.3), DofVector::Constant(4, 5.0), 1.0, 0.05, q2, p2, 3868);
+    integrator.step(DynVector::Constant(4, 0.3), DynVector::Constant(4, 5.0), 1.0, 0.05, q2, p2, 3868);
     FAIL() << "no NewtonError";
   } catch (const NewtonError& e) {
     EXPECT_EQ(e.step(), 3868);
@@ -141,11 +141,11 @@ TEST(MidpointIntegrator, ScaledConvergenceTest) {
     SimulationOptions o;
     o.dt = 1e-3;
     o.steps = 2000;
-    const SimulationResult r = simulate(*s.model, DofVector::Constant(8, 0.3), DofVector::Zero(8), o);
+    const SimulationResult r = simulate(*s.model, DynVector::Constant(8, 0.3), DynVector::Zero(8), o);
     EXPECT_LE(r.newton_max, 4) << mass;
   }
   const DynamicSystem tree = make_tree8();
-  DofVector q0 = DofVector::Zero(8), v0 = DofVector::Zero(8);
+  DynVector q0 = DynVector::Zero(8), v0 = DynVector::Zero(8);
   q0 << 0, 10, 0.1, 0.3, -0.2, -0.4, 0.5, 0.2;
   v0 << 1, 0, 0.5, 1, -1, 0.5, 0, -2;
   SimulationOptions o;

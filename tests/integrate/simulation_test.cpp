@@ -13,7 +13,7 @@
 namespace simpact {
 namespace {
 
-DofVector momentum_of(const DynamicSystem& s) {
+DynVector momentum_of(const DynamicSystem& s) {
   return s.model->mass_matrix(s.q0) * s.v0;
 }
 
@@ -28,7 +28,7 @@ TEST(Simulation, ElasticCradleEndsAtZeroZeroV) {
         o.dt = dt;
         o.steps = 10;
         const SimulationResult r = simulate(*s.model, s.q0, momentum_of(s), o);
-        const DofVector vel = r.p;  // M = I
+        const DynVector vel = r.p;  // M = I
         const double e0 = 0.5 * v * v;
         SCOPED_TRACE(testing::Message() << "v " << v << " dt " << dt << " phase " << phase);
         ASSERT_EQ(r.impacts.size(), 1u);
@@ -41,7 +41,7 @@ TEST(Simulation, ElasticCradleEndsAtZeroZeroV) {
         const double e = s.model->energy(r.q, r.p);
         EXPECT_LE(std::abs(e - e0), 1e-9 * e0);
         // no ball ever overlaps another beyond the gap tolerance
-        ContactVector phi;
+        DynVector phi;
         s.model->gaps(r.q, phi);
         EXPECT_GE(phi.minCoeff(), -o.gap_tolerance);
       }
@@ -76,14 +76,14 @@ TEST(Simulation, BilliardsFromADistance) {
   for (const char* m : {"m_a", "m_b", "m_c"}) params.set(m, 1.0);
   params.set("speed", 1.0);
   const ImpactProblem reference = BilliardsModel().make_problem(params);
-  DofVector final_states[2];
+  DynVector final_states[2];
   int index = 0;
   for (OrderingPolicy policy : {OrderingPolicy::kArgmin, OrderingPolicy::kArgmax}) {
     ResolveOptions ro;
     ro.policy = policy;
     ImpactWorkspace ws;
     resolve_impact(reference, ro, ws);
-    const DofVector expected = ws.outcomes.items[0].momentum;
+    const DynVector expected = ws.outcomes.items[0].momentum;
     const DynamicSystem s = make_billiards(theta, 1.0, 0.05, 1.0, 0.0101, 0.0);
     SimulationOptions o;
     o.dt = 1e-3;
@@ -97,7 +97,7 @@ TEST(Simulation, BilliardsFromADistance) {
   }
   EXPECT_GT((final_states[0] - final_states[1]).norm(), 0.1);  // ξ > 0 when simultaneous
   for (double offset : {1e-3, 1e-5, 1e-7}) {
-    DofVector finals[2];
+    DynVector finals[2];
     int k = 0;
     for (OrderingPolicy policy : {OrderingPolicy::kArgmin, OrderingPolicy::kArgmax}) {
       const DynamicSystem s = make_billiards(theta, 1.0, 0.05, 1.0, 0.0101, offset);
@@ -178,7 +178,7 @@ TEST(Simulation, NonFiniteStateStopsAtItsStep) {
   EXPECT_TRUE(std::isfinite(r.q[0]));
   EXPECT_NEAR(r.q[0], 1.0 + 179e306, 1e-12 * 179e306);
   // A non-finite initial state is refused at step 0.
-  DofVector p_inf(1);
+  DynVector p_inf(1);
   p_inf[0] = INFINITY;
   EXPECT_THROW(simulate(*s.model, s.q0, p_inf, o), NonFiniteStateError);
 }

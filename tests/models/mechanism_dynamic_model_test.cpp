@@ -31,8 +31,8 @@ std::shared_ptr<const MujocoMechanism> load(const std::string& file,
   return std::make_shared<const MujocoMechanism>(spec);
 }
 
-DofVector vec(std::initializer_list<double> x) {
-  DofVector v(static_cast<Eigen::Index>(x.size()));
+DynVector vec(std::initializer_list<double> x) {
+  DynVector v(static_cast<Eigen::Index>(x.size()));
   int i = 0;
   for (double e : x) v[i++] = e;
   return v;
@@ -42,8 +42,8 @@ TEST(MechanismDynamicModel, ChainFollowsTheBuiltinChain) {
   const auto mechanism = load("chain.xml", {});
   const MechanismDynamicModel mjcf(mechanism, mechanism->state_from({}));
   const DynamicSystem builtin = make_chain(4);
-  const DofVector q0 = vec({0.5, -0.3, 0.2, 0.1});
-  const DofVector v0 = vec({0.0, 0.4, 0.0, -0.2});
+  const DynVector q0 = vec({0.5, -0.3, 0.2, 0.1});
+  const DynVector v0 = vec({0.0, 0.4, 0.0, -0.2});
   // Same M(q) and V(q) to the inertia MuJoCo needs at the point masses (1e-13 kg m²).
   EXPECT_LT((mjcf.mass_matrix(q0) - builtin.model->mass_matrix(q0)).cwiseAbs().maxCoeff(), 1e-11);
   SimulationOptions options;
@@ -71,9 +71,9 @@ TEST(MechanismDynamicModel, CradleEndsAtTheRestitutionBlendAtEveryRate) {
       options.dt = 1.0 / rate;
       options.steps = static_cast<long>(std::ceil(1.0 * rate));  // 1 s: the impact at t = 0.5/v
       options.restitution = r;
-      const DofVector q0 = vec({-0.5, 0.0, 0.0});
+      const DynVector q0 = vec({-0.5, 0.0, 0.0});
       const SimulationResult run = simulate(cradle, q0, vec({v, 0.0, 0.0}), options);
-      const DofVector expected = r * vec({0.0, 0.0, v}) + (1 - r) * vec({v / 3, v / 3, v / 3});
+      const DynVector expected = r * vec({0.0, 0.0, v}) + (1 - r) * vec({v / 3, v / 3, v / 3});
       SCOPED_TRACE(::testing::Message() << "rate " << rate << " Hz, R = " << r);
       EXPECT_EQ(run.impacts.size(), 1u);
       EXPECT_LT((run.p - expected).cwiseAbs().maxCoeff(), 1e-9);
@@ -82,12 +82,14 @@ TEST(MechanismDynamicModel, CradleEndsAtTheRestitutionBlendAtEveryRate) {
 }
 
 TEST(MechanismDynamicModel, RefusesJointsItCannotStep) {
-  // A free joint: quaternion coordinates are not steps in R^n.
-  const testing::TempDir dir("simpact-freejoint");
-  const std::string path = dir / "free_joint.xml";
+  // A spring on a ball joint: V(q) takes springs on hinges and slides only, so it would be lost.
+  const testing::TempDir dir("simpact-balljoint");
+  const std::string path = dir / "ball_spring.xml";
   FILE* f = std::fopen(path.c_str(), "w");
-  std::fputs("<mujoco><worldbody><body><freejoint name='root'/><geom size='1'/></body></worldbody></mujoco>",
-             f);
+  std::fputs(
+      "<mujoco><worldbody><body><joint name='root' type='ball' stiffness='2'/><geom size='1'/></body>"
+      "</worldbody></mujoco>",
+      f);
   std::fclose(f);
   MechanismSpec spec;
   spec.file = path;

@@ -45,9 +45,9 @@ DofVector stance_of(int gait) {
   return trex_double_touchdown(row.design, stance);
 }
 
-double kinetic_norm(const DynamicModel& model, const DofVector& q, const DofVector& p) {
-  const DofMatrix m = model.mass_matrix(q);
-  return std::sqrt(std::max(0.0, p.dot(DofVector(m.ldlt().solve(p)))));
+double kinetic_norm(const DynamicModel& model, const DynVector& q, const DynVector& p) {
+  const DynMatrix m = model.mass_matrix(q);
+  return std::sqrt(std::max(0.0, p.dot(DynVector(m.ldlt().solve(p)))));
 }
 
 // ξ(t) between the argmin and argmax runs (the time-stepped sweep's trajectory ξ, p₀ = 0).
@@ -72,7 +72,7 @@ TEST(TrexMjcfGait, FollowsTheBuiltinWithHeldHipsAndNoFriction) {
     const DynamicSystem builtin = make_trex(row.design, stance, kDrop, drive);
     const auto mechanism = load(gait == 1 ? "trex_initial_gait.xml" : "trex.xml");
     const MechanismDynamicModel file(mechanism, mechanism->state_from({}));
-    const DofVector q0 = builtin.q0, p0 = DofVector::Zero(kTrexDof);
+    const DynVector q0 = builtin.q0, p0 = DynVector::Zero(kTrexDof);
     SimulationOptions options;
     options.dt = 1e-4;
     options.steps = 2362;  // 186.2 ms of free fall + 50 ms

@@ -22,16 +22,18 @@ TEST(TrexModel, LinkageHasTheGeometrysMassMatrixGravityAndContacts) {
     DofVector q(kTrexDof);
     for (int i = 0; i < kTrexDof; ++i) q[i] = u(rng);
     EXPECT_LT((model->mass_matrix(q) - g.mass_matrix(q)).cwiseAbs().maxCoeff(), 1e-14);
-    ContactVector a, b;
+    DynVector a;
+    ContactVector b;
     model->gaps(q, a);
     g.gaps(q, b);
     EXPECT_LT((a - b).cwiseAbs().maxCoeff(), 1e-15);
-    NormalMatrix ja, jb;
+    DynRowMatrix ja;
+    NormalMatrix jb;
     model->gap_jacobian(q, ja);
     g.gap_jacobian(q, jb);
     EXPECT_LT((ja - jb).cwiseAbs().maxCoeff(), 1e-15);
     // V = g·m_total·y_com: ∂V/∂y is the weight.
-    DofVector grad;
+    DynVector grad;
     model->potential(q, grad, nullptr);
     EXPECT_NEAR(grad[kTrexY], 9.81 * g.total_mass(), 1e-12);
   }
@@ -42,7 +44,7 @@ TEST(TrexModel, JointLawsAreSpringsDampersAndThePdDrive) {
   TrexDrive d;
   d.drive_start = 0.5;
   const auto model = make_trex_linkage(row.design, row.q, d);
-  DofVector q = row.q, v = DofVector::Zero(kTrexDof), f;
+  DynVector q = row.q, v = DynVector::Zero(kTrexDof), f;
   q[kTrexKneeL] += 0.1;
   v[kTrexTail] = 2.0;
   q[kTrexHipR] += 1e-3;
@@ -52,7 +54,7 @@ TEST(TrexModel, JointLawsAreSpringsDampersAndThePdDrive) {
   EXPECT_NEAR(f[kTrexHipR], -d.hip_kp * 1e-3, 1e-9);
   EXPECT_NEAR(f[kTrexX], 0.0, 0.0);
   // After drive_start the hip reference turns at hip_rate: at rest, the drive pushes forward.
-  model->force(row.q, DofVector::Zero(kTrexDof), 0.6, f, nullptr, nullptr);
+  model->force(DynVector(row.q), DynVector::Zero(kTrexDof), 0.6, f, nullptr, nullptr);
   EXPECT_NEAR(f[kTrexHipL], d.hip_kp * d.hip_rate * 0.1 + d.hip_kv * d.hip_rate, 1e-6);
 }
 
@@ -63,7 +65,7 @@ TEST(TrexModel, RegisteredForSimulate) {
   ParameterSet p;
   p.set("drop", 0.05);
   const DynamicSystem s = make_dynamic_system("trex", p);
-  ContactVector phi;
+  DynVector phi;
   s.model->gaps(s.q0, phi);
   EXPECT_NEAR(phi.minCoeff(), 0.05, 1e-15);
 }

@@ -87,7 +87,7 @@ struct SimulationTaskValues {
   std::vector<double> energy_final, max_drift, energy_residual, impacts, plastic, zeno, newton_mean,
       newton_max;
   std::vector<double> zeno_energy;  // energy change of the Zeno impacts [J] (≤ 0: what they took)
-  std::vector<DofVector> q_final, p_final;
+  std::vector<DynVector> q_final, p_final;
   std::vector<double> times;                              // of the recorded states [s]
   std::vector<std::vector<double>> q_records, p_records;  // [ordering][record·dof + i]
   std::vector<double> pair_xi;  // ξ per ordering pair a < b, in the order (0,1), (0,2), …, (1,2), …
@@ -121,6 +121,9 @@ class SimulationTaskKernel final : public TaskKernel {
   std::int64_t steps_for(double dt) const;
 
  private:
+  // Configuration coordinates per recorded state: the mechanism's nq (quaternions of ball and
+  // free joints included), else record_dof.
+  int record_nq() const;
   SimulationStudyOptions options_;
   std::vector<SimulationColumn> table_;
   std::vector<ResultColumn> columns_;

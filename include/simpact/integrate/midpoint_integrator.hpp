@@ -7,6 +7,15 @@
 //   p₁ + D₁L_d(q₁, q₂) + h/2·F = 0   — solved for q₂ by Newton with the exact Jacobian
 //   J = h/4 (T_qq − V_qq + F_q) + ½ (T_qv − T_qvᵀ + F_v) − M/h,
 //   p₂ = D₂L_d(q₁, q₂) + h/2·F.
+// On a group (DynamicModel::rotation_blocks(): ball joints, free joints) the same rule is taken in
+// the Lie algebra (a Lie-group variational integrator): the unknown is the step's velocity
+// ξ ∈ R^nv (Newton on x = hξ), q₂ = q₁ ⊕ x, q_m = q₁ ⊕ x/2, L_d = h·L(q_m, ξ), with g = T_q − V_q
+// (+ F) the left-trivialized derivative at (q_m, ξ) (central differences through ⊕). Per rotation
+// block, with R₁ = exp(x), R½ = exp(x/2), J_r the right Jacobian of SO(3)'s exp:
+//   ν = M(q_m)ξ + h/2·J_r(x/2)ᵀg,  w = J_r(x)⁻ᵀν,
+//   R = p₁ + h·R½·g − R₁·w = 0,   p₂ = w = R₁ᵀp₁ + h·R½ᵀg,
+// and on Euclidean coordinates (R₁ = R½ = J_r = I) exactly the rule above. Newton's matrix is then
+// a forward difference of R (the simplified Newton reuses it as on R^n).
 // Convergence is tested relative to the problem: |R|∞ ≤ tolerance · s with
 // s = |p₁|∞ + |T_v|∞ + h/2 (|T_q|∞ + |V_q|∞ + |F|∞), the size of the terms that cancel in R
 // (an absolute residual tolerance fails on large or heavy systems), or |R|∞ ≤ 16 ε |M|∞ (|q₁|∞ + |q₂|∞)/h,
@@ -24,6 +33,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "simpact/models/dynamic_model.hpp"
 
@@ -65,7 +75,11 @@ class NewtonError : public std::runtime_error {
 // Indices of the contacts held closed during a step (resting after a plastic impact).
 struct ActiveContacts {
   int count = 0;
-  int index[kMaxContacts] = {};
+  std::vector<int> index;  // the first `count` entries
+  void add(int contact) {
+    if (static_cast<int>(index.size()) <= count) index.resize(static_cast<std::size_t>(count) + 1);
+    index[static_cast<std::size_t>(count++)] = contact;
+  }
 };
 
 // The factorized Newton Jacobian kept between steps (simplified Newton); one per trajectory
@@ -75,70 +89,80 @@ struct MidpointWorkspace {
   int n = 0;
   double h = 0.0;          // the step length it was formed for
   double mass_norm = 0.0;  // |M|∞ at that iterate (the residual's rounding floor)
-  Eigen::PartialPivLU<DofMatrix> lu;
+  Eigen::PartialPivLU<DynMatrix> lu;
+  // Scratch of the Newton loop, sized at the first step (no allocation per step after it).
+  DynVector r, dq, y;
   long factorizations = 0;  // counters (benchmarks, tests)
   void reset() { valid = false; }
 };
 
 struct MidpointStep {
   int iterations = 0;
-  double residual = 0.0;            // |R|∞ / s at the solution
-  ContactVector impulses;           // λ of the active contacts (empty when none)
-  ContactVector friction_impulses;  // β along their tangents (empty when frictionless)
+  double residual = 0.0;        // |R|∞ / s at the solution
+  DynVector impulses;           // λ of the active contacts (empty when none)
+  DynVector friction_impulses;  // β along their tangents (empty when frictionless)
   // Resting contacts the exact mode search left free in this solution (λ = β = 0 there, and
   // their gaps end the step ≥ −release_gap_tolerance): the caller releases them after the step.
-  std::uint32_t released = 0;  // bit i: active.index[i]
+  std::uint32_t released = 0;  // bit i: active.index[i] (the mode search takes at most 5 contacts)
   bool mode_search = false;    // the active-set iteration cycled and the modes were enumerated
 };
 
 class MidpointIntegrator {
  public:
   explicit MidpointIntegrator(const DynamicModel& model, NewtonOptions options = {})
-      : model_(&model), options_(options) {}
+      : model_(&model), options_(options), group_(model.on_group()) {}
   const DynamicModel& model() const { return *model_; }
   const NewtonOptions& options() const { return options_; }
 
   // One step of length h from (q₁, p₁) at time t₁. q₂ holds the initial guess on entry (pass
   // q₁ + h·v of the previous step, or q₁ + h M⁻¹p₁) and the solution on return; p₂ is the
   // discrete momentum at q₂. `step` names the step in errors.
-  MidpointStep step(const DofVector& q1, const DofVector& p1, double t1, double h, DofVector& q2,
-                    DofVector& p2, long step, const ActiveContacts& active = {}) const;
+  MidpointStep step(const DynVector& q1, const DynVector& p1, double t1, double h, DynVector& q2,
+                    DynVector& p2, long step, const ActiveContacts& active = {}) const;
   // The same, reusing (and updating) the Jacobian factorization kept in `workspace`.
-  MidpointStep step(const DofVector& q1, const DofVector& p1, double t1, double h, DofVector& q2,
-                    DofVector& p2, long step, const ActiveContacts& active,
+  MidpointStep step(const DynVector& q1, const DynVector& p1, double t1, double h, DynVector& q2,
+                    DynVector& p2, long step, const ActiveContacts& active,
                     MidpointWorkspace& workspace) const;
 
   // The DEL residual R(q₂) = p₁ + D₁L_d + h/2·F (without contact impulses) and p₂; exposed for tests.
-  void residual(const DofVector& q1, const DofVector& p1, double t1, double h, const DofVector& q2,
-                DofVector& r, DofVector& p2, DofMatrix* jacobian) const;
+  void residual(const DynVector& q1, const DynVector& p1, double t1, double h, const DynVector& q2,
+                DynVector& r, DynVector& p2, DynMatrix* jacobian) const;
 
  private:
   // R, p₂ and (optionally) ∂R/∂q₂ at q₂ = q₁ + dq; returns the scale s.
-  double evaluate(const DofVector& q1, const DofVector& p1, double t1, double h, const DofVector& dq,
-                  DofVector& r, DofVector& p2, DofMatrix* jacobian, double* floor) const;
+  double evaluate(const DynVector& q1, const DynVector& p1, double t1, double h, const DynVector& dq,
+                  DynVector& r, DynVector& p2, DynMatrix* jacobian, double* floor) const;
   // R and p₂ only (DynamicModel::momentum_terms: no mass matrix); returns s.
-  double evaluate_residual(const DofVector& q1, const DofVector& p1, double t1, double h, const DofVector& dq,
-                           DofVector& r, DofVector& p2) const;
+  double evaluate_residual(const DynVector& q1, const DynVector& p1, double t1, double h, const DynVector& dq,
+                           DynVector& r, DynVector& p2) const;
   // ∂R/∂q₂ at q₂ = q₁ + dq (DynamicModel::del_matrix plus the forces' derivatives) and |M|∞.
-  void del_jacobian(const DofVector& q1, double t1, double h, const DofVector& dq, DofMatrix& jac,
+  void del_jacobian(const DynVector& q1, double t1, double h, const DynVector& dq, DynMatrix& jac,
                     double& mass_norm) const;
-  MidpointStep step_with_contacts(const DofVector& q1, const DofVector& p1, double t1, double h,
-                                  DofVector& q2, DofVector& p2, long step,
+  MidpointStep step_with_contacts(const DynVector& q1, const DynVector& p1, double t1, double h,
+                                  DynVector& q2, DynVector& p2, long step,
                                   const ActiveContacts& active) const;
   // Every combination of {stick, slide +, slide −, free} per resting contact, fewest free first:
   // the first consistent one (λ ≥ 0, |β| ≤ μλ at stick, slip along its sign at slide, a free
   // contact's gap ≥ −release_gap_tolerance). The greedy mode update can cycle (seen on the trex
   // with a foot and the tail resting); this is the exact solution of the small LCP.
-  MidpointStep enumerate_contact_modes(const DofVector& q1, const DofVector& p1, double t1, double h,
-                                       DofVector& q2, DofVector& p2, long step, const ActiveContacts& active,
-                                       const NormalMatrix& tangents, double mu) const;
+  MidpointStep enumerate_contact_modes(const DynVector& q1, const DynVector& p1, double t1, double h,
+                                       DynVector& q2, DynVector& p2, long step, const ActiveContacts& active,
+                                       const DynRowMatrix& tangents, double mu) const;
   // Newton for (Δq, λ, β) with the friction modes fixed (tangents == nullptr: frictionless).
-  MidpointStep solve_contacts(const DofVector& q1, const DofVector& p1, double t1, double h, DofVector& q2,
-                              DofVector& p2, long step, const ActiveContacts& active,
-                              const NormalMatrix* tangents, const int* mode, double mu) const;
+  MidpointStep solve_contacts(const DynVector& q1, const DynVector& p1, double t1, double h, DynVector& q2,
+                              DynVector& p2, long step, const ActiveContacts& active,
+                              const DynRowMatrix* tangents, const int* mode, double mu) const;
+
+  // The group form (see above): R and p₂ at x = hξ; returns s. jacobian: ∂R/∂x by forward
+  // differences; mass_norm: |M(q_m)|∞.
+  double evaluate_group(const DynVector& q1, const DynVector& p1, double t1, double h, const DynVector& x,
+                        DynVector& r, DynVector& p2, DynMatrix* jacobian, double* mass_norm) const;
+  // q₂ − q₁ in velocity coordinates (R^n: the difference; on a group: log(q₁⁻¹q₂)).
+  DynVector displacement(const DynVector& q2, const DynVector& q1) const;
 
   const DynamicModel* model_;
   NewtonOptions options_;
+  bool group_ = false;
 };
 
 }  // namespace simpact

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -75,13 +76,13 @@ struct ImpactRecord {
   bool zeno = false;
   std::string status;                              // core ResolveStatus name
   double energy_before = 0.0, energy_after = 0.0;  // total energy T + V at q* [J]
-  DofVector momentum_before, momentum_after;
+  DynVector momentum_before, momentum_after;
 };
 
 struct StateRecord {
   long step = 0;
   double t = 0.0;
-  DofVector q, p;
+  DynVector q, p;
   double energy = 0.0;
 };
 
@@ -89,12 +90,12 @@ class Simulator {
  public:
   Simulator(const DynamicModel& model, SimulationOptions options);
   // Throws NonFiniteStateError (step 0) for a NaN or infinite q0 or p0.
-  void reset(const DofVector& q0, const DofVector& p0, double t0 = 0.0);
+  void reset(const DynVector& q0, const DynVector& p0, double t0 = 0.0);
   // One step of Δt, impacts included. Throws NewtonError, ImpactError or NonFiniteStateError.
   void advance();
 
-  const DofVector& q() const { return q_; }
-  const DofVector& p() const { return p_; }
+  const DynVector& q() const { return q_; }
+  const DynVector& p() const { return p_; }
   double t() const { return t_; }
   long step() const { return step_; }
   double energy() const { return model_->energy(q_, p_); }
@@ -125,29 +126,37 @@ class Simulator {
 
  private:
   // DEL solution over a sub-step τ from the current state; returns the resting contacts' impulses.
-  MidpointStep sub_step(double tau, DofVector& q2, DofVector& p2);
-  void resolve(const DofVector& qs, const DofVector& ps, double ts, const ContactVector& phi_star,
-               const int* hitting, int hitting_count, DofVector& p_after, bool& any_impact);
+  MidpointStep sub_step(double tau, DynVector& q2, DynVector& p2);
+  void resolve(const DynVector& qs, const DynVector& ps, double ts, const DynVector& phi_star,
+               const int* hitting, int hitting_count, DynVector& p_after, bool& any_impact);
 
   const DynamicModel* model_;
   SimulationOptions options_;
   MidpointIntegrator integrator_;
-  MidpointWorkspace newton_;  // the Jacobian factorization reused between steps
-  ImpactWorkspace workspace_;
+  MidpointWorkspace newton_;   // the Jacobian factorization reused between steps
+  ImpactWorkspace workspace_;  // the reset's fixed path (d ≤ kMaxDof, ≤ kMaxContacts closed contacts)
+  std::unique_ptr<DynamicImpactWorkspace> dynamic_workspace_;  // beyond it, made at the first such impact
+  bool group_ = false;  // the model's configuration lives on a group (DynamicModel::on_group)
+  // q ⊕ h·v (q + h·v on R^n) and (q₂ ⊖ q₁)/h.
+  void advance_from(const DynVector& q, const DynVector& v, double h, DynVector& out) const;
+  void mean_velocity(const DynVector& q2, const DynVector& q1, double h, DynVector& out) const;
   // Newton's initial guess: q + h·(4v − 6v₋₁ + 4v₋₂ − v₋₃) from the mean velocities of the last
   // four clean steps (cubic extrapolation of the mean velocity: the guess's error is O(h⁵), so one
   // simplified-Newton correction usually meets the 1e-12 tolerance — chain 2: 1.01 corrections per
   // step, was 1.95 with three); fewer after a reset or an impact.
-  DofVector q_, p_, v_guess_, v_prev_, v_prev2_, v_prev3_;
+  DynVector q_, p_, v_guess_, v_prev_, v_prev2_, v_prev3_, v_extrapolated_;
   int history_ = 0;  // clean mean velocities behind v_guess_ (0..3)
   double t0_ = 0.0, t_ = 0.0;
   long step_ = 0;
   ActiveContacts resting_;
-  double last_impact_[kMaxContacts];
+  std::vector<double> last_impact_;
   // Zeno chatter (see zeno_chatter): each contact's approach speed at its last impact, and the
   // contacts that took an impulse in the most recent impact.
-  double last_approach_[kMaxContacts];
-  bool last_hit_[kMaxContacts];
+  std::vector<double> last_approach_;
+  std::vector<char> last_hit_;
+  std::vector<int> crossing_, hitting_, closed_;  // per-step scratch, sized once (one per contact)
+  std::vector<double> approach_;
+  mutable std::vector<char> hit_;
   // True if a hitting contact chatters: hit again less than Δt after its last impact, with a
   // lower approach speed than then (geometric decay), and no other contact hit in between.
   bool zeno_chatter(double ts, const int* hitting, int hitting_count, const double* approach) const;
@@ -161,7 +170,7 @@ class Simulator {
   double plastic_energy_change_ = 0.0, split_work_ = 0.0;
   std::vector<double> force_work_parts_;
   // Adds the forces' work over the segment (q_, p_) → (q2, p2) of length h from t_.
-  void account_work(const DofVector& q2, const DofVector& p2, double h, const MidpointStep& step);
+  void account_work(const DynVector& q2, const DynVector& p2, double h, const MidpointStep& step);
 };
 
 // Where the energy went over a run [J]: E_final − E_initial = Σ work + residual, the work by
@@ -183,11 +192,11 @@ struct SimulationResult {
   double max_energy_drift = 0.0;  // [J]
   double newton_mean = 0.0;       // Newton iterations per step (sub-steps and localization included)
   int newton_max = 0;
-  DofVector q, p;  // final state
+  DynVector q, p;  // final state
   double t = 0.0;
 };
 
-SimulationResult simulate(const DynamicModel& model, const DofVector& q0, const DofVector& p0,
+SimulationResult simulate(const DynamicModel& model, const DynVector& q0, const DynVector& p0,
                           const SimulationOptions& options);
 
 }  // namespace simpact

@@ -80,6 +80,10 @@ struct SimulateReport {
   };
   std::vector<std::string> coordinates;
   std::vector<std::string> coordinate_units;  // "m", "rad" or "" (unknown), per coordinate
+  // The configuration's coordinates (records' q) when they differ from the velocities' (a ball or
+  // free joint: quaternions, nq > nv); empty: q has the `coordinates` above.
+  std::vector<std::string> configuration;
+  std::vector<std::string> configuration_units;  // "m", "rad", "1" (a quaternion component)
   std::vector<State> records;
   std::vector<Impact> impacts;
   double max_energy_drift = 0.0;

@@ -33,8 +33,8 @@ namespace simpact {
 
 struct DynamicSystem {
   std::unique_ptr<PlanarLinkage> model;
-  DofVector q0;  // default initial configuration
-  DofVector v0;  // default initial velocity
+  DynVector q0;  // default initial configuration (nq)
+  DynVector v0;  // default initial velocity (nv)
 };
 
 const std::vector<std::string>& dynamic_model_names();

@@ -3,11 +3,16 @@
 // integrator and propagative reset as the built-in models. MuJoCo gives M(q), gravity, joint
 // springs and damping, the gaps and the normals; the derivatives of T = ½ vᵀM(q)v that the DEL
 // Newton needs are central differences of M (exact zeros where M is constant, as for balls on
-// slide joints). Ball and free joints are refused: the integrator steps q in R^n.
+// slide joints). Ball and free joints step on their group: q has MuJoCo's nq coordinates
+// (quaternions), v and p its nv velocities (a free joint: world-frame linear, body-frame angular
+// velocity); q ⊕ v is mj_integratePos, the derivatives along a rotation are central differences
+// through it, and along a free joint's translation exactly 0 (nothing but gravity's constant
+// pull depends on where the robot is).
 #pragma once
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "simpact/models/dynamic_model.hpp"
 #include "simpact/models/mujoco_mechanism.hpp"
@@ -16,36 +21,49 @@ namespace simpact {
 
 class MechanismDynamicModel final : public DynamicModel {
  public:
-  // Throws InputError naming `field` for a ball/free joint or more than kMaxDof coordinates or
-  // kMaxContacts contacts.
+  // Throws InputError naming `field` for a spring on a ball or free joint (V would miss it), or
+  // more than kMaxDynamicDof velocities or kMaxDynamicContacts contacts (the reset's limits).
   MechanismDynamicModel(std::shared_ptr<const MujocoMechanism> mechanism, MechanismState edits,
                         const std::string& field = "mechanism");
   std::string name() const override { return mechanism_->spec().file; }
   int dof() const override { return mechanism_->nv(); }
+  int configuration_size() const override { return mechanism_->nq(); }
+  const std::vector<int>& rotation_blocks() const override { return rotation_blocks_; }
+  void integrate(const DynVector& q, const DynVector& v, double s, DynVector& out) const override;
+  void difference(const DynVector& q2, const DynVector& q1, DynVector& v) const override;
+  std::string configuration_name(int i) const override;
+  std::string configuration_unit(int i) const override;
+  bool normalize_configuration(DynVector& q, const std::string& field) const override;
   int contacts() const override { return mechanism_->contacts(); }
   std::string coordinate_name(int i) const override { return mechanism_->coordinate_name(i); }
   std::string coordinate_unit(int i) const override { return mechanism_->coordinate_unit(i); }
-  void kinetic(const DofVector& q, const DofVector& v, bool second, KineticDerivatives& out) const override;
-  double potential(const DofVector& q, DofVector& gradient, DofMatrix* hessian) const override;
+  void kinetic(const DynVector& q, const DynVector& v, bool second, KineticDerivatives& out) const override;
+  double potential(const DynVector& q, DynVector& gradient, DynMatrix* hessian) const override;
   bool has_forces() const override { return damped_; }
-  void force(const DofVector& q, const DofVector& v, double t, DofVector& f, DofMatrix* f_q,
-             DofMatrix* f_v) const override;
+  void force(const DynVector& q, const DynVector& v, double t, DynVector& f, DynMatrix* f_q,
+             DynMatrix* f_v) const override;
   std::string force_part_name(int part) const override;
-  void force_part(int part, const DofVector& q, const DofVector& v, double t, DofVector& f) const override;
-  void gaps(const DofVector& q, ContactVector& phi) const override;
-  void gap_jacobian(const DofVector& q, NormalMatrix& jacobian) const override;
-  double gap_length_scale(const DofVector& q) const override;
+  void force_part(int part, const DynVector& q, const DynVector& v, double t, DynVector& f) const override;
+  void gaps(const DynVector& q, DynVector& phi) const override;
+  void gap_jacobian(const DynVector& q, DynRowMatrix& jacobian) const override;
+  double gap_length_scale(const DynVector& q) const override;
 
  private:
   MujocoMechanism::Workspace& workspace() const;
-  Eigen::MatrixXd mass_at(const DofVector& q) const;
+  Eigen::MatrixXd mass_at(const DynVector& q) const;
   // ∂T/∂q at (q, v) by central differences of M.
-  DofVector kinetic_gradient(const DofVector& q, const DofVector& v) const;
+  DynVector kinetic_gradient(const DynVector& q, const DynVector& v) const;
+  // q moved by ±step along velocity coordinate a (q ⊕ ±step·e_a); returns the span between the two.
+  double perturb(const DynVector& q, int a, DynVector& plus, DynVector& minus) const;
 
   std::shared_ptr<const MujocoMechanism> mechanism_;
   MechanismState edits_;  // mass/size/pos edits of the run
   Eigen::VectorXd damping_;
   bool damped_ = false;
+  const ::mjModel_* mj_ = nullptr;                   // the workspace's model (joint layout for ⊕)
+  std::vector<int> rotation_blocks_;                 // first dof of each ball joint and free joint rotation
+  std::vector<int> dof_qpos_;                        // qpos index of a Euclidean dof; −1 on rotations
+  std::vector<char> translation_;                    // a free joint's translation dof: ∂/∂q exactly 0
   mutable MujocoMechanism::WorkspacePtr workspace_;  // one model per run: one thread at a time
 };
 

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "simpact/core/fixed_size.hpp"
 #include "simpact/models/dynamic_model.hpp"
 
 namespace simpact {
@@ -61,7 +62,7 @@ class PlanarLinkage final : public DynamicModel {
   void add_joint_law(const JointLaw& law);
   const std::vector<JointLaw>& joint_laws() const { return laws_; }
   // The generalized force of one joint law (energy bookkeeping by kind).
-  double joint_law_force(const JointLaw& law, const DofVector& q, const DofVector& v, double t) const;
+  double joint_law_force(const JointLaw& law, const DynVector& q, const DynVector& v, double t) const;
   // Contacts (return their index): between two masses' spheres, or a mass's sphere and the floor
   // y = height.
   int add_sphere_contact(int mass_a, int mass_b);
@@ -76,35 +77,35 @@ class PlanarLinkage final : public DynamicModel {
   std::string coordinate_unit(int i) const override;
   int masses() const { return static_cast<int>(masses_.size()); }
   // r_j(q) [m].
-  Vec2 position(const DofVector& q, int mass) const;
+  Vec2 position(const DynVector& q, int mass) const;
 
-  void kinetic(const DofVector& q, const DofVector& v, bool second, KineticDerivatives& out) const override;
+  void kinetic(const DynVector& q, const DynVector& v, bool second, KineticDerivatives& out) const override;
   // O(Σ_t nnz(a_t) + Σ_j |terms(j)| + nnz(B)), no mass matrix: w_j = J_j v = B_j v + Σ_{t∈j} ω_t P s_t,
   // W_t = Σ_{j∋t} m_j w_j, T_v = M₀v + Σ_j B_jᵀ m_j w_j + Σ_t (P s_t·W_t) a_t, T_q as above,
   // V_q = g Σ_j m_j B_jᵀe_y + g Σ_t (Σ_{j∋t} m_j)(s_t)_x a_t.
-  void momentum_terms(const DofVector& q, const DofVector& v, DofVector& t_q, DofVector& t_v,
-                      DofVector& v_q) const override;
+  void momentum_terms(const DynVector& q, const DynVector& v, DynVector& t_q, DynVector& t_v,
+                      DynVector& v_q) const override;
   // In term space: with G_tu = C_tu s_t·s_u, H_tu = C_tu s_t·P s_u (C_tu = Σ_{j∋t,u} m_j),
   // E_t = Σ_{j∋t} m_j B_j, out = A X Aᵀ + (B couplings), A = [a_t],
   //   X = c_m G + c_s (H ᵀdiag ω − diag ω H) + c_h (ωωᵀ∘G − diag(ω_t W_t·P s_t) + g diag(C_tt (s_t)_y)).
-  void del_matrix(const DofVector& q, const DofVector& v, double c_m, double c_s, double c_h, DofMatrix& out,
+  void del_matrix(const DynVector& q, const DynVector& v, double c_m, double c_s, double c_h, DynMatrix& out,
                   double& mass_norm) const override;
-  double potential(const DofVector& q, DofVector& gradient, DofMatrix* hessian) const override;
+  double potential(const DynVector& q, DynVector& gradient, DynMatrix* hessian) const override;
   bool has_forces() const override { return has_damping_ || !laws_.empty(); }
   // Parts: "springs" (the stiffness terms of the laws that are not drives), "dampers" (their
   // damping terms and the joint damping), "drives" (the PD laws, whole).
   int force_parts() const override { return has_forces() ? 3 : 0; }
   std::string force_part_name(int part) const override;
-  void force_part(int part, const DofVector& q, const DofVector& v, double t, DofVector& f) const override;
-  void force(const DofVector& q, const DofVector& v, double t, DofVector& f, DofMatrix* f_q,
-             DofMatrix* f_v) const override;
-  void gaps(const DofVector& q, ContactVector& phi) const override;
-  void gap_jacobian(const DofVector& q, NormalMatrix& jacobian) const override;
+  void force_part(int part, const DynVector& q, const DynVector& v, double t, DynVector& f) const override;
+  void force(const DynVector& q, const DynVector& v, double t, DynVector& f, DynMatrix* f_q,
+             DynMatrix* f_v) const override;
+  void gaps(const DynVector& q, DynVector& phi) const override;
+  void gap_jacobian(const DynVector& q, DynRowMatrix& jacobian) const override;
   // Coulomb friction at floor contacts (tangent: the contact point's x); sphere–sphere contacts
   // stay frictionless.
   void set_friction(double mu) { friction_ = mu; }
   double friction_coefficient() const override { return friction_; }
-  void tangent_jacobian(const DofVector& q, NormalMatrix& jacobian) const override;
+  void tangent_jacobian(const DynVector& q, DynRowMatrix& jacobian) const override;
 
  private:
   struct Term {
@@ -134,9 +135,9 @@ class PlanarLinkage final : public DynamicModel {
     double height = 0.0;
   };
   // s_t for every term, and J_j (2×n) of one mass from them.
-  void link_vectors(const DofVector& q, Vec2* s) const;
+  void link_vectors(const DynVector& q, Vec2* s) const;
   // The same and ω_t = a_t·v, from a_t's nonzeros.
-  void link_vectors_and_rates(const DofVector& q, const DofVector& v, Vec2* s, double* omega) const;
+  void link_vectors_and_rates(const DynVector& q, const DynVector& v, Vec2* s, double* omega) const;
   void mass_jacobian(int j, const Vec2* s, Rows2& jac) const;
 
   std::string name_;
