@@ -205,9 +205,10 @@ int mechanism_file(const std::string& file, bool json) {
     out = fmt::format("{{{}: {{\"nq\": {}, \"nv\": {}, \"elements\": [", json_string(file), mechanism.nq(),
                       mechanism.nv());
     for (std::size_t i = 0; i < elements.size(); ++i)
-      out += fmt::format("{}{{\"kind\": {}, \"name\": {}, \"type\": {}, \"id\": {}}}", i ? ", " : "",
+      out += fmt::format("{}{{\"kind\": {}, \"name\": {}, \"type\": {}, \"id\": {}{}}}", i ? ", " : "",
                          json_string(elements[i].kind), json_string(elements[i].name),
-                         json_string(elements[i].type), elements[i].id);
+                         json_string(elements[i].type), elements[i].id,
+                         elements[i].kind == "geom" ? fmt::format(", \"body\": {}", elements[i].body) : "");
     out += "], \"parameters\": [";
     for (std::size_t i = 0; i < parameters.size(); ++i) {
       const auto& p = parameters[i];
@@ -221,13 +222,25 @@ int mechanism_file(const std::string& file, bool json) {
   } else {
     out = fmt::format("mechanism {}: nq = {}, nv = {} (momenta and velocities in qvel coordinates)\n", file,
                       mechanism.nq(), mechanism.nv());
+    const auto label = [](const MechanismElement& e) {
+      return fmt::format("{}{}", e.name.empty() ? fmt::format("#{}", e.id) : e.name,
+                         e.type.empty() ? "" : " (" + e.type + ")");
+    };
     for (const std::string kind : {"joint", "body", "geom"}) {
       out += fmt::format("  {}:", kind == "body" ? "bodies" : kind + "s");
       for (const auto& e : elements)
-        if (e.kind == kind)
-          out += fmt::format(" {}{}", e.name.empty() ? fmt::format("#{}", e.id) : e.name,
-                             e.type.empty() ? "" : " (" + e.type + ")");
+        if (e.kind == kind) out += " " + label(e);
       out += "\n";
+    }
+    // Each body (a URDF link) with its geoms: a contact may name the body for all of them (URDF
+    // geoms have no names: name the link).
+    for (const auto& b : elements) {
+      if (b.kind != "body") continue;
+      std::string geoms;
+      for (const auto& g : elements)
+        if (g.kind == "geom" && g.body == b.id) geoms += (geoms.empty() ? "" : ", ") + label(g);
+      if (!geoms.empty())
+        out += fmt::format("  body {}: {}\n", b.name.empty() ? fmt::format("#{}", b.id) : b.name, geoms);
     }
     out +=
         fmt::format("  {:<22} {:<8} {:<10} {:<22} {}\n", "parameter", "units", "default", "range", "meaning");
@@ -235,8 +248,8 @@ int mechanism_file(const std::string& file, bool json) {
       out += fmt::format("  {:<22} {:<8} {:<10} {:<22} {}\n", p.name, p.units, bound(p.default_value),
                          fmt::format("[{}, {}]", bound(p.min), bound(p.max)), p.long_name);
     out +=
-        "  contacts are geom pairs: model: {file: ..., contacts: [[geom_a, geom_b], ...]} "
-        "(docs/mechanisms.md)\n";
+        "  contacts are pairs of geoms or bodies (a body: all of its geoms; body:NAME forces a body): "
+        "model: {file: ..., contacts: [[a, b], ...]} (docs/mechanisms.md)\n";
   }
   std::fputs(out.c_str(), stdout);
   return kExitOk;

@@ -99,7 +99,7 @@ void ConfigParser::parse_model(const YAML::Node* node) {
 }
 
 void ConfigParser::parse_mechanism_model(const YAML::Node& node) {
-  const MapView view = keys(node, "model", {"file", "contacts", "place", "gap_tolerance"});
+  const MapView view = keys(node, "model", {"file", "contacts", "place", "gap_tolerance", "witnesses"});
   MechanismFileSpec spec;
   bool ok = true;
   if (const auto* file = view.get("file")) {
@@ -114,14 +114,14 @@ void ConfigParser::parse_mechanism_model(const YAML::Node& node) {
   }
   const auto* contacts = view.get("contacts");
   if (contacts == nullptr || !contacts->IsSequence() || contacts->size() == 0) {
-    error("model.contacts", "required: a non-empty list of [geom_a, geom_b] pairs");
+    error("model.contacts", "required: a non-empty list of [a, b] pairs of geom or body names");
     ok = false;
   } else {
     for (std::size_t c = 0; c < contacts->size(); ++c) {
       const std::string path = fmt::format("model.contacts[{}]", c);
       const YAML::Node pair = (*contacts)[c];
       if (!pair.IsSequence() || pair.size() != 2) {
-        error(path, "must be a pair [geom_a, geom_b] of geom names");
+        error(path, "must be a pair [a, b] of geom or body names");
         ok = false;
         continue;
       }
@@ -150,6 +150,15 @@ void ConfigParser::parse_mechanism_model(const YAML::Node& node) {
       spec.gap_tolerance = *v;
     else {
       if (v) error("model.gap_tolerance", "must be a number >= 0");
+      ok = false;
+    }
+  }
+  if (const auto* witnesses = view.get("witnesses")) {
+    const auto v = text(*witnesses, "model.witnesses");
+    if (v && (*v == "all" || *v == "deepest"))
+      spec.witnesses = *v;
+    else {
+      if (v) error("model.witnesses", fmt::format("must be 'all' or 'deepest' (got '{}')", *v));
       ok = false;
     }
   }

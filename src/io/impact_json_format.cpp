@@ -111,6 +111,22 @@ void describe_request(const ResolveRequest& request, OrderedJson& out) {
   out["dof"] = problem.dof();
   out["contacts"] = problem.given_contacts();
   out["closed_contacts"] = closed_contacts(problem);
+  // A mechanism's rows as witness points: row i of the problem (impulses[i], closed_contacts'
+  // indices) is contact_points[i].
+  if (!request.contact_points.empty()) {
+    OrderedJson points = OrderedJson::array();
+    for (const auto& point : request.contact_points) {
+      OrderedJson one = OrderedJson::object();
+      one["pair"] = OrderedJson::array({point.a, point.b});
+      one["position"] = OrderedJson::array(
+          {number(point.position[0]), number(point.position[1]), number(point.position[2])});
+      one["gap"] = number(point.gap);
+      one["normal"] =
+          OrderedJson::array({number(point.normal[0]), number(point.normal[1]), number(point.normal[2])});
+      points.push_back(std::move(one));
+    }
+    out["contact_points"] = std::move(points);
+  }
   // Negative gaps are penetration: those contacts are closed (never dropped), and listed here.
   OrderedJson penetrating = OrderedJson::array();
   for (int j = 0; j < problem.penetrating_contacts(); ++j)

@@ -286,7 +286,7 @@ void read_mechanism_problem(const Json& doc, const ImpactModelCatalog& catalog, 
                                  spec.type_name()));
   MechanismRequest m;
   ErrorList errors;
-  const Names keys = {"file", "contacts", "place"};
+  const Names keys = {"file", "contacts", "place", "witnesses"};
   for (auto it = spec.begin(); it != spec.end(); ++it)
     if (!contains(keys, it.key()))
       errors.attempt([&] {
@@ -305,11 +305,12 @@ void read_mechanism_problem(const Json& doc, const ImpactModelCatalog& catalog, 
     if (!spec.contains("contacts")) throw InputError("mechanism.contacts", "required field is missing");
     const Json& contacts = spec["contacts"];
     if (!contacts.is_array() || contacts.empty())
-      throw InputError("mechanism.contacts", "must be a non-empty array of [geom_a, geom_b] pairs");
+      throw InputError("mechanism.contacts",
+                       "must be a non-empty array of [a, b] pairs of geom or body names");
     for (std::size_t c = 0; c < contacts.size(); ++c) {
       const std::string field = index_field("mechanism.contacts", c);
       if (!contacts[c].is_array() || contacts[c].size() != 2)
-        throw InputError(field, "must be a pair [geom_a, geom_b] of geom names");
+        throw InputError(field, "must be a pair [a, b] of geom or body names");
       m.contacts.emplace_back(read_string(contacts[c][0], index_field(field, 0)),
                               read_string(contacts[c][1], index_field(field, 1)));
     }
@@ -321,6 +322,13 @@ void read_mechanism_problem(const Json& doc, const ImpactModelCatalog& catalog, 
         throw InputError("mechanism.place", "must be an array of coordinate names (qpos.<joint>)");
       for (std::size_t i = 0; i < place.size(); ++i)
         m.place.push_back(read_string(place[i], index_field("mechanism.place", i)));
+    });
+  if (spec.contains("witnesses"))
+    errors.attempt([&] {
+      m.witnesses = read_string(spec["witnesses"], "mechanism.witnesses");
+      if (m.witnesses != "all" && m.witnesses != "deepest")
+        throw InputError("mechanism.witnesses",
+                         fmt::format("must be 'all' or 'deepest' (got '{}')", printable(m.witnesses)));
     });
   if (doc.contains("qpos")) errors.attempt([&] { m.qpos = read_vector(doc["qpos"], "qpos"); });
   errors.attempt([&] {

@@ -61,6 +61,9 @@ std::vector<ImpactModel::TaskValue> MechanismImpactModel::task_values() const {
   out.push_back({"contacts", "min_gap", "m",
                  "smallest gap of the contacts at the resolved configuration (above the gap tolerance: "
                  "no contact closed)"});
+  out.push_back({"contacts", "closed", "1",
+                 "witness points closed at the resolved configuration (the impact's closed contacts: a "
+                 "box flat on a plane counts 4 under witnesses: all)"});
   return out;
 }
 
@@ -69,7 +72,10 @@ namespace {
 void report(const MujocoMechanism& mechanism, const MechanismSolvedState& solved, double* values) {
   std::size_t k = 0;
   for (int i : mechanism.place_coordinates()) values[k++] = solved.qpos[i];
-  values[k] = solved.gaps.size() > 0 ? solved.gaps.minCoeff() : std::numeric_limits<double>::quiet_NaN();
+  values[k++] = solved.gaps.size() > 0 ? solved.gaps.minCoeff() : std::numeric_limits<double>::quiet_NaN();
+  int closed = 0;
+  for (const MechanismWitness& w : solved.witnesses) closed += w.gap <= solved.gap_tolerance;
+  values[k] = closed;
 }
 }  // namespace
 

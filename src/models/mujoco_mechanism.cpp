@@ -103,6 +103,24 @@ void check_compiled_numbers(const mjModel* m, const std::string& field) {
                                    "positions must be finite",
                                    name(mjOBJ_GEOM, g)));
 }
+// The largest |coordinate| + bounding radius of the bounded geoms (not planes or heightfields)
+// at qpos0: the length the gaps' rounding scales with and tolerances are relative to. 1 without
+// a bounded geom.
+double mechanism_length_scale(const mjModel* m) {
+  mjData* d = mj_makeData(m);
+  if (!d) throw std::bad_alloc();
+  std::copy_n(m->qpos0, m->nq, d->qpos);
+  mj_kinematics(m, d);
+  double scale = 0.0;
+  for (int g = 0; g < m->ngeom; ++g) {
+    if (m->geom_type[g] == mjGEOM_PLANE || m->geom_type[g] == mjGEOM_HFIELD) continue;
+    double largest = 0.0;
+    for (int i = 0; i < 3; ++i) largest = std::max(largest, std::abs(d->geom_xpos[3 * g + i]));
+    scale = std::max(scale, largest + m->geom_rbound[g]);
+  }
+  mj_deleteData(d);
+  return scale > 0.0 && std::isfinite(scale) ? scale : 1.0;
+}
 }  // namespace
 
 std::string resolve_relative_path(const std::string& path, const std::string& base_dir) {
@@ -140,36 +158,85 @@ MujocoMechanism::MujocoMechanism(MechanismSpec spec)
   const mjModel* m = model_->m;
   check_compiled_numbers(m, f + ".file");
 
-  // Contacts: pairs of named geoms.
-  std::vector<std::string> geom_names;
+  // Contacts: pairs of geoms or bodies (a body stands for all of its geoms).
+  std::vector<std::string> geom_names, body_names;
   for (int g = 0; g < m->ngeom; ++g)
     if (const char* name = mj_id2name(m, mjOBJ_GEOM, g); name && *name) geom_names.emplace_back(name);
+  for (int b = 0; b < m->nbody; ++b)
+    if (const char* name = mj_id2name(m, mjOBJ_BODY, b); name && *name) body_names.emplace_back(name);
+  const auto listed = [](const std::vector<std::string>& names) {
+    return names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", "));
+  };
   for (std::size_t c = 0; c < spec_.contacts.size(); ++c) {
     const auto& [a, b] = spec_.contacts[c];
-    int ids[2];
+    std::vector<int> side_geoms[2];
+    int side_body[2] = {-1, -1};  // the body a side names (-1: a geom)
     const std::string* names[2] = {&a, &b};
     for (int s = 0; s < 2; ++s) {
-      ids[s] = mj_name2id(m, mjOBJ_GEOM, names[s]->c_str());
-      if (ids[s] < 0)
-        throw InputError(
-            fmt::format("{}.contacts[{}][{}]", f, c, s),
-            fmt::format("unknown geom '{}' (geoms: {})", *names[s], fmt::join(geom_names, ", ")));
+      const std::string field = fmt::format("{}.contacts[{}][{}]", f, c, s);
+      const std::string& name = *names[s];
+      const bool force_body = name.rfind("body:", 0) == 0, force_geom = name.rfind("geom:", 0) == 0;
+      const std::string bare = force_body || force_geom ? name.substr(5) : name;
+      const int geom = force_body ? -1 : mj_name2id(m, mjOBJ_GEOM, bare.c_str());
+      const int body = force_geom || geom >= 0 ? -1 : mj_name2id(m, mjOBJ_BODY, bare.c_str());
+      if (geom >= 0) {
+        side_geoms[s].push_back(geom);
+      } else if (body >= 0) {
+        side_body[s] = body;
+        for (int g = 0; g < m->ngeom; ++g)
+          if (m->geom_bodyid[g] == body) side_geoms[s].push_back(g);
+        if (side_geoms[s].empty())
+          throw InputError(field, fmt::format("body '{}' has no geoms to touch with", bare));
+      } else if (force_geom) {
+        throw InputError(field, fmt::format("unknown geom '{}' (geoms: {})", bare, listed(geom_names)));
+      } else if (force_body) {
+        throw InputError(field, fmt::format("unknown body '{}' (bodies: {})", bare, listed(body_names)));
+      } else {
+        throw InputError(field, fmt::format("unknown geom or body '{}' (geoms: {}; bodies: {})", bare,
+                                            listed(geom_names), listed(body_names)));
+      }
     }
-    if (ids[0] == ids[1])
-      throw InputError(fmt::format("{}.contacts[{}]", f, c), "a geom cannot touch itself");
-    if (m->geom_bodyid[ids[0]] == m->geom_bodyid[ids[1]])
-      throw InputError(fmt::format("{}.contacts[{}]", f, c),
-                       fmt::format("geoms '{}' and '{}' are on the same body", a, b));
-    const int t0 = std::min(m->geom_type[ids[0]], m->geom_type[ids[1]]);
-    const int t1 = std::max(m->geom_type[ids[0]], m->geom_type[ids[1]]);
-    if (!mjCOLLISIONFUNC[t0][t1])
-      throw InputError(fmt::format("{}.contacts[{}]", f, c),
-                       fmt::format("MuJoCo has no distance function for a {}–{} pair",
-                                   mujoco_geom_type_name(m->geom_type[ids[0]]),
-                                   mujoco_geom_type_name(m->geom_type[ids[1]])));
-    contact_geoms_.push_back(ids[0]);
-    contact_geoms_.push_back(ids[1]);
+    const std::string pair_field = fmt::format("{}.contacts[{}]", f, c);
+    if (side_body[0] >= 0 && side_body[0] == side_body[1])
+      throw InputError(pair_field, fmt::format("a body cannot touch itself ('{}' and '{}')", a, b));
+    const bool two_geoms = side_body[0] < 0 && side_body[1] < 0;
+    if (two_geoms) {
+      const int g0 = side_geoms[0][0], g1 = side_geoms[1][0];
+      if (g0 == g1) throw InputError(pair_field, "a geom cannot touch itself");
+      if (m->geom_bodyid[g0] == m->geom_bodyid[g1])
+        throw InputError(pair_field, fmt::format("geoms '{}' and '{}' are on the same body", a, b));
+    }
+    std::vector<std::pair<int, int>> pairs;
+    for (int g0 : side_geoms[0])
+      for (int g1 : side_geoms[1]) {
+        if (m->geom_bodyid[g0] == m->geom_bodyid[g1]) continue;  // a body's own geoms never touch
+        const int t0 = std::min(m->geom_type[g0], m->geom_type[g1]);
+        const int t1 = std::max(m->geom_type[g0], m->geom_type[g1]);
+        if (!mjCOLLISIONFUNC[t0][t1]) {
+          if (two_geoms)
+            throw InputError(pair_field, fmt::format("MuJoCo has no distance function for a {}–{} pair",
+                                                     mujoco_geom_type_name(m->geom_type[g0]),
+                                                     mujoco_geom_type_name(m->geom_type[g1])));
+          continue;  // a body's plane against a plane: nothing to measure
+        }
+        pairs.emplace_back(g0, g1);
+      }
+    if (pairs.empty())
+      throw InputError(pair_field,
+                       fmt::format("'{}' and '{}' have no pair of geoms on different bodies that MuJoCo "
+                                   "can measure",
+                                   a, b));
+    for (const auto& [g0, g1] : pairs)
+      for (int g : {g0, g1})
+        if (std::find(contact_geoms_.begin(), contact_geoms_.end(), g) == contact_geoms_.end())
+          contact_geoms_.push_back(g);
+    contact_pairs_.push_back(std::move(pairs));
   }
+  if (spec_.witnesses != "all" && spec_.witnesses != "deepest")
+    throw InputError(f + ".witnesses", fmt::format("must be 'all' or 'deepest' (got '{}')", spec_.witnesses));
+  if (!(spec_.gap_tolerance >= 0.0) || !std::isfinite(spec_.gap_tolerance))
+    throw InputError(f == "model" ? "model.gap_tolerance" : "gap_tolerance", "must be a finite number >= 0");
+  length_scale_ = mechanism_length_scale(m);
 
   // Coordinates and their parameters.
   qpos_names_.assign(m->nq, "");
@@ -271,7 +338,8 @@ std::vector<MechanismElement> MujocoMechanism::elements() const {
     out.push_back({"joint", name_of(mjOBJ_JOINT, j), mujoco_joint_type_name(m->jnt_type[j]), j});
   for (int b = 0; b < m->nbody; ++b) out.push_back({"body", name_of(mjOBJ_BODY, b), "", b});
   for (int g = 0; g < m->ngeom; ++g)
-    out.push_back({"geom", name_of(mjOBJ_GEOM, g), mujoco_geom_type_name(m->geom_type[g]), g});
+    out.push_back(
+        {"geom", name_of(mjOBJ_GEOM, g), mujoco_geom_type_name(m->geom_type[g]), g, m->geom_bodyid[g]});
   return out;
 }
 
@@ -349,34 +417,37 @@ void MujocoMechanism::check_state(const MechanismState& state, const std::string
 }
 
 namespace {
-// The signed distance of geoms (g1, g2) and its witness (mjCOLLISIONFUNC wants type1 ≤ type2;
-// its normal points from its first geom to its second). Beyond reach: dist = +inf. resolved =
-// false: the distance could not be had to round-off (refuse_pair says so).
-struct PairDistance {
+// One witness point of a geom pair: its signed distance, the point midway between the surfaces
+// and the normal from the contact's first side to its second, and the bodies of the two geoms.
+struct WitnessPoint {
   double dist = kInf;
-  double pos[3] = {0, 0, 0};
-  double normal[3] = {0, 0, 0};
-  int first = -1, second = -1;
-  bool resolved = true;
+  Eigen::Vector3d pos = Eigen::Vector3d::Zero();
+  Eigen::Vector3d normal = Eigen::Vector3d::Zero();
+  int body_a = 0, body_b = 0;
 };
 
-PairDistance pair_distance(const mjModel* m, mjData* d, int ga, int gb) {
-  PairDistance out;
+// Every witness point of geoms ga (first side) and gb (second side): MuJoCo's primitive
+// functions where they are exact (box–plane: the corners below the box's centre, capsule–plane:
+// both end caps, ...), else the one point of models/convex_distance. None: beyond every reach.
+// False: the distance could not be had to round-off (refuse_pair says so).
+bool pair_witnesses(const mjModel* m, mjData* d, int ga, int gb, std::vector<WitnessPoint>& out) {
   int g1 = ga, g2 = gb;
   if (m->geom_type[g1] > m->geom_type[g2]) std::swap(g1, g2);
-  out.first = g1;
-  out.second = g2;
-  if (m->geom_type[g1] == mjGEOM_HFIELD || m->geom_type[g2] == mjGEOM_HFIELD) {
-    out.resolved = false;  // MuJoCo's heightfield distances are MPR's, per prism
-    return out;
-  }
+  // mjCOLLISIONFUNC wants type1 ≤ type2; its normal points from its first geom to its second.
+  const double sign = g1 == ga ? 1.0 : -1.0;
+  WitnessPoint w;
+  w.body_a = m->geom_bodyid[ga];
+  w.body_b = m->geom_bodyid[gb];
+  if (m->geom_type[g1] == mjGEOM_HFIELD || m->geom_type[g2] == mjGEOM_HFIELD)
+    return false;                                 // MuJoCo's heightfield distances are MPR's, per prism
   if (!mujoco_distance_is_exact(m, d, g1, g2)) {  // MPR's pairs, box–box, cores in a box
     const ConvexDistance exact = geom_distance(m, d, g1, g2);
-    out.resolved = exact.resolved;
-    out.dist = exact.dist;
-    std::copy_n(exact.pos.data(), 3, out.pos);
-    std::copy_n(exact.normal.data(), 3, out.normal);
-    return out;
+    if (!exact.resolved) return false;
+    w.dist = exact.dist;
+    w.pos = exact.pos;
+    w.normal = sign * exact.normal;
+    out.push_back(w);
+    return true;
   }
   // A margin that reaches any separation of the two shapes: MuJoCo reports every pair closer
   // than it, and primitive distances do not depend on it.
@@ -385,21 +456,21 @@ PairDistance pair_distance(const mjModel* m, mjData* d, int ga, int gb) {
   const double margin = std::sqrt(centre) + m->geom_rbound[g1] + m->geom_rbound[g2] + 1.0;
   mjContact contacts[mjMAXCONPAIR];
   const int n = mjCOLLISIONFUNC[m->geom_type[g1]][m->geom_type[g2]](m, d, contacts, g1, g2, margin);
-  for (int c = 0; c < n; ++c)
-    if (contacts[c].dist < out.dist) {  // several witnesses (box on a plane): the closest one
-      out.dist = contacts[c].dist;
-      std::copy_n(contacts[c].pos, 3, out.pos);
-      std::copy_n(contacts[c].frame, 3, out.normal);
-    }
-  return out;
+  for (int c = 0; c < n; ++c) {
+    w.dist = contacts[c].dist;
+    w.pos = Eigen::Map<const Eigen::Vector3d>(contacts[c].pos);
+    w.normal = sign * Eigen::Map<const Eigen::Vector3d>(contacts[c].frame);
+    out.push_back(w);
+  }
+  return true;
 }
 
 // One line naming contact c whose distance could not be had: never a wrong gap.
-[[noreturn]] void refuse_pair(const mjModel* m, const MechanismSpec& spec, int c, const PairDistance& pair) {
+[[noreturn]] void refuse_pair(const mjModel* m, const MechanismSpec& spec, int c, int ga, int gb) {
   const auto& [a, b] = spec.contacts[static_cast<std::size_t>(c)];
-  const char* first = mujoco_geom_type_name(m->geom_type[pair.first]);
-  const char* second = mujoco_geom_type_name(m->geom_type[pair.second]);
-  const bool hfield = m->geom_type[pair.first] == mjGEOM_HFIELD || m->geom_type[pair.second] == mjGEOM_HFIELD;
+  const char* first = mujoco_geom_type_name(m->geom_type[ga]);
+  const char* second = mujoco_geom_type_name(m->geom_type[gb]);
+  const bool hfield = m->geom_type[ga] == mjGEOM_HFIELD || m->geom_type[gb] == mjGEOM_HFIELD;
   throw InputError(fmt::format("{}.contacts[{}]", spec.field, c),
                    hfield ? fmt::format("contact '{}'–'{}' is a {}–{} pair: MuJoCo only approximates a "
                                         "heightfield's distances, and simpact resolves exact gaps only",
@@ -409,17 +480,72 @@ PairDistance pair_distance(const mjModel* m, mjData* d, int ga, int gb) {
                                         a, b, first, second));
 }
 
-void gaps_at(const mjModel* m, mjData* d, const MechanismSpec& spec, const std::vector<int>& geoms,
-             Eigen::VectorXd& gaps) {
-  const int k = static_cast<int>(geoms.size() / 2);
+// Every witness point of contact c (all of its geom pairs) into `out`; returns the index of the
+// deepest one (the first of equals), -1 when none reaches.
+int contact_witnesses(const mjModel* m, mjData* d, const MechanismSpec& spec, int c,
+                      const std::vector<std::pair<int, int>>& pairs, std::vector<WitnessPoint>& out) {
+  out.clear();
+  for (const auto& [ga, gb] : pairs)
+    if (!pair_witnesses(m, d, ga, gb, out)) refuse_pair(m, spec, c, ga, gb);
+  int deepest = -1;
+  for (std::size_t i = 0; i < out.size(); ++i)
+    if (deepest < 0 || out[i].dist < out[static_cast<std::size_t>(deepest)].dist)
+      deepest = static_cast<int>(i);
+  return deepest;
+}
+
+void gaps_at(const mjModel* m, mjData* d, const MechanismSpec& spec,
+             const std::vector<std::vector<std::pair<int, int>>>& pairs, Eigen::VectorXd& gaps) {
+  const int k = static_cast<int>(pairs.size());
   gaps.resize(k);
+  std::vector<WitnessPoint> points;
   for (int c = 0; c < k; ++c) {
-    const PairDistance pair = pair_distance(m, d, geoms[2 * c], geoms[2 * c + 1]);
-    if (!pair.resolved) refuse_pair(m, spec, c, pair);
-    gaps[c] = pair.dist;
+    const int deepest = contact_witnesses(m, d, spec, c, pairs[static_cast<std::size_t>(c)], points);
+    gaps[c] = deepest < 0 ? kInf : points[static_cast<std::size_t>(deepest)].dist;
   }
 }
+
+// u = nᵀ(J_b − J_a) at the witness point: dφ/dt = <u, q̇> (the angular terms vanish along n, so
+// one point serves both bodies).
+template <typename Jacobian>
+Eigen::RowVectorXd normal_row(const mjModel* m, mjData* d, const WitnessPoint& w, Jacobian& jac_a,
+                              Jacobian& jac_b) {
+  mj_jac(m, d, jac_a.data(), nullptr, w.pos.data(), w.body_a);
+  mj_jac(m, d, jac_b.data(), nullptr, w.pos.data(), w.body_b);
+  return w.normal.transpose() * (jac_b - jac_a);
+}
 }  // namespace
+
+namespace {
+// The most witness points pair_witnesses gives geoms of these types: MuJoCo's box–plane keeps at
+// most 4 corners (those below the box's centre), its capsule–plane and capsule–box 2; a pair
+// through models/convex_distance (box–box, ellipsoids, cylinders but against a plane, meshes
+// but against a plane) has one. Others: the cap.
+int witness_bound(const mjModel* m, int ga, int gb) {
+  const int t1 = std::min(m->geom_type[ga], m->geom_type[gb]);
+  const int t2 = std::max(m->geom_type[ga], m->geom_type[gb]);
+  if (t1 == mjGEOM_SPHERE || t2 == mjGEOM_SPHERE) return 1;
+  if (t1 == mjGEOM_PLANE) {
+    if (t2 == mjGEOM_CAPSULE) return 2;
+    if (t2 == mjGEOM_BOX || t2 == mjGEOM_CYLINDER) return 4;
+    if (t2 == mjGEOM_ELLIPSOID) return 1;
+    return kMaxWitnessesPerContact;
+  }
+  if (t1 == mjGEOM_CAPSULE && (t2 == mjGEOM_CAPSULE || t2 == mjGEOM_BOX)) return 2;
+  return 1;
+}
+}  // namespace
+
+int MujocoMechanism::max_problem_rows() const {
+  if (spec_.witnesses == "deepest") return contacts();
+  int rows = 0;
+  for (const auto& pairs : contact_pairs_) {
+    int bound = 0;
+    for (const auto& [ga, gb] : pairs) bound += witness_bound(model_->m, ga, gb);
+    rows += std::min(bound, kMaxWitnessesPerContact);
+  }
+  return rows;
+}
 
 void MujocoMechanism::evaluate(const MechanismState& state, const Eigen::VectorXd& qpos, Workspace& workspace,
                                MechanismEvaluation& out) const {
@@ -435,17 +561,13 @@ void MujocoMechanism::evaluate(const MechanismState& state, const Eigen::VectorX
   out.gaps.resize(k);
   out.normals.setZero(k, nv);
   Eigen::Matrix<double, 3, Eigen::Dynamic, Eigen::RowMajor> jac_a(3, nv), jac_b(3, nv);
+  std::vector<WitnessPoint> points;
   for (int c = 0; c < k; ++c) {
-    const PairDistance pair = pair_distance(m, d, contact_geoms_[2 * c], contact_geoms_[2 * c + 1]);
-    if (!pair.resolved) refuse_pair(m, spec_, c, pair);
-    out.gaps[c] = pair.dist;
-    if (!std::isfinite(pair.dist)) continue;
-    // u = nᵀ(J_second − J_first) at the witness point: dφ/dt = <u, q̇> (the angular terms vanish
-    // along n, so one point serves both bodies).
-    mj_jac(m, d, jac_a.data(), nullptr, pair.pos, m->geom_bodyid[pair.first]);
-    mj_jac(m, d, jac_b.data(), nullptr, pair.pos, m->geom_bodyid[pair.second]);
-    const Eigen::Map<const Eigen::Vector3d> n(pair.normal);
-    out.normals.row(c) = n.transpose() * (jac_b - jac_a);
+    const int deepest =
+        contact_witnesses(m, d, spec_, c, contact_pairs_[static_cast<std::size_t>(c)], points);
+    out.gaps[c] = deepest < 0 ? kInf : points[static_cast<std::size_t>(deepest)].dist;
+    if (deepest < 0 || !std::isfinite(out.gaps[c])) continue;
+    out.normals.row(c) = normal_row(m, d, points[static_cast<std::size_t>(deepest)], jac_a, jac_b);
   }
 }
 
@@ -461,23 +583,32 @@ void MujocoMechanism::place(MechanismState& state, Workspace& workspace) const {
     mj_normalizeQuat(m, normalized.data());
     std::copy_n(normalized.data(), m->nq, d->qpos);
     mj_kinematics(m, d);
-    gaps_at(m, d, spec_, contact_geoms_, out);
+    gaps_at(m, d, spec_, contact_pairs_, out);
   };
   gaps(q, phi);
   Eigen::MatrixXd jacobian(k, n);
+  // The step of a length coordinate scales with the mechanism (a file in mm steps 1e-4 mm).
+  std::vector<double> steps;
+  for (int i : place_qpos_) {
+    const auto info = std::find_if(parameters_.begin(), parameters_.end(), [&](const ParameterInfo& p) {
+      return p.name == qpos_names_[static_cast<std::size_t>(i)];
+    });
+    steps.push_back(info != parameters_.end() && info->units == "m" ? kPlaceStep * length_scale_
+                                                                    : kPlaceStep);
+  }
   auto differentiate = [&] {  // central differences: φ is smooth away from shape edges
     for (int j = 0; j < n; ++j) {
+      const double h = steps[static_cast<std::size_t>(j)];
       Eigen::VectorXd plus = q, minus = q, phi_plus, phi_minus;
-      plus[place_qpos_[j]] += kPlaceStep;
-      minus[place_qpos_[j]] -= kPlaceStep;
+      plus[place_qpos_[j]] += h;
+      minus[place_qpos_[j]] -= h;
       gaps(plus, phi_plus);
       gaps(minus, phi_minus);
-      jacobian.col(j) = (phi_plus - phi_minus) / (2 * kPlaceStep);
+      jacobian.col(j) = (phi_plus - phi_minus) / (2 * h);
     }
   };
   for (int it = 0;
-       it < kPlaceIterations && phi.allFinite() && phi.cwiseAbs().maxCoeff() > 0.5 * spec_.gap_tolerance;
-       ++it) {
+       it < kPlaceIterations && phi.allFinite() && phi.cwiseAbs().maxCoeff() > 0.5 * gap_tolerance(); ++it) {
     differentiate();
     // The least-norm Gauss–Newton step, halved until the gaps shrink.
     const Eigen::VectorXd step = jacobian.completeOrthogonalDecomposition().solve(-phi);
@@ -497,12 +628,12 @@ void MujocoMechanism::place(MechanismState& state, Workspace& workspace) const {
   }
   mj_normalizeQuat(m, q.data());
   for (int c = 0; c < k; ++c)
-    if (!(std::abs(phi[c]) <= spec_.gap_tolerance))
+    if (!(std::abs(phi[c]) <= gap_tolerance()))
       throw InputError(fmt::format("{}.contacts[{}]", spec_.field, c),
                        fmt::format("contact '{}'–'{}' is not closed after placing {} (gap {:.6g} m, "
                                    "tolerance {:g})",
                                    spec_.contacts[c].first, spec_.contacts[c].second,
-                                   fmt::join(spec_.place, ", "), phi[c], spec_.gap_tolerance));
+                                   fmt::join(spec_.place, ", "), phi[c], gap_tolerance()));
   // A placement is a function of the other coordinates only where the placed coordinates move
   // the gaps independently (rank min(n, k)): elsewhere (two feet at one point) a whole family of
   // placements closes the contacts, and the one found would depend on the solver's path.
@@ -519,7 +650,7 @@ void MujocoMechanism::place(MechanismState& state, Workspace& workspace) const {
 }
 
 bool MujocoMechanism::needs_dynamic_sizes() const {
-  return !fits_fixed_sizes(nv(), contacts());
+  return !fits_fixed_sizes(nv(), max_problem_rows());
 }
 
 std::pair<const mjModel_*, mjData_*> MujocoMechanism::mujoco_at(const MechanismState& state,
@@ -534,26 +665,74 @@ template <typename Problem>
 Problem MujocoMechanism::problem_at(MechanismState state, Workspace& workspace,
                                     MechanismSolvedState* solved) const {
   place(state, workspace);
-  MechanismEvaluation e;
-  evaluate(state, state.qpos, workspace, e);
+  workspace.apply(model_->edits, state.edits);
+  const mjModel* m = workspace.m;
+  mjData* d = workspace.d;
+  forward_position(m, d, state.qpos);
+  const int nv = m->nv, k = contacts();
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> mass(nv, nv);
+  mj_fullM(m, mass.data(), d->qM);
+  const double tolerance = gap_tolerance();
+  const bool all = spec_.witnesses == "all";
+  // Rows: each contact's deepest point (row c), then the other closed witnesses of each contact.
+  std::vector<WitnessPoint> rows, extra, points;
+  std::vector<int> row_contact, extra_contact;
+  for (int c = 0; c < k; ++c) {
+    const auto& [a, b] = spec_.contacts[static_cast<std::size_t>(c)];
+    const std::string field = fmt::format("{}.contacts[{}]", spec_.field, c);
+    const int deepest =
+        contact_witnesses(m, d, spec_, c, contact_pairs_[static_cast<std::size_t>(c)], points);
+    if (deepest < 0 || !std::isfinite(points[static_cast<std::size_t>(deepest)].dist))
+      throw InputError(field, fmt::format("MuJoCo gave no distance between '{}' and '{}'", a, b));
+    rows.push_back(points[static_cast<std::size_t>(deepest)]);
+    row_contact.push_back(c);
+    if (!all || !(rows.back().dist <= tolerance)) continue;
+    int closed = 1;
+    for (std::size_t i = 0; i < points.size(); ++i)
+      if (static_cast<int>(i) != deepest && points[i].dist <= tolerance) {
+        extra.push_back(points[i]);
+        extra_contact.push_back(c);
+        ++closed;
+      }
+    if (closed > kMaxWitnessesPerContact)
+      throw InputError(field, fmt::format("contact '{}'–'{}' has {} witness points within the gap tolerance "
+                                          "(at most {}): name fewer geoms or bodies, or set witnesses: "
+                                          "deepest",
+                                          a, b, closed, kMaxWitnessesPerContact));
+  }
+  rows.insert(rows.end(), extra.begin(), extra.end());
+  row_contact.insert(row_contact.end(), extra_contact.begin(), extra_contact.end());
+  const int r = static_cast<int>(rows.size());
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> normals(r, nv);
+  Eigen::Matrix<double, 3, Eigen::Dynamic, Eigen::RowMajor> jac_a(3, nv), jac_b(3, nv);
+  Eigen::VectorXd gaps(r);
+  for (int i = 0; i < r; ++i) {
+    const WitnessPoint& w = rows[static_cast<std::size_t>(i)];
+    gaps[i] = w.dist;
+    const Eigen::RowVectorXd row = normal_row(m, d, w, jac_a, jac_b);
+    normals.row(i) = row;
+    if (row.isZero(0.0)) {
+      const auto& [a, b] = spec_.contacts[static_cast<std::size_t>(row_contact[static_cast<std::size_t>(i)])];
+      throw InputError(
+          fmt::format("{}.contacts[{}]", spec_.field, row_contact[static_cast<std::size_t>(i)]),
+          fmt::format("contact '{}'–'{}' has a zero normal: no joint moves either geom along it", a, b));
+    }
+  }
   if (solved) {
     solved->qpos = state.qpos;
-    solved->gaps = e.gaps;
+    solved->gaps = gaps.head(k);
+    solved->gap_tolerance = tolerance;
+    solved->witnesses.clear();
+    for (int i = 0; i < r; ++i) {
+      const WitnessPoint& w = rows[static_cast<std::size_t>(i)];
+      solved->witnesses.push_back({row_contact[static_cast<std::size_t>(i)], w.pos, w.normal, w.dist});
+    }
   }
   using Metric = typename Problem::KineticMetric;
+  const Eigen::MatrixXd dense_mass = mass;
   const Eigen::VectorXd momentum =
-      state.momentum.size() > 0 ? state.momentum : Eigen::VectorXd(e.mass * state.qvel);
-  for (int c = 0; c < contacts(); ++c) {
-    const auto& [a, b] = spec_.contacts[c];
-    if (!std::isfinite(e.gaps[c]))
-      throw InputError(fmt::format("{}.contacts[{}]", spec_.field, c),
-                       fmt::format("MuJoCo gave no distance between geoms '{}' and '{}'", a, b));
-    if (e.normals.row(c).isZero(0.0))
-      throw InputError(
-          fmt::format("{}.contacts[{}]", spec_.field, c),
-          fmt::format("contact '{}'–'{}' has a zero normal: no joint moves either geom along it", a, b));
-  }
-  return Problem(Metric(e.mass), e.normals, momentum, state.restitution, e.gaps, spec_.gap_tolerance);
+      state.momentum.size() > 0 ? state.momentum : Eigen::VectorXd(dense_mass * state.qvel);
+  return Problem(Metric(dense_mass), normals, momentum, state.restitution, gaps, tolerance);
 }
 
 ImpactProblem MujocoMechanism::make_problem(MechanismState state, Workspace& workspace,

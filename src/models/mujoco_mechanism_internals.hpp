@@ -7,6 +7,7 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <cmath>
 #include <new>
 #include <string>
 #include <utility>
@@ -54,14 +55,18 @@ class MujocoMechanism::Workspace {
   Workspace(const Workspace&) = delete;
   Workspace& operator=(const Workspace&) = delete;
 
-  // The model fields parameters may edit, back to the file's values, then the edits applied.
+  // The file's model with the edits applied, as MuJoCo's compiler would have made it from a file
+  // with the edited values (issue 35): the fields the edits set, then the constants derived from
+  // them (mj_setConst: subtree masses, dof_M0, invweights, ...; geom_rbound of an edited size).
+  // The edits of the last call are kept: the same edits again cost nothing.
   void apply(const std::vector<EditTarget>& targets, const std::vector<std::pair<int, double>>& edits) {
-    if (edits.empty() && !edited_) return;
-    std::copy_n(base_->body_mass, base_->nbody, m->body_mass);
-    std::copy_n(base_->body_subtreemass, base_->nbody, m->body_subtreemass);
-    std::copy_n(base_->body_inertia, 3 * base_->nbody, m->body_inertia);
-    std::copy_n(base_->body_pos, 3 * base_->nbody, m->body_pos);
-    std::copy_n(base_->geom_size, 3 * base_->ngeom, m->geom_size);
+    if (edits == applied_) return;
+    mj_copyModel(m, base_);  // the compiler's dof_simplenum while mj_setConst runs, as it had
+    applied_ = edits;
+    if (edits.empty()) {
+      std::fill_n(m->dof_simplenum, m->nv, 0);
+      return;
+    }
     for (const auto& [slot, value] : edits) {
       const EditTarget& t = targets[slot];
       if (t.kind == EditTarget::kMass) {
@@ -76,20 +81,38 @@ class MujocoMechanism::Workspace {
         m->body_pos[3 * t.id + t.index] = value;
       }
     }
-    if (!edits.empty()) {  // subtree masses (mj_comPos divides by them) follow the new masses
-      std::copy_n(m->body_mass, m->nbody, m->body_subtreemass);
-      for (int b = m->nbody - 1; b > 0; --b)
-        m->body_subtreemass[m->body_parentid[b]] += m->body_subtreemass[b];
-    }
-    edited_ = !edits.empty();
+    for (const auto& [slot, value] : edits)
+      if (targets[slot].kind == EditTarget::kSize)
+        m->geom_rbound[targets[slot].id] = bounding_radius(targets[slot].id);
+    mj_setConst(m, d);
+    std::fill_n(m->dof_simplenum, m->nv, 0);
   }
 
   mjModel* m = nullptr;
   mjData* d = nullptr;
 
  private:
+  // MuJoCo's compiler's bounding radius of a primitive geom (mjCGeom::Compile).
+  double bounding_radius(int g) const {
+    const mjtNum* size = m->geom_size + 3 * g;
+    switch (m->geom_type[g]) {
+      case mjGEOM_SPHERE:
+        return size[0];
+      case mjGEOM_CAPSULE:
+        return size[0] + size[1];
+      case mjGEOM_CYLINDER:
+        return std::sqrt(size[0] * size[0] + size[1] * size[1]);
+      case mjGEOM_ELLIPSOID:
+        return std::max(std::max(size[0], size[1]), size[2]);
+      case mjGEOM_BOX:
+        return std::sqrt(size[0] * size[0] + size[1] * size[1] + size[2] * size[2]);
+      default:
+        return m->geom_rbound[g];
+    }
+  }
+
   const mjModel* base_;
-  bool edited_ = false;
+  std::vector<std::pair<int, double>> applied_;
 };
 
 // Kinematics, the composite-rigid-body inertia and the com-based frames mj_jac needs.

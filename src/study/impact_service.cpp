@@ -24,6 +24,7 @@ namespace {
 // A request's `mechanism`: the file's model, the parameters as edits, then qpos/qvel/momentum.
 void make_mechanism_problem(const MechanismRequest& request, ResolveRequest& out) {
   MechanismSpec spec{request.file, request.contacts, request.place, request.gap_tolerance, "mechanism"};
+  spec.witnesses = request.witnesses;
   const MujocoMechanism mechanism(std::move(spec));
   auto workspace = mechanism.make_workspace();
   make_mechanism_request_problem(mechanism, *workspace, request, out);
@@ -67,6 +68,11 @@ void make_mechanism_request_problem(const MujocoMechanism& mechanism, MujocoMech
   out.placed_qpos.clear();
   for (int i = 0; i < mechanism.nq(); ++i)
     out.placed_qpos.emplace_back(mechanism.qpos_names()[static_cast<std::size_t>(i)], solved.qpos[i]);
+  out.contact_points.clear();
+  for (const MechanismWitness& w : solved.witnesses) {
+    const auto& [a, b] = mechanism.spec().contacts[static_cast<std::size_t>(w.contact)];
+    out.contact_points.push_back({a, b, w.position, w.normal, w.gap});
+  }
 }
 
 const ImpactModelCatalog& builtin_model_catalog() {
@@ -202,6 +208,7 @@ class MechanismCache {
     std::vector<std::pair<std::string, std::string>> contacts;
     std::vector<std::string> place;
     double gap_tolerance = 0;
+    std::string witnesses;
     std::vector<std::pair<std::string, FileStamp>> reads;  // the files it reads besides itself
     std::unique_ptr<MujocoMechanism> mechanism;
     MujocoMechanism::WorkspacePtr workspace;  // reused line to line, as a sweep's thread reuses its own
@@ -211,7 +218,7 @@ class MechanismCache {
   Entry* find(const MechanismRequest& r, const std::string& bytes) {
     for (Entry& e : entries_) {
       if (e.file != r.file || e.contacts != r.contacts || e.place != r.place ||
-          !(e.gap_tolerance == r.gap_tolerance) || e.bytes != bytes)
+          !(e.gap_tolerance == r.gap_tolerance) || e.witnesses != r.witnesses || e.bytes != bytes)
         continue;
       if (std::all_of(e.reads.begin(), e.reads.end(),
                       [](const auto& read) { return stamp_of(read.first) == read.second; }))
@@ -227,16 +234,19 @@ class MechanismCache {
     e.contacts = r.contacts;
     e.place = r.place;
     e.gap_tolerance = r.gap_tolerance;
+    e.witnesses = r.witnesses;
     // Stamped before the load: a file changed while it loads is seen as changed next time.
     for (const MechanismFileReference& ref : mechanism_file_references(r.file, "mechanism.file"))
       if (ref.path != r.file) e.reads.emplace_back(ref.path, stamp_of(ref.path));
-    e.mechanism = std::make_unique<MujocoMechanism>(
-        MechanismSpec{r.file, r.contacts, r.place, r.gap_tolerance, "mechanism"});
+    MechanismSpec spec{r.file, r.contacts, r.place, r.gap_tolerance, "mechanism"};
+    spec.witnesses = r.witnesses;
+    e.mechanism = std::make_unique<MujocoMechanism>(std::move(spec));
     e.workspace = e.mechanism->make_workspace();
     entries_.erase(std::remove_if(entries_.begin(), entries_.end(),
                                   [&](const Entry& old) {
                                     return old.file == e.file && old.contacts == e.contacts &&
-                                           old.place == e.place && old.gap_tolerance == e.gap_tolerance;
+                                           old.place == e.place && old.gap_tolerance == e.gap_tolerance &&
+                                           old.witnesses == e.witnesses;
                                   }),
                    entries_.end());
     if (entries_.size() >= kMaxEntries) entries_.pop_front();

@@ -39,8 +39,9 @@ DynamicCatalog dynamic_catalog() {
 
 // `model: {file: ...}`: the mechanism's parameter schema (loading the file checks its names).
 void mechanism_catalog(const MechanismFileSpec& file, std::vector<ParameterInfo>& parameters) {
-  parameters =
-      MujocoMechanism({file.file, file.contacts, file.place, file.gap_tolerance, "model"}).parameters();
+  MechanismSpec spec{file.file, file.contacts, file.place, file.gap_tolerance, "model"};
+  spec.witnesses = file.witnesses;
+  parameters = MujocoMechanism(std::move(spec)).parameters();
 }
 
 // A time-stepped sweep's kernel; recorded arrays are sized by the first task's model.
@@ -48,8 +49,9 @@ std::unique_ptr<TaskKernel> make_simulation_kernel(const SweepConfig& config) {
   SimulationStudyOptions o = simulation_study_options(config);
   if (config.mechanism) {
     const MechanismFileSpec& f = *config.mechanism;
-    o.mechanism = std::make_shared<const MujocoMechanism>(
-        MechanismSpec{f.file, f.contacts, f.place, f.gap_tolerance, "model"});
+    MechanismSpec spec{f.file, f.contacts, f.place, f.gap_tolerance, "model"};
+    spec.witnesses = f.witnesses;
+    o.mechanism = std::make_shared<const MujocoMechanism>(std::move(spec));
   }
   if (o.record > 0) {
     ParameterSet first;
@@ -100,8 +102,9 @@ std::unique_ptr<ImpactModel> make_impact_model(const SweepConfig& config) {
                            axis.name +
                            "): a grid axis cannot be its start value; give the start in params, or vary it "
                            "with monte_carlo or design");
-  return std::make_unique<MechanismImpactModel>(std::make_shared<const MujocoMechanism>(
-      MechanismSpec{f.file, f.contacts, f.place, f.gap_tolerance, "model"}));
+  MechanismSpec spec{f.file, f.contacts, f.place, f.gap_tolerance, "model"};
+  spec.witnesses = f.witnesses;
+  return std::make_unique<MechanismImpactModel>(std::make_shared<const MujocoMechanism>(std::move(spec)));
 }
 
 SweepConfig load_config(const std::string& path) {

@@ -52,6 +52,15 @@ struct ResolveRequest {
   // A mechanism request: the configuration resolved at (after `place`), every qpos coordinate by
   // name ("qpos.root_z"); empty otherwise. Replies echo it as placed_qpos.
   std::vector<std::pair<std::string, double>> placed_qpos;
+  // A mechanism request: the problem's rows (its given contacts, in order), each a witness point
+  // of a named contact. Replies list them as contact_points.
+  struct ContactPoint {
+    std::string a, b;  // the contact's two names as given
+    Eigen::Vector3d position = Eigen::Vector3d::Zero();
+    Eigen::Vector3d normal = Eigen::Vector3d::Zero();
+    double gap = 0.0;
+  };
+  std::vector<ContactPoint> contact_points;
 
   bool dynamic() const { return dynamic_problem.has_value(); }
   // The problem on size path S (the one that is set: see dynamic()).
@@ -71,7 +80,8 @@ struct MechanismRequest {
   std::string file;
   std::vector<std::pair<std::string, std::string>> contacts;
   std::vector<std::string> place;
-  double gap_tolerance = kGapTolerance;
+  double gap_tolerance = kGapTolerance;     // relative to the mechanism's length scale
+  std::string witnesses = "all";            // "all" | "deepest"
   std::optional<Eigen::VectorXd> qpos;      // absent: the file's qpos0 (and params' qpos.*)
   std::optional<Eigen::VectorXd> qvel;      // "qvel" (MuJoCo's velocity coordinates)
   std::optional<Eigen::VectorXd> momentum;  // or "momentum" = M·qvel

@@ -24,7 +24,8 @@ class MechanismImpactModel : public ImpactModel {
   DynamicImpactProblem make_dynamic_problem(const ParameterSet& params) const override;
   // Per task: each `place` coordinate as solved (group "placed", named by its parameter:
   // placed/qpos.root_z) and the contacts' smallest gap at the resolved configuration
-  // (contacts/min_gap [m]: > the gap tolerance when no contact closed).
+  // (contacts/min_gap [m]: > the gap tolerance when no contact closed) and the number of closed
+  // witness points (contacts/closed: the impact's closed contacts).
   std::vector<TaskValue> task_values() const override;
   ImpactProblem make_problem_reporting(const ParameterSet& params, double* values) const override;
   DynamicImpactProblem make_dynamic_problem_reporting(const ParameterSet& params,

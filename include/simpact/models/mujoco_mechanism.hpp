@@ -33,15 +33,39 @@ struct mjData_;
 
 namespace simpact {
 
-// What a mechanism file study names: the file, the contacts (geom pairs), and the coordinates
-// `place` solves so that every contact closes. `field` prefixes error fields ("mechanism" in
-// JSON, "model" in a sweep config).
+// What a mechanism file study names: the file, the contacts (pairs of geoms or bodies), and the
+// coordinates `place` solves so that every contact closes. `field` prefixes error fields
+// ("mechanism" in JSON, "model" in a sweep config).
+//
+// A contact's side names a geom or a body (docs/mechanisms.md "Body and link contacts, URDF"):
+// "NAME" is the geom NAME if there is one, else the body NAME (a body stands for all of its
+// geoms; a URDF link is a body); "body:NAME" and "geom:NAME" force one kind.
+//
+// The gap tolerance is relative to the mechanism's length scale (length_scale(): the file's
+// units), so a file in millimetres closes the contacts a file in metres does.
 struct MechanismSpec {
   std::string file;  // as the caller resolved it (relative to the config's folder)
   std::vector<std::pair<std::string, std::string>> contacts;
-  std::vector<std::string> place;  // qpos parameter names, e.g. "qpos.root[2]", "qpos.hip"
-  double gap_tolerance = kGapTolerance;
+  std::vector<std::string> place;        // qpos parameter names, e.g. "qpos.root[2]", "qpos.hip"
+  double gap_tolerance = kGapTolerance;  // relative: × length_scale() in the file's length unit
   std::string field = "mechanism";
+  // "all": a contact contributes every witness point within the gap tolerance (a box flat on a
+  // plane: its 4 corners), at most kMaxWitnessesPerContact; "deepest": its deepest point only.
+  std::string witnesses = "all";
+};
+
+// The most witness points one contact may contribute (witnesses: all); more is refused naming
+// the contact and the count.
+inline constexpr int kMaxWitnessesPerContact = 8;
+
+// One row of a mechanism's impact problem: a witness point of contact `contact` (an index of
+// spec().contacts) with its gap and the contact normal, from the contact's first side to its
+// second.
+struct MechanismWitness {
+  int contact = 0;
+  Eigen::Vector3d position = Eigen::Vector3d::Zero();  // world, midway between the surfaces [m]
+  Eigen::Vector3d normal = Eigen::Vector3d::Zero();    // world, unit
+  double gap = 0.0;                                    // φ at this point [m]
 };
 
 // One joint, body or geom of the file, for `simpact models FILE.xml`.
@@ -50,6 +74,7 @@ struct MechanismElement {
   std::string name;
   std::string type;  // joint: hinge/slide/ball/free; geom: sphere/box/...; body: ""
   int id = 0;
+  int body = -1;  // a geom's body id (a contact naming that body stands for the geom)
 };
 
 // A mechanism's state and edits at one evaluation, assembled from parameters (or given).
@@ -67,6 +92,10 @@ struct MechanismState {
 struct MechanismSolvedState {
   Eigen::VectorXd qpos;  // nq
   Eigen::VectorXd gaps;  // φ_i [m], one per contact (> the gap tolerance: open)
+  // The problem's rows in order (its given contacts): each contact's deepest point, then, for a
+  // closed contact under witnesses: all, its other witness points within the gap tolerance.
+  std::vector<MechanismWitness> witnesses;
+  double gap_tolerance = 0.0;  // the absolute tolerance the rows were closed with [m]
 };
 
 // M(q), φ(q) and Dφ(q) at one configuration.
@@ -97,6 +126,14 @@ class MujocoMechanism {
   int nq() const;
   int nv() const;
   int contacts() const { return static_cast<int>(spec_.contacts.size()); }
+  // The most rows make_problem gives its problem (contacts() × kMaxWitnessesPerContact under
+  // witnesses: all).
+  int max_problem_rows() const;
+  // The mechanism's length [file units]: the largest |position| + bounding radius of its bounded
+  // geoms at qpos0 (1 when it has none). Tolerances are relative to it.
+  double length_scale() const { return length_scale_; }
+  // The absolute gap tolerance, spec().gap_tolerance × length_scale() [file units].
+  double gap_tolerance() const { return spec_.gap_tolerance * length_scale_; }
   // qpos.<...> names (nq), qvel.<...> names (nv): the parameter names of the coordinates.
   const std::vector<std::string>& qpos_names() const { return qpos_names_; }
   const std::vector<std::string>& qvel_names() const { return qvel_names_; }
@@ -175,8 +212,12 @@ class MujocoMechanism {
     int index;
   };
   std::vector<Target> targets_;
-  std::vector<int> contact_geoms_;  // 2 per contact
-  std::vector<int> place_qpos_;     // qpos indices solved by place()
+  // Per contact: the geom pairs it stands for (one for two geoms, more for a body), each pair
+  // (geom of the first side, geom of the second side).
+  std::vector<std::vector<std::pair<int, int>>> contact_pairs_;
+  std::vector<int> contact_geoms_;  // every geom a contact stands for (both sides)
+  double length_scale_ = 1.0;
+  std::vector<int> place_qpos_;  // qpos indices solved by place()
 
   template <typename Problem>
   Problem problem_at(MechanismState state, Workspace& workspace, MechanismSolvedState* solved) const;

@@ -50,7 +50,8 @@ struct MechanismFileSpec {
   std::string file;
   std::vector<std::pair<std::string, std::string>> contacts;
   std::vector<std::string> place;
-  double gap_tolerance = 1e-9;  // core's kGapTolerance
+  double gap_tolerance = 1e-9;    // core's kGapTolerance, relative to the mechanism's length scale
+  std::string witnesses = "all";  // "all" | "deepest" (MechanismSpec::witnesses)
 };
 
 // `audit:` (docs/audit.md): each task also runs listed engines through the same impact and checks
