@@ -159,9 +159,11 @@ DesignRun run_mechanism_design(DesignRun run) {
   for (const auto& p : mechanism->parameters()) {
     if (p.name.rfind("qvel.", 0) == 0 || p.name == "restitution") continue;
     vars.names.push_back(p.name);
+    // Lengths in units of the mechanism (0.01 m in a file of about a metre): a file in mm moves
+    // as the metre file does.
     vars.scales.push_back(p.units == "rad"  ? 1.0
                           : p.units == "kg" ? 0.1 * std::max(p.default_value, 1e-3)
-                                            : 0.01);
+                                            : 0.01 * mechanism->length_scale());
     start.push_back(p.default_value);
   }
   Eigen::VectorXd w =
@@ -190,6 +192,10 @@ DesignRun run_mechanism_design(DesignRun run) {
   }
 
   DesignSolverOptions options;
+  // The defaults follow the mechanism's length scale L (a file in mm: 1000× the metre file's);
+  // given values are in the file's length unit.
+  options.gap_tolerance *= mechanism->length_scale();
+  options.length_scale *= mechanism->length_scale();
   if (req.cosine_tolerance) options.cosine_tolerance = *req.cosine_tolerance;
   if (req.gap_tolerance) options.gap_tolerance = *req.gap_tolerance;
   if (req.length_scale) options.length_scale = *req.length_scale;
@@ -233,6 +239,11 @@ DesignRun run_mechanism_design(DesignRun run) {
                                                      v.lower, v.upper));
     free.push_back(v);
   }
+  // The `place` coordinates move with the design to keep both contacts closed, listed in `free`
+  // or not (unbounded there, at their scale).
+  for (const FreeVariable& p : placed)
+    if (std::none_of(free.begin(), free.end(), [&](const FreeVariable& f) { return f.index == p.index; }))
+      free.push_back(p);
   const DesignResult optimized = solve_impact_design(evaluate, initial.w, free, options);
   DesignReport& report = run.report;
   report.model = req.model;

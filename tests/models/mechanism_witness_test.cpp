@@ -10,6 +10,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -18,6 +20,7 @@
 #include "simpact/core/impact_resolution.hpp"
 #include "simpact/core/input_error.hpp"
 #include "simpact/models/mujoco_mechanism.hpp"
+#include "simpact/study/design_service.hpp"
 
 namespace simpact {
 namespace {
@@ -123,7 +126,7 @@ TEST(MechanismWitnesses, AFlatBoxIsFourContactsALevelCapsuleTwo) {
     for (const auto& w : r.solved.witnesses) {
       EXPECT_EQ(w.contact, 0);
       EXPECT_NEAR(w.position.z(), 0.0, all.gap_tolerance());  // place stops within the tolerance
-      EXPECT_NEAR(w.normal.z(), -1.0, 1e-15);  // from the foot to the floor
+      EXPECT_NEAR(w.normal.z(), -1.0, 1e-15);                 // from the foot to the floor
       xs.push_back(w.position.x());
       EXPECT_NEAR(std::abs(w.position.y()), foot == "box" ? 0.04 : 0.0, 1e-12);
     }
@@ -381,6 +384,61 @@ TEST(MechanismWitnesses, EditedModelEqualsTheFileCompiledWithTheEditedValues) {
   edited.evaluate(plain, plain.qpos, *we, again);
   EXPECT_TRUE(first.mass == again.mass);
   EXPECT_TRUE(first.gaps == again.gaps);
+}
+
+// The biped with every length ×1000 and every mass ×1000 (mm and g).
+std::string biped_in_millimetres() {
+  std::ifstream in(example("biped.xml"));
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string xml = text.str();
+  xml = xml.substr(xml.find("<mujoco"));  // the comment names attributes too
+  const std::regex attribute(R"re(\b(pos|fromto|size|mass)="([^"]*)")re");
+  std::string out;
+  auto begin = std::sregex_iterator(xml.begin(), xml.end(), attribute);
+  std::size_t last = 0;
+  for (auto it = begin; it != std::sregex_iterator(); ++it) {
+    out += xml.substr(last, static_cast<std::size_t>(it->position()) - last);
+    std::istringstream numbers((*it)[2].str());
+    std::string scaled;
+    double v;
+    while (numbers >> v) scaled += (scaled.empty() ? "" : " ") + std::to_string(v * 1000);
+    out += (*it)[1].str() + "=\"" + scaled + "\"";
+    last = static_cast<std::size_t>(it->position() + it->length());
+  }
+  return out + xml.substr(last);
+}
+
+// `design` places the `place` coordinates itself (not repeated in `free`), and a file in mm and
+// g designs the metre file's touchdown: the same hip angle, the placed height ×1000.
+TEST(MechanismWitnesses, DesignPlacesItselfAndAFileInMillimetresDesignsTheSameTouchdown) {
+  const testing::TempDir dir("simpact-witness");
+  const std::string mm = write(dir, "biped_mm.xml", biped_in_millimetres());
+  const auto request = [](const std::string& file, double unit) {
+    return "{\"mechanism\": {\"file\": \"" + file +
+           "\", \"contacts\": [[\"floor\", \"foot_l\"], [\"floor\", \"foot_r\"]]}, \"params\": "
+           "{\"qpos.root_z\": " +
+           std::to_string(-0.1 * unit) +
+           ", \"qpos.knee_l\": -0.4, \"qpos.knee_r\": -0.4, \"qpos.hip_l\": 0.3, \"qpos.hip_r\": -0.1}, "
+           "\"place\": [\"qpos.root_z\", \"qpos.root_pitch\"], \"free\": {\"qpos.hip_r\": {\"min\": -1.2, "
+           "\"max\": 1.2}}}";
+  };
+  const DesignRun metres = run_design(request(example("biped.xml"), 1.0));
+  const DesignRun millimetres = run_design(request(mm, 1000.0));
+  ASSERT_TRUE(metres.report.converged());
+  ASSERT_TRUE(millimetres.report.converged());
+  const auto value = [](const DesignReport& r, const std::string& name) {
+    for (const auto& [n, v] : r.placed_qpos)
+      if (n == name) return v;
+    return std::nan("");
+  };
+  // The design moved hip_r and kept both feet on the floor by moving root_z and root_pitch.
+  EXPECT_GT(std::abs(value(metres.report, "qpos.hip_r") + 0.1), 1e-3);
+  EXPECT_NEAR(std::abs(metres.report.rows.back().normalized_product), 0.0, 1e-10);
+  for (const auto& [name, gap] : metres.report.rows.back().gaps) EXPECT_LE(std::abs(gap), 1e-12) << name;
+  EXPECT_NEAR(value(millimetres.report, "qpos.hip_r"), value(metres.report, "qpos.hip_r"), 1e-9);
+  EXPECT_NEAR(value(millimetres.report, "qpos.root_pitch"), value(metres.report, "qpos.root_pitch"), 1e-9);
+  EXPECT_NEAR(value(millimetres.report, "qpos.root_z"), 1000 * value(metres.report, "qpos.root_z"), 1e-6);
 }
 
 }  // namespace
