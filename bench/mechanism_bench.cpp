@@ -1,11 +1,25 @@
 // MJCF-mechanism tasks against built-in ones (issue 22's goal: an MJCF task costs at most 3× a
-// built-in task of the same size): each iteration builds the task's impact problem from its
-// parameters (a sweep's changing input) and resolves it under `all` with the plastic outcome,
-// as a sweep task does. Run: build/bench/mechanism_bench (from the repository root).
+// built-in task of the same size), and robots priced against MuJoCo itself (issues 34 and 37 §4):
+// each task iteration builds the task's impact problem from its parameters (a sweep's changing
+// input: placement, M(q), gaps and normals) and resolves it under `all` with the plastic outcome,
+// as a sweep task does; each robot's `mj_forward` runs on the same file at the task's placed
+// configuration in the same run, and the console output ends with the ratio task / mj_forward.
+// Run: build/bench/mechanism_bench (from the repository root). Robots: the planar biped (d = 7),
+// the quadruped (18 DOF, trot touchdown) and the humanoid (examples/mechanisms/humanoid.xml,
+// free root; skipped with a message while that file is missing).
 #include <benchmark/benchmark.h>
+#include <mujoco/mujoco.h>
 
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "simpact/core/impact_resolution.hpp"
 #include "simpact/models/cradle_model.hpp"
@@ -56,21 +70,281 @@ void BM_MjcfCradle3Task(benchmark::State& state) {
 }
 BENCHMARK(BM_MjcfCradle3Task);
 
-// The biped's touchdown: the torso placed (root_z, root_pitch) so both feet touch, then resolved.
-void BM_MjcfBipedTouchdownTask(benchmark::State& state) {
-  const MechanismImpactModel model(
-      load("biped.xml", {{"floor", "foot_l"}, {"floor", "foot_r"}}, {"qpos.root_z", "qpos.root_pitch"}));
+// ---- Robots: a touchdown task (placement + resolve) and mj_forward on the same file ----------
+
+// A robot's touchdown: its file, contacts, placed coordinates, fixed parameters and the posture
+// coordinate a sweep varies (over [lo, hi] in steps of 1e-3, wrapping around).
+struct Robot {
+  std::string file;
+  std::vector<std::pair<std::string, std::string>> contacts;
+  std::vector<std::string> place;
+  std::vector<std::pair<std::string, double>> params;
+  std::string varied;
+  double lo, hi;
+};
+
+const Robot& biped() {
+  static const Robot r{"biped.xml",
+                       {{"floor", "foot_l"}, {"floor", "foot_r"}},
+                       {"qpos.root_z", "qpos.root_pitch"},
+                       {{"qpos.root_z", -0.1},
+                        {"qpos.knee_l", -0.4},
+                        {"qpos.knee_r", -0.4},
+                        {"qpos.hip_l", 0.3},
+                        {"qvel.root_x", 0.5},
+                        {"qvel.root_z", -1.0}},
+                       "qpos.hip_r",
+                       -0.6,
+                       0.2};
+  return r;
+}
+
+// configs/quadruped_trot.yaml's task: diagonal feet fl and rr, trunk height and pitch placed.
+const Robot& quadruped() {
+  static const Robot r{"quadruped.xml",
+                       {{"floor", "foot_fl"}, {"floor", "foot_rr"}},
+                       {"qpos.root[2]", "qpos.root[5]"},
+                       {{"qpos.root[2]", 0.45},
+                        {"qpos.fl_knee", 1.0},
+                        {"qpos.rr_knee", 1.0},
+                        {"qpos.fr_hip", -0.9},
+                        {"qpos.fr_knee", 1.8},
+                        {"qpos.rl_hip", -0.9},
+                        {"qpos.rl_knee", 1.8},
+                        {"qpos.rr_hip", -0.2},
+                        {"qvel.root[0]", 1.0},
+                        {"qvel.root[2]", -0.5}},
+                       "qpos.fl_hip",
+                       -1.0,
+                       -0.4};
+  return r;
+}
+
+// The humanoid's (H1's examples/mechanisms/humanoid.xml, nv = 27) double-support touchdown, a
+// heel strike: a step (hip_pitch_l forward, hip_pitch_r back), toes up, root height and pitch placed.
+const Robot& humanoid() {
+  static const Robot r{"humanoid.xml",
+                       {{"floor", "foot_l"}, {"floor", "foot_r"}},
+                       {"qpos.root[2]", "qpos.root[5]"},
+                       {{"qpos.root[2]", 0.95},
+                        {"qpos.hip_pitch_r", 0.2},
+                        {"qpos.knee_l", 0.2},
+                        {"qpos.knee_r", 0.2},
+                        {"qpos.ankle_pitch_l", -0.3},
+                        {"qpos.ankle_pitch_r", -0.3},
+                        {"qvel.root[0]", 0.5},
+                        {"qvel.root[2]", -0.5}},
+                       "qpos.hip_pitch_l",
+                       -0.5,
+                       -0.1};
+  return r;
+}
+
+ParameterSet robot_params(const Robot& robot) {
   ParameterSet params;
-  params.set("qpos.root_z", -0.1);
-  params.set("qpos.knee_l", -0.4);
-  params.set("qpos.knee_r", -0.4);
-  params.set("qpos.hip_l", 0.3);
-  params.set("qvel.root_x", 0.5);
-  params.set("qvel.root_z", -1.0);
-  resolve_loop(state, model, params, "qpos.hip_r", -0.6, 0.2);
+  for (const auto& [name, value] : robot.params) params.set(name, value);
+  params.set(robot.varied, 0.5 * (robot.lo + robot.hi));
+  return params;
+}
+
+// The sweep task's build, through the size path it takes (fixed up to 16 DOF, dynamic above) and
+// its reporting call (the placed coordinates and the smallest gap), then `all` with ξ.
+template <typename S>
+struct Resolver {
+  BasicImpactWorkspace<S> workspace;
+  ResolveOptions options;
+};
+
+void robot_task(benchmark::State& state, const Robot& robot) {
+  if (!std::filesystem::exists("examples/mechanisms/" + robot.file)) {
+    state.SkipWithError(
+        ("examples/mechanisms/" + robot.file + " not found (run from the repository root)").c_str());
+    return;
+  }
+  const MechanismImpactModel model(load(robot.file, robot.contacts, robot.place));
+  ParameterSet params = robot_params(robot);
+  std::vector<double> values(model.task_values().size());
+  Resolver<FixedSizes> fixed;
+  Resolver<DynamicSizes> dynamic;
+  const bool large = model.needs_dynamic_sizes(params);
+  double x = robot.lo;
+  for (auto _ : state) {
+    x = x > robot.hi ? robot.lo : x + 1e-3;
+    params.set(robot.varied, x);
+    if (large) {
+      const DynamicImpactProblem problem = model.make_dynamic_problem_reporting(params, values.data());
+      auto res = resolve_impact(problem, dynamic.options, dynamic.workspace);
+      benchmark::DoNotOptimize(res);
+    } else {
+      const ImpactProblem problem = model.make_problem_reporting(params, values.data());
+      auto res = resolve_impact(problem, fixed.options, fixed.workspace);
+      benchmark::DoNotOptimize(res);
+    }
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.counters["dof"] = model.max_dof();
+}
+
+// The build alone (placement, M(q), gaps, normals): what the task spends outside the core.
+void robot_build(benchmark::State& state, const Robot& robot) {
+  if (!std::filesystem::exists("examples/mechanisms/" + robot.file)) {
+    state.SkipWithError(("examples/mechanisms/" + robot.file + " not found").c_str());
+    return;
+  }
+  const MechanismImpactModel model(load(robot.file, robot.contacts, robot.place));
+  ParameterSet params = robot_params(robot);
+  std::vector<double> values(model.task_values().size());
+  const bool large = model.needs_dynamic_sizes(params);
+  double x = robot.lo;
+  for (auto _ : state) {
+    x = x > robot.hi ? robot.lo : x + 1e-3;
+    params.set(robot.varied, x);
+    if (large) {
+      auto problem = model.make_dynamic_problem_reporting(params, values.data());
+      benchmark::DoNotOptimize(problem);
+    } else {
+      auto problem = model.make_problem_reporting(params, values.data());
+      benchmark::DoNotOptimize(problem);
+    }
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+// MuJoCo's own mj_forward on the same file, at the task's placed configuration (the varied
+// coordinate moved as in the task, so nothing is cached between calls).
+void robot_forward(benchmark::State& state, const Robot& robot) {
+  const std::string file = "examples/mechanisms/" + robot.file;
+  if (!std::filesystem::exists(file)) {
+    state.SkipWithError((file + " not found").c_str());
+    return;
+  }
+  const MechanismImpactModel model(load(robot.file, robot.contacts, robot.place));
+  const MujocoMechanism& mechanism = model.mechanism();
+  ParameterSet params = robot_params(robot);
+  std::vector<double> values(model.task_values().size());
+  if (model.needs_dynamic_sizes(params))
+    (void)model.make_dynamic_problem_reporting(params, values.data());
+  else
+    (void)model.make_problem_reporting(params, values.data());
+  MechanismState placed = mechanism.state_from(params);
+  for (std::size_t i = 0; i < mechanism.place_coordinates().size(); ++i)
+    placed.qpos[mechanism.place_coordinates()[i]] = values[i];
+  char error[1000] = "";
+  mjModel* m = mj_loadXML(file.c_str(), nullptr, error, sizeof error);
+  if (!m) {
+    state.SkipWithError(error);
+    return;
+  }
+  mjData* d = mj_makeData(m);
+  const auto& names = mechanism.qpos_names();
+  int varied = -1;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i] == robot.varied) varied = static_cast<int>(i);
+  for (int i = 0; i < m->nq; ++i) d->qpos[i] = placed.qpos[i];
+  for (int i = 0; i < m->nv; ++i) d->qvel[i] = placed.qvel.size() == m->nv ? placed.qvel[i] : 0.0;
+  double x = robot.lo;
+  for (auto _ : state) {
+    x = x > robot.hi ? robot.lo : x + 1e-3;
+    if (varied >= 0) d->qpos[varied] = x;
+    mj_forward(m, d);
+    benchmark::DoNotOptimize(d->qacc[0]);
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.counters["dof"] = m->nv;
+  mj_deleteData(d);
+  mj_deleteModel(m);
+}
+
+void BM_MjcfBipedTouchdownTask(benchmark::State& state) {
+  robot_task(state, biped());
+}
+void BM_MjcfBipedTouchdownBuild(benchmark::State& state) {
+  robot_build(state, biped());
+}
+void BM_MjcfBipedMjForward(benchmark::State& state) {
+  robot_forward(state, biped());
+}
+void BM_QuadrupedTrotTask(benchmark::State& state) {
+  robot_task(state, quadruped());
+}
+void BM_QuadrupedTrotBuild(benchmark::State& state) {
+  robot_build(state, quadruped());
+}
+void BM_QuadrupedMjForward(benchmark::State& state) {
+  robot_forward(state, quadruped());
+}
+void BM_HumanoidTouchdownTask(benchmark::State& state) {
+  robot_task(state, humanoid());
+}
+void BM_HumanoidTouchdownBuild(benchmark::State& state) {
+  robot_build(state, humanoid());
+}
+void BM_HumanoidMjForward(benchmark::State& state) {
+  robot_forward(state, humanoid());
 }
 BENCHMARK(BM_MjcfBipedTouchdownTask);
+BENCHMARK(BM_MjcfBipedTouchdownBuild);
+BENCHMARK(BM_MjcfBipedMjForward);
+BENCHMARK(BM_QuadrupedTrotTask);
+BENCHMARK(BM_QuadrupedTrotBuild);
+BENCHMARK(BM_QuadrupedMjForward);
+BENCHMARK(BM_HumanoidTouchdownTask);
+BENCHMARK(BM_HumanoidTouchdownBuild);
+BENCHMARK(BM_HumanoidMjForward);
+
+// The console output, then each robot's task and build over its mj_forward (CPU; medians when
+// --benchmark_repetitions gives them): issue 34's and 37 §4's target is task ≤ 3× mj_forward.
+class RatioReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    ConsoleReporter::ReportRuns(runs);
+    for (const Run& run : runs) {
+      if (run.error_occurred || (run.run_type == Run::RT_Aggregate && run.aggregate_name != "median"))
+        continue;
+      const auto it = run.counters.find("items_per_second");
+      if (it != run.counters.end() && it->second.value > 0)
+        ns_[run.run_name.function_name] = 1e9 / it->second.value;
+    }
+  }
+  void print_ratios() const {
+    static const char* kRows[][4] = {
+        {"biped touchdown (d = 7)", "BM_MjcfBipedTouchdownTask", "BM_MjcfBipedTouchdownBuild",
+         "BM_MjcfBipedMjForward"},
+        {"quadruped trot (d = 18)", "BM_QuadrupedTrotTask", "BM_QuadrupedTrotBuild", "BM_QuadrupedMjForward"},
+        {"humanoid touchdown", "BM_HumanoidTouchdownTask", "BM_HumanoidTouchdownBuild",
+         "BM_HumanoidMjForward"}};
+    std::printf("\nrobots against MuJoCo's mj_forward on the same file (CPU; target: task <= 3x):\n");
+    for (const auto& row : kRows) {
+      const auto task = ns_.find(row[1]), build = ns_.find(row[2]), forward = ns_.find(row[3]);
+      if (task == ns_.end() || forward == ns_.end()) continue;
+      std::printf("  %-26s task %8.0f ns = %5.2fx mj_forward (%6.0f ns)", row[0], task->second,
+                  task->second / forward->second, forward->second);
+      if (build != ns_.end())
+        std::printf("; build alone %8.0f ns = %5.2fx", build->second, build->second / forward->second);
+      std::printf("\n");
+    }
+  }
+
+ private:
+  std::map<std::string, double> ns_;
+};
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  bool console = true;  // other formats (csv, json) are read by scripts: no extra lines
+  for (int i = 1; i < argc; ++i)
+    if (std::strncmp(argv[i], "--benchmark_format=", 19) == 0 && std::strcmp(argv[i] + 19, "console") != 0)
+      console = false;
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  if (console) {
+    RatioReporter reporter;
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+    reporter.print_ratios();
+  } else {
+    benchmark::RunSpecifiedBenchmarks();
+  }
+  benchmark::Shutdown();
+  return 0;
+}
