@@ -29,7 +29,7 @@ def with_simpact_on_path(monkeypatch):
 @pytest.mark.parametrize("index", range(len(doc_blocks())))
 def test_doc_example_runs(index, tmp_path, monkeypatch):
     blocks = doc_blocks()
-    assert len(blocks) == 5
+    assert len(blocks) == 6
     monkeypatch.chdir(tmp_path)
     with_simpact_on_path(monkeypatch)
     exec(compile(blocks[index], f"{DOC}:block{index}", "exec"), {"SOURCE": str(SOURCE)})
