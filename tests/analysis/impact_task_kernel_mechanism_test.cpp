@@ -76,7 +76,9 @@ TEST(ImpactTaskKernelMechanism, PlacedCoordinatesAreTheResolvedConfiguration) {
   EXPECT_EQ(kernel.columns()[static_cast<std::size_t>(z)].units, "m");
   EXPECT_EQ(kernel.columns()[static_cast<std::size_t>(pitch)].units, "rad");
   // The new columns come last: every earlier column keeps its place in a task's values.
-  EXPECT_EQ(gap, static_cast<int>(kernel.columns().size()) - 1);
+  const int closed = column(kernel, "contacts", "closed");
+  EXPECT_EQ(gap, static_cast<int>(kernel.columns().size()) - 2);
+  EXPECT_EQ(closed, static_cast<int>(kernel.columns().size()) - 1);
   EXPECT_LT(z, pitch);
 
   const ParameterSet params = touchdown(0.3, -0.7);
@@ -96,7 +98,8 @@ TEST(ImpactTaskKernelMechanism, PlacedCoordinatesAreTheResolvedConfiguration) {
   // The placement moved them: the start was root_z = -0.1, pitch 0.
   EXPECT_NE(v[static_cast<std::size_t>(z)], -0.1);
   EXPECT_GT(std::abs(v[static_cast<std::size_t>(pitch)]), 0.1);
-  EXPECT_LE(std::abs(v[static_cast<std::size_t>(gap)]), mechanism->spec().gap_tolerance);
+  EXPECT_LE(std::abs(v[static_cast<std::size_t>(gap)]), mechanism->gap_tolerance());
+  EXPECT_EQ(v[static_cast<std::size_t>(closed)], 2.0);  // two spherical feet: one witness each
 }
 
 TEST(ImpactTaskKernelMechanism, NoClosedContactIsNaNUnderItsOwnStatus) {
