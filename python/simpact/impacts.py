@@ -165,9 +165,16 @@ class Resolution:
     outcome_energy: np.ndarray
     batched: bool = True
     # Mechanism.resolve/check only: the configuration resolved at (after `place`), (B, nq), and
-    # the number of closed contacts (0: status no_contact).
+    # the number of closed rows (0: status no_contact). The impact's rows (its given contacts: the
+    # witness points of the named contacts, at most R = Mechanism.max_problem_rows; impulses
+    # have R columns): how many (B,), the contact each belongs to (B, R) (an index of `contacts`,
+    # -1 past the item's rows), its point [m] (B, R, 3) and gap [m] (B, R) (NaN past them).
     placed_qpos: np.ndarray = None
     closed_contacts: np.ndarray = None
+    problem_rows: np.ndarray = None
+    row_contact: np.ndarray = None
+    row_position: np.ndarray = None
+    row_gap: np.ndarray = None
 
     def status_name(self):
         names = np.array(STATUS_NAMES, dtype=object)[np.asarray(self.status)]

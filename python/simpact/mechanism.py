@@ -135,7 +135,7 @@ class Mechanism:
     params: the file's parameters (mass.<body>, size.<geom>[i], pos.<body>[i], qpos.*, qvel.*)
     as a dict, applied before evaluating; `parameters` lists them."""
 
-    def __init__(self, file, contacts, place=(), gap_tolerance=1e-9):
+    def __init__(self, file, contacts, place=(), gap_tolerance=1e-9, witnesses="all"):
         pairs = []
         for i, pair in enumerate(contacts):
             if isinstance(pair, str) or len(pair) != 2:
@@ -143,16 +143,21 @@ class Mechanism:
             pairs.append((str(pair[0]), str(pair[1])))
         if not pairs:
             raise input_error("mechanism.contacts", "must be a non-empty array of [geom_a, geom_b] pairs")
+        if not isinstance(witnesses, str):
+            raise input_error("mechanism.witnesses", f"must be 'all' or 'deepest' (got {witnesses!r})")
         self._m = _simpact.Mechanism(os.fspath(file), pairs, [str(p) for p in place],
-                                     real_number(gap_tolerance, "gap_tolerance"))
+                                     real_number(gap_tolerance, "gap_tolerance"), witnesses)
         self.contacts = pairs
         self.place_coordinates = list(place)
 
     @classmethod
-    def from_file(cls, file, contacts, place=(), gap_tolerance=1e-9):
-        return cls(file, contacts, place, gap_tolerance)
+    def from_file(cls, file, contacts, place=(), gap_tolerance=1e-9, witnesses="all"):
+        """witnesses: "all" (a contact contributes every witness point within the gap tolerance:
+        a box flat on a plane, 4 rows of the impact) or "deepest" (one row per contact)."""
+        return cls(file, contacts, place, gap_tolerance, witnesses)
 
     file = property(lambda self: self._m.file)
+    max_problem_rows = property(lambda self: self._m.max_problem_rows)  # R: rows an impact may have
     nq = property(lambda self: self._m.nq)
     nv = property(lambda self: self._m.nv)
     qpos_names = property(lambda self: list(self._m.qpos_names))

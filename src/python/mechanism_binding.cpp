@@ -97,10 +97,15 @@ class WorkspacePool {
 };
 
 // What a mechanism batch reports besides the impact: each item's configuration after `place`
-// (B × nq) and its closed contacts (B).
+// (B × nq), its closed rows (B), and its problem's rows (the given contacts of the impact: each a
+// witness point of a named contact; at most R = max_problem_rows()): how many (B), the contact
+// each belongs to (B × R, −1 past the item's rows), the point [m] (B × R × 3) and its gap [m]
+// (B × R) (NaN past the item's rows).
 struct ItemStates {
   std::vector<double> placed_qpos;
   std::vector<std::int32_t> closed_contacts;
+  std::vector<std::int32_t> rows, row_contact;
+  std::vector<double> row_position, row_gap;
 };
 
 // Items with no closed contact: status no_contact, ξ (and its bounds) NaN, not unique.
@@ -114,9 +119,13 @@ void mark_no_contact(const std::vector<std::int32_t>& closed, ImpactBatchResult&
   }
 }
 
-py::dict with_states(py::dict out, ItemStates&& s, long batch, int nq) {
+py::dict with_states(py::dict out, ItemStates&& s, long batch, int nq, int rows) {
   out["placed_qpos"] = to_numpy(std::move(s.placed_qpos), {batch, nq});
   out["closed_contacts"] = to_numpy(std::move(s.closed_contacts), {batch});
+  out["problem_rows"] = to_numpy(std::move(s.rows), {batch});
+  out["row_contact"] = to_numpy(std::move(s.row_contact), {batch, rows});
+  out["row_position"] = to_numpy(std::move(s.row_position), {batch, rows, 3});
+  out["row_gap"] = to_numpy(std::move(s.row_gap), {batch, rows});
   return out;
 }
 
@@ -124,8 +133,10 @@ py::dict with_states(py::dict out, ItemStates&& s, long batch, int nq) {
 class PyMechanism {
  public:
   PyMechanism(const std::string& file, const std::vector<std::pair<std::string, std::string>>& contacts,
-              const std::vector<std::string>& place, double gap_tolerance)
-      : mechanism_(MechanismSpec{file, contacts, place, gap_tolerance, "mechanism"}), pool_(mechanism_) {}
+              const std::vector<std::string>& place, double gap_tolerance, const std::string& witnesses)
+      : mechanism_(MechanismSpec{file, contacts, place, gap_tolerance, "mechanism", witnesses}),
+        rows_(mechanism_.max_problem_rows()),
+        pool_(mechanism_) {}
 
   const MujocoMechanism& mechanism() const { return mechanism_; }
 
@@ -252,17 +263,46 @@ class PyMechanism {
       const std::size_t nq = static_cast<std::size_t>(m.nq()), row = static_cast<std::size_t>(item) * nq;
       for (std::size_t i = 0; i < nq && i < request.placed_qpos.size(); ++i)
         states.placed_qpos[row + i] = request.placed_qpos[i].second;
-      states.closed_contacts[static_cast<std::size_t>(item)] =
+      const auto b = static_cast<std::size_t>(item);
+      states.closed_contacts[b] =
           request.dynamic() ? request.dynamic_problem->contacts() : request.problem.contacts();
+      const int given =
+          request.dynamic() ? request.dynamic_problem->given_contacts() : request.problem.given_contacts();
+      if (given > rows_)  // resolve_batch's arrays hold rows_ per item
+        throw InputError("mechanism.contacts", "the impact has " + std::to_string(given) +
+                                                   " rows, more than the mechanism's bound " +
+                                                   std::to_string(rows_));
+      states.rows[b] = given;
+      const auto& points = request.contact_points;
+      for (std::size_t i = 0; i < points.size() && static_cast<int>(i) < rows_; ++i) {
+        const std::size_t at = b * static_cast<std::size_t>(rows_) + i;
+        states.row_contact[at] = contact_index(points[i].a, points[i].b);
+        for (int c = 0; c < 3; ++c)
+          states.row_position[3 * at + static_cast<std::size_t>(c)] = points[i].position[c];
+        states.row_gap[at] = points[i].gap;
+      }
     };
   }
 
   ItemStates item_states(long batch) const {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const auto B = static_cast<std::size_t>(batch), R = static_cast<std::size_t>(rows_);
     ItemStates s;
-    s.placed_qpos.assign(static_cast<std::size_t>(batch) * static_cast<std::size_t>(mechanism_.nq()),
-                         std::numeric_limits<double>::quiet_NaN());
-    s.closed_contacts.assign(static_cast<std::size_t>(batch), 0);
+    s.placed_qpos.assign(B * static_cast<std::size_t>(mechanism_.nq()), nan);
+    s.closed_contacts.assign(B, 0);
+    s.rows.assign(B, 0);
+    s.row_contact.assign(B * R, -1);
+    s.row_position.assign(B * R * 3, nan);
+    s.row_gap.assign(B * R, nan);
     return s;
+  }
+
+  // The index of the named contact (a, b) in spec().contacts (−1: none).
+  int contact_index(const std::string& a, const std::string& b) const {
+    const auto& contacts = mechanism_.spec().contacts;
+    for (std::size_t i = 0; i < contacts.size(); ++i)
+      if (contacts[i].first == a && contacts[i].second == b) return static_cast<int>(i);
+    return -1;
   }
 
   py::dict resolve(const ItemInputs& in, const ResolveOptions& options, int threads) {
@@ -272,11 +312,10 @@ class PyMechanism {
       py::gil_scoped_release release;
       const int nthreads = thread_count(threads, in.batch);
       WorkspacePool::Lease workspaces(pool_, nthreads);
-      r = resolve_batch(in.batch, mechanism_.nv(), mechanism_.contacts(), maker(in, workspaces, states),
-                        options, nthreads);
+      r = resolve_batch(in.batch, mechanism_.nv(), rows_, maker(in, workspaces, states), options, nthreads);
       mark_no_contact(states.closed_contacts, r);
     }
-    return with_states(resolution_dict(std::move(r)), std::move(states), in.batch, mechanism_.nq());
+    return with_states(resolution_dict(std::move(r)), std::move(states), in.batch, mechanism_.nq(), rows_);
   }
 
   py::dict check(const ItemInputs& in, const CheckBatchInput& input, const ResolveOptions& options,
@@ -287,15 +326,16 @@ class PyMechanism {
       py::gil_scoped_release release;
       const int nthreads = thread_count(threads, in.batch);
       WorkspacePool::Lease workspaces(pool_, nthreads);
-      c = check_batch(in.batch, mechanism_.nv(), mechanism_.contacts(), maker(in, workspaces, states), input,
-                      options, nthreads);
+      c = check_batch(in.batch, mechanism_.nv(), rows_, maker(in, workspaces, states), input, options,
+                      nthreads);
       mark_no_contact(states.closed_contacts, c.impact);
     }
-    return with_states(check_dict(std::move(c)), std::move(states), in.batch, mechanism_.nq());
+    return with_states(check_dict(std::move(c)), std::move(states), in.batch, mechanism_.nq(), rows_);
   }
 
  private:
   MujocoMechanism mechanism_;
+  int rows_;  // the most rows an item's problem has (witness points of the contacts)
   WorkspacePool pool_;
 };
 
@@ -358,8 +398,11 @@ void bind_mechanism(py::module_& m) {
         py::arg("threads"));
   py::class_<PyMechanism>(m, "Mechanism")
       .def(py::init<const std::string&, const std::vector<std::pair<std::string, std::string>>&,
-                    const std::vector<std::string>&, double>(),
-           py::arg("file"), py::arg("contacts"), py::arg("place"), py::arg("gap_tolerance"))
+                    const std::vector<std::string>&, double, const std::string&>(),
+           py::arg("file"), py::arg("contacts"), py::arg("place"), py::arg("gap_tolerance"),
+           py::arg("witnesses") = "all")
+      .def_property_readonly("max_problem_rows",
+                             [](const PyMechanism& p) { return p.mechanism().max_problem_rows(); })
       .def_property_readonly("nq", [](const PyMechanism& p) { return p.mechanism().nq(); })
       .def_property_readonly("nv", [](const PyMechanism& p) { return p.mechanism().nv(); })
       .def_property_readonly("contacts", [](const PyMechanism& p) { return p.mechanism().contacts(); })

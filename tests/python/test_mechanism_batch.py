@@ -297,3 +297,51 @@ def test_simulate_batch_equals_one_state_runs(biped, cradle):
     with pytest.raises(simpact.InputError) as e:
         cradle.simulate([[-0.5, 0, 0]] * 3, np.ones((2, 3)), dt=1e-3, steps=10)
     assert e.value.field == "v0" and "has 2 batch items but q0 has 3" in str(e.value)
+
+
+BOX = """<mujoco model="box_foot">
+  <worldbody>
+    <geom name="floor" type="plane" size="5 5 0.1"/>
+    <body name="block" pos="0 0 0.1">
+      <joint name="z" type="slide" axis="0 0 1"/>
+      <joint name="x" type="slide" axis="1 0 0"/>
+      <joint name="pitch" type="hinge" axis="0 1 0"/>
+      <geom name="foot" type="box" size="0.2 0.1 0.1" mass="2"/>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def test_witness_rows_of_a_box_foot(tmp_path):
+    """A box flat on the floor is 4 rows of the impact (its corners), tilted 1 or 2 (an edge);
+    every row's contact, point and gap come back per item, impulses have R = 4 columns, and the
+    batch equals its one-state calls bit for bit."""
+    (tmp_path / "box.xml").write_text(BOX)
+    box = simpact.Mechanism.from_file(tmp_path / "box.xml", contacts=[("floor", "foot")])
+    assert box.max_problem_rows == 4
+    q = np.zeros((5, 3))
+    q[:, 2] = [0.0, 1e-3, -1e-3, 0.0, 0.0]  # flat, tilted both ways, flat, flat and lifted
+    q[4, 0] = 0.05
+    qvel = [-1.0, 0.2, 0.1]
+    r = box.resolve(q, qvel, params={"mass.block": [1.0, 2.0, 3.0, 4.0, 5.0]}, restitution=0.0)
+    assert list(r.problem_rows) == [4, 2, 2, 4, 1] and list(r.closed_contacts) == [4, 2, 2, 4, 0]
+    assert r.plastic_impulses.shape == (5, 4) and r.padded_outcomes("impulses").shape[2] == 4
+    assert list(r.status_name()) == ["ok"] * 4 + ["no_contact"]
+    for b, rows in enumerate(r.problem_rows):
+        assert (r.row_contact[b, :rows] == 0).all() and (r.row_contact[b, rows:] == -1).all()
+        assert np.isnan(r.row_gap[b, rows:]).all() and np.isnan(r.row_position[b, rows:]).all()
+    corners = sorted(map(tuple, np.round(r.row_position[0], 12)))
+    assert corners == [(-0.2, -0.1, 0.0), (-0.2, 0.1, 0.0), (0.2, -0.1, 0.0), (0.2, 0.1, 0.0)]
+    assert np.abs(r.row_gap[0]).max() < 1e-12 and r.row_gap[4, 0] == pytest.approx(0.05, abs=1e-12)
+    # Plastic drop of a flat box: it stops (p⁺ = 0 in z), whatever the mass.
+    np.testing.assert_allclose(r.plastic_momentum[[0, 3], 0], 0, atol=1e-12)
+    singles = [box.resolve(q[b], qvel, params={"mass.block": float(b + 1)}, restitution=0.0) for b in range(5)]
+    assert_same_record(r, singles)
+    for name in ("problem_rows", "row_contact", "row_position", "row_gap"):
+        assert same_bits(getattr(r, name), np.array([getattr(s, name) for s in singles])), name
+    deepest = simpact.Mechanism.from_file(tmp_path / "box.xml", contacts=[("floor", "foot")], witnesses="deepest")
+    assert deepest.max_problem_rows == 1 and list(deepest.resolve(q, qvel).problem_rows) == [1] * 5
+    with pytest.raises(simpact.InputError) as e:
+        simpact.Mechanism.from_file(tmp_path / "box.xml", contacts=[("floor", "foot")], witnesses="some")
+    assert e.value.field == "mechanism.witnesses"
