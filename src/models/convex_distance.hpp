@@ -57,8 +57,9 @@ struct ConvexDistance {
 ConvexDistance convex_distance(const ConvexShape& a, const ConvexShape& b);
 
 // MuJoCo's side. True where MuJoCo 2.2.2's function for geoms g1, g2 (type1 ≤ type2) is exact
-// at d's kinematics: a plane against anything convex; sphere and capsule pairs; a sphere or a
-// capsule against a box while its point or segment stays outside the box (MuJoCo's box–box, and
+// at d's kinematics: a plane against anything convex; sphere–sphere and sphere–capsule (not
+// capsule–capsule: wrong for parallel segments at a large margin); a sphere or a capsule against
+// a box while its point or segment stays outside the box (MuJoCo's box–box, and
 // its sphere–box and capsule–box deeper than that, are not).
 bool mujoco_distance_is_exact(const mjModel_* m, const mjData_* d, int g1, int g2);
 // Geom g's shape at d's kinematics (sphere, capsule, ellipsoid, cylinder, box or mesh).

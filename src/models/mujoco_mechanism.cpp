@@ -531,7 +531,7 @@ int witness_bound(const mjModel* m, int ga, int gb) {
     if (t2 == mjGEOM_ELLIPSOID) return 1;
     return kMaxWitnessesPerContact;
   }
-  if (t1 == mjGEOM_CAPSULE && (t2 == mjGEOM_CAPSULE || t2 == mjGEOM_BOX)) return 2;
+  if (t1 == mjGEOM_CAPSULE && t2 == mjGEOM_BOX) return 2;
   return 1;
 }
 }  // namespace
