@@ -30,6 +30,9 @@ class Simulation:
     work: dict
     newton_mean: float
     newton_max: int
+    # A mechanism with ball or free joints: q's nq coordinate names (quaternions included), where
+    # `coordinates` names the nv velocities; None when q and p share `coordinates`.
+    configuration: list = None
 
 
 @dataclasses.dataclass
