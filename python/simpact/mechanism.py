@@ -210,8 +210,7 @@ class Mechanism:
             if a.ndim > 1:
                 raise input_error(field, f"must be a number or one per batch item, shape (B,) (got shape {a.shape})")
             columns[field] = (str(name), a)
-        sizes = [(q_field, qa.shape[0]) for _ in [0] if q_batched]
-        sizes += [(v_field, v.shape[0])] if v_batched else []
+        sizes = ([(q_field, qa.shape[0])] if q_batched else []) + ([(v_field, v.shape[0])] if v_batched else [])
         sizes += [(field, a.shape[0]) for field, (_, a) in columns.items() if a.ndim == 1]
         b = _batch_length(sizes)
         batched = bool(sizes)
@@ -222,7 +221,7 @@ class Mechanism:
         r = None
         if "restitution" in columns:
             r = np.ascontiguousarray(np.broadcast_to(columns.pop("restitution")[1], (b,)))
-        named = sorted((name, a) for name, a in columns.values())
+        named = sorted(columns.values(), key=lambda column: column[0])
         table = np.empty((b, len(named)))
         for j, (_, a) in enumerate(named):
             table[:, j] = a
