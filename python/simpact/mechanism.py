@@ -214,13 +214,14 @@ class Mechanism:
         sizes += [(field, a.shape[0]) for field, (_, a) in columns.items() if a.ndim == 1]
         b = _batch_length(sizes)
         batched = bool(sizes)
-        if qa is not None:
-            qa = np.ascontiguousarray(np.broadcast_to(qa, (b, self.nq)))
-        if v is not None:
-            v = np.ascontiguousarray(np.broadcast_to(v, (b, self.nv)))
+        def rows(a, shape):  # a as C-ordered (B, ...) (as_array's arrays are C-ordered already)
+            return a if a.shape == shape else np.ascontiguousarray(np.broadcast_to(a, shape))
+
+        qa = None if qa is None else rows(qa, (b, self.nq))
+        v = None if v is None else rows(v, (b, self.nv))
         r = None
         if "restitution" in columns:
-            r = np.ascontiguousarray(np.broadcast_to(columns.pop("restitution")[1], (b,)))
+            r = rows(columns.pop("restitution")[1], (b,))
         named = sorted(columns.values(), key=lambda column: column[0])
         table = np.empty((b, len(named)))
         for j, (_, a) in enumerate(named):
