@@ -448,6 +448,7 @@ void Simulator::resolve(const DynVector& qs, const DynVector& ps, double ts, con
     record.restitution = restitution;
     for (int c : res.sequence) record.sequence.push_back(closed[c]);
   }
+  record.configuration = qs;
   record.momentum_before = p_in;
   record.momentum_after = p_after;
   record.energy_before = model_->energy(qs, p_in);

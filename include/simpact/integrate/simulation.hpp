@@ -77,6 +77,7 @@ struct ImpactRecord {
   std::string status;                              // core ResolveStatus name
   double energy_before = 0.0, energy_after = 0.0;  // total energy T + V at q* [J]
   DynVector momentum_before, momentum_after;
+  DynVector configuration;  // q* (nq)
 };
 
 struct StateRecord {

@@ -51,6 +51,9 @@ class DynamicModel {
   // component: "1"); on R^n the coordinate's own.
   virtual std::string configuration_name(int i) const { return coordinate_name(i); }
   virtual std::string configuration_unit(int i) const { return coordinate_unit(i); }
+  // The step of the central differences that form ∂T/∂q (0: exact derivatives, the default). Their
+  // rounding, ~ε·|M|·|v|²/step, is a floor under the DEL residual (MidpointIntegrator on a group).
+  virtual double gradient_step() const { return 0.0; }
   // Puts a given q on the group: each quaternion scaled to unit norm; returns true when one was
   // not unit (the caller says so). Throws InputError naming `field`[i:j] for a zero or non-finite
   // quaternion. R^n: nothing to do.

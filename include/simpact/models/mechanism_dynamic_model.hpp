@@ -31,6 +31,7 @@ class MechanismDynamicModel final : public DynamicModel {
   const std::vector<int>& rotation_blocks() const override { return rotation_blocks_; }
   void integrate(const DynVector& q, const DynVector& v, double s, DynVector& out) const override;
   void difference(const DynVector& q2, const DynVector& q1, DynVector& v) const override;
+  double gradient_step() const override { return 1e-5; }
   std::string configuration_name(int i) const override;
   std::string configuration_unit(int i) const override;
   bool normalize_configuration(DynVector& q, const std::string& field) const override;
