@@ -197,6 +197,50 @@ TEST(MechanismWitnesses, BoxAndCapsuleFeetAreContinuousThroughFlat) {
   }
 }
 
+// The humanoid (examples/mechanisms/humanoid.xml: free root, nv = 27, capsule feet along x) placed
+// on both feet and pitched through level by ±1e-9 rad: 2 contacts per foot, and the outcome moves
+// by ≤ 1e-6 (the dynamic-size path). At R = 0 (a unique outcome: at R > 0 these 4 contacts have
+// more than the 4096 outcomes the enumeration keeps, so ξ is NaN under its cap); with its deepest
+// points alone the outcome jumps between heels and toes.
+TEST(MechanismWitnesses, TheHumanoidsCapsuleFeetAreContinuousThroughLevel) {
+  const auto outcome = [&](double pitch, const std::string& witnesses, int& closed) {
+    const MujocoMechanism humanoid(spec_of(
+        example("humanoid.xml"), {{"foot_l", "floor"}, {"foot_r", "floor"}}, {"qpos.root[2]"}, witnesses));
+    EXPECT_TRUE(humanoid.needs_dynamic_sizes());
+    ParameterSet p;
+    p.set("qpos.root[3]", std::cos(pitch / 2));
+    p.set("qpos.root[5]", std::sin(pitch / 2));
+    p.set("qvel.root[0]", 0.4);
+    p.set("qvel.root[2]", -1.0);
+    p.set("qvel.root[4]", 0.3);  // pitching
+    p.set("restitution", 0.0);
+    auto ws = humanoid.make_workspace();
+    MechanismState state = humanoid.state_from(p);
+    humanoid.check_state(state, "qpos", "qvel");
+    MechanismSolvedState solved;
+    const DynamicImpactProblem problem = humanoid.make_dynamic_problem(state, *ws, &solved);
+    closed = closed_witnesses(solved);
+    DynamicImpactWorkspace workspace;
+    ResolveOptions options;
+    options.policy = OrderingPolicy::kAll;
+    const auto res = resolve_impact(problem, options, workspace);
+    EXPECT_EQ(res.outcome_count, 1);
+    const auto& m = workspace.outcomes.items[0].momentum;
+    return Eigen::VectorXd(m);
+  };
+  int closed = 0;
+  const Eigen::VectorXd level = outcome(0.0, "all", closed);
+  EXPECT_EQ(closed, 4);
+  for (double tilt : {-1e-9, 1e-9}) {
+    SCOPED_TRACE(tilt);
+    EXPECT_LE((outcome(tilt, "all", closed) - level).cwiseAbs().maxCoeff(), 1e-6);
+    EXPECT_EQ(closed, 4);
+  }
+  const Eigen::VectorXd heel = outcome(-1e-9, "deepest", closed), toe = outcome(1e-9, "deepest", closed);
+  EXPECT_EQ(closed, 2);
+  EXPECT_GT((heel - toe).cwiseAbs().maxCoeff(), 1e-3);
+}
+
 // 3 boxes of one body flat on the floor: 12 witness points, over the cap of 8.
 TEST(MechanismWitnesses, MoreWitnessesThanTheCapAreRefusedNamingTheContactAndTheCount) {
   const testing::TempDir dir("simpact-witness");
