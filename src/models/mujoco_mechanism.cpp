@@ -607,8 +607,14 @@ void MujocoMechanism::place(MechanismState& state, Workspace& workspace) const {
       jacobian.col(j) = (phi_plus - phi_minus) / (2 * h);
     }
   };
-  for (int it = 0;
-       it < kPlaceIterations && phi.allFinite() && phi.cwiseAbs().maxCoeff() > 0.5 * gap_tolerance(); ++it) {
+  // Within the tolerance, up to two more steps toward the root while they shrink the gaps: the
+  // placement is then the root to round-off, whatever the tolerance (a file in mm places where
+  // the metre file does, ×1000).
+  const double round_off = 4 * std::numeric_limits<double>::epsilon() * length_scale_;
+  int polishing = 0;
+  for (int it = 0; it < kPlaceIterations && phi.allFinite(); ++it) {
+    const double worst = phi.cwiseAbs().maxCoeff();
+    if (worst <= round_off || (worst <= 0.5 * gap_tolerance() && ++polishing > 2)) break;
     differentiate();
     // The least-norm Gauss–Newton step, halved until the gaps shrink.
     const Eigen::VectorXd step = jacobian.completeOrthogonalDecomposition().solve(-phi);
