@@ -345,3 +345,26 @@ def test_witness_rows_of_a_box_foot(tmp_path):
     with pytest.raises(simpact.InputError) as e:
         simpact.Mechanism.from_file(tmp_path / "box.xml", contacts=[("floor", "foot")], witnesses="some")
     assert e.value.field == "mechanism.witnesses"
+
+
+def test_simulate_batch_of_a_floating_base():
+    """The quadruped (free base: q has nq = 19 coordinates with the quaternion, p nv = 18) dropped
+    from two heights at R = 0 and R = 1 in one call at 2 threads: each item is its one-state run
+    bit for bit; at R = 0 the four feet land at once, at R = 1 every touchdown keeps the energy."""
+    quadruped = simpact.Mechanism.from_file(MECHANISMS / "quadruped.xml",
+                                            contacts=[("floor", f"foot_{leg}") for leg in ("fl", "fr", "rl", "rr")])
+    q0 = np.tile(quadruped.default_qpos(), (2, 1))
+    q0[:, 2] = [0.4925, 0.495]  # feet 2.5 and 5 mm above the floor
+    restitution = np.array([0.0, 1.0])
+    s = quadruped.simulate(q0, np.zeros(quadruped.nv), dt=1e-3, steps=100, restitution=restitution,
+                           record={"every": 50}, threads=2)
+    assert s.q.shape == (2, 3, 19) and s.p.shape == (2, 3, 18) and len(s.configuration) == 19
+    assert s.impacts[0][0]["contacts"] == [0, 1, 2, 3]
+    for impact in s.impacts[1]:
+        assert abs(impact["energy_after"] - impact["energy_before"]) <= 1e-9 * impact["energy_before"]
+    for item in range(2):
+        one = quadruped.simulate(q0[item], np.zeros(quadruped.nv), dt=1e-3, steps=100, restitution=restitution[item],
+                                 record={"every": 50})
+        assert one.configuration == s.configuration and len(one.impacts) == len(s.impacts[item]) >= 1
+        for name in ("t", "q", "p", "energy", "energy_final", "max_energy_drift"):
+            assert same_bits(getattr(s, name)[item], getattr(one, name)), (item, name)
