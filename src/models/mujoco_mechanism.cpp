@@ -667,30 +667,26 @@ std::pair<const mjModel_*, mjData_*> MujocoMechanism::mujoco_at(const MechanismS
   return {workspace.m, workspace.d};
 }
 
-template <typename Problem>
-Problem MujocoMechanism::problem_at(MechanismState state, Workspace& workspace,
-                                    MechanismSolvedState* solved) const {
-  place(state, workspace);
+void MujocoMechanism::evaluate_witnesses(const MechanismState& state, const Eigen::VectorXd& qpos,
+                                         Workspace& workspace, MechanismEvaluation& out,
+                                         std::vector<MechanismWitness>& witnesses) const {
   workspace.apply(model_->edits, state.edits);
   const mjModel* m = workspace.m;
   mjData* d = workspace.d;
-  forward_position(m, d, state.qpos);
+  forward_position(m, d, qpos);
   const int nv = m->nv, k = contacts();
-  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> mass(nv, nv);
-  mj_fullM(m, mass.data(), d->qM);
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> dense(nv, nv);
+  mj_fullM(m, dense.data(), d->qM);
+  out.mass = dense;
   const double tolerance = gap_tolerance();
   const bool all = spec_.witnesses == "all";
   // Rows: each contact's deepest point (row c), then the other closed witnesses of each contact.
   std::vector<WitnessPoint> rows, extra, points;
   std::vector<int> row_contact, extra_contact;
   for (int c = 0; c < k; ++c) {
-    const auto& [a, b] = spec_.contacts[static_cast<std::size_t>(c)];
-    const std::string field = fmt::format("{}.contacts[{}]", spec_.field, c);
     const int deepest =
         contact_witnesses(m, d, spec_, c, contact_pairs_[static_cast<std::size_t>(c)], points);
-    if (deepest < 0 || !std::isfinite(points[static_cast<std::size_t>(deepest)].dist))
-      throw InputError(field, fmt::format("MuJoCo gave no distance between '{}' and '{}'", a, b));
-    rows.push_back(points[static_cast<std::size_t>(deepest)]);
+    rows.push_back(deepest < 0 ? WitnessPoint{} : points[static_cast<std::size_t>(deepest)]);
     row_contact.push_back(c);
     if (!all || !(rows.back().dist <= tolerance)) continue;
     int closed = 1;
@@ -700,45 +696,58 @@ Problem MujocoMechanism::problem_at(MechanismState state, Workspace& workspace,
         extra_contact.push_back(c);
         ++closed;
       }
-    if (closed > kMaxWitnessesPerContact)
-      throw InputError(field, fmt::format("contact '{}'–'{}' has {} witness points within the gap tolerance "
-                                          "(at most {}): name fewer geoms or bodies, or set witnesses: "
-                                          "deepest",
-                                          a, b, closed, kMaxWitnessesPerContact));
+    if (closed > kMaxWitnessesPerContact) {
+      const auto& [a, b] = spec_.contacts[static_cast<std::size_t>(c)];
+      throw InputError(fmt::format("{}.contacts[{}]", spec_.field, c),
+                       fmt::format("contact '{}'–'{}' has {} witness points within the gap tolerance (at "
+                                   "most {}): name fewer geoms or bodies, or set witnesses: deepest",
+                                   a, b, closed, kMaxWitnessesPerContact));
+    }
   }
   rows.insert(rows.end(), extra.begin(), extra.end());
   row_contact.insert(row_contact.end(), extra_contact.begin(), extra_contact.end());
   const int r = static_cast<int>(rows.size());
-  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> normals(r, nv);
+  out.gaps.resize(r);
+  out.normals.setZero(r, nv);
+  witnesses.clear();
   Eigen::Matrix<double, 3, Eigen::Dynamic, Eigen::RowMajor> jac_a(3, nv), jac_b(3, nv);
-  Eigen::VectorXd gaps(r);
   for (int i = 0; i < r; ++i) {
     const WitnessPoint& w = rows[static_cast<std::size_t>(i)];
-    gaps[i] = w.dist;
-    const Eigen::RowVectorXd row = normal_row(m, d, w, jac_a, jac_b);
-    normals.row(i) = row;
-    if (row.isZero(0.0)) {
-      const auto& [a, b] = spec_.contacts[static_cast<std::size_t>(row_contact[static_cast<std::size_t>(i)])];
+    out.gaps[i] = w.dist;
+    if (std::isfinite(w.dist)) out.normals.row(i) = normal_row(m, d, w, jac_a, jac_b);
+    witnesses.push_back({row_contact[static_cast<std::size_t>(i)], w.pos, w.normal, w.dist});
+  }
+}
+
+template <typename Problem>
+Problem MujocoMechanism::problem_at(MechanismState state, Workspace& workspace,
+                                    MechanismSolvedState* solved) const {
+  place(state, workspace);
+  MechanismEvaluation e;
+  std::vector<MechanismWitness> witnesses;
+  evaluate_witnesses(state, state.qpos, workspace, e, witnesses);
+  const int k = contacts();
+  for (std::size_t i = 0; i < witnesses.size(); ++i) {
+    const int c = witnesses[i].contact;
+    const auto& [a, b] = spec_.contacts[static_cast<std::size_t>(c)];
+    const std::string field = fmt::format("{}.contacts[{}]", spec_.field, c);
+    if (!std::isfinite(e.gaps[static_cast<Eigen::Index>(i)]))
+      throw InputError(field, fmt::format("MuJoCo gave no distance between '{}' and '{}'", a, b));
+    if (e.normals.row(static_cast<Eigen::Index>(i)).isZero(0.0))
       throw InputError(
-          fmt::format("{}.contacts[{}]", spec_.field, row_contact[static_cast<std::size_t>(i)]),
+          field,
           fmt::format("contact '{}'–'{}' has a zero normal: no joint moves either geom along it", a, b));
-    }
   }
   if (solved) {
     solved->qpos = state.qpos;
-    solved->gaps = gaps.head(k);
-    solved->gap_tolerance = tolerance;
-    solved->witnesses.clear();
-    for (int i = 0; i < r; ++i) {
-      const WitnessPoint& w = rows[static_cast<std::size_t>(i)];
-      solved->witnesses.push_back({row_contact[static_cast<std::size_t>(i)], w.pos, w.normal, w.dist});
-    }
+    solved->gaps = e.gaps.head(k);
+    solved->gap_tolerance = gap_tolerance();
+    solved->witnesses = witnesses;
   }
   using Metric = typename Problem::KineticMetric;
-  const Eigen::MatrixXd dense_mass = mass;
   const Eigen::VectorXd momentum =
-      state.momentum.size() > 0 ? state.momentum : Eigen::VectorXd(dense_mass * state.qvel);
-  return Problem(Metric(dense_mass), normals, momentum, state.restitution, gaps, tolerance);
+      state.momentum.size() > 0 ? state.momentum : Eigen::VectorXd(e.mass * state.qvel);
+  return Problem(Metric(e.mass), e.normals, momentum, state.restitution, e.gaps, gap_tolerance());
 }
 
 ImpactProblem MujocoMechanism::make_problem(MechanismState state, Workspace& workspace,

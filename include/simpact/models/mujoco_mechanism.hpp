@@ -153,9 +153,15 @@ class MujocoMechanism {
   void check_state(const MechanismState& state, const std::string& qpos_field,
                    const std::string& qvel_field) const;
 
-  // M, φ and Dφ at qpos under state.edits.
+  // M, φ and Dφ at qpos under state.edits: one row per contact, its deepest point.
   void evaluate(const MechanismState& state, const Eigen::VectorXd& qpos, Workspace& workspace,
                 MechanismEvaluation& out) const;
+  // M and the impact's rows at qpos under state.edits, as make_problem builds them: rows 0..k−1
+  // are evaluate()'s (each contact's deepest point), then, under witnesses: all, every other
+  // witness point of a closed contact within gap_tolerance(), contact by contact. witnesses[i]
+  // describes row i. Throws InputError naming the contact beyond kMaxWitnessesPerContact.
+  void evaluate_witnesses(const MechanismState& state, const Eigen::VectorXd& qpos, Workspace& workspace,
+                          MechanismEvaluation& out, std::vector<MechanismWitness>& witnesses) const;
   // Solves spec().place coordinates of state.qpos so that every contact closes (|φ_i| ≤ the gap
   // tolerance); a no-op without `place`. Throws InputError naming the contact and its gap.
   void place(MechanismState& state, Workspace& workspace) const;
