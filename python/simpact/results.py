@@ -40,7 +40,9 @@ def _unflatten_trajectories(ds):
     """Time-stepped sweeps store each task's recorded states flat (state-major, one variable per
     ordering: samples/trajectory_q_argmin (task, states × n)); here they are
     samples_trajectory_q and samples_trajectory_p over (task, ordering, step, coordinate), and
-    samples_trajectory_t (and ξ) over (task, step)."""
+    samples_trajectory_t (and ξ) over (task, step). A mechanism with ball or free joints stores q
+    over its nq MuJoCo coordinates (quaternions included): q is then over (task, ordering, step,
+    configuration), with the file's configuration names, and p over its nv coordinates."""
     import re
 
     import xarray as xr
@@ -59,11 +61,13 @@ def _unflatten_trajectories(ds):
     for kind, items in found.items():
         items.sort(key=lambda item: ["argmin", "argmax"].index(item[0]) if item[0] in ("argmin", "argmax") else 2)
         arrays = []
+        last = "coordinate"  # q of a ball/free joint mechanism: the file's 'configuration' (nq)
         for ordering, name in items:
             flat = ds[name]
-            if flat.ndim == 3:  # stored (task, record, coordinate) already
+            if flat.ndim == 3:  # stored (task, record, coordinate or configuration) already
                 arrays.append(flat.values)
                 drop.append(name)
+                last = flat.dims[2] if flat.dims[2] in ds.coords else "coordinate"
                 continue
             n = flat.shape[1] // steps
             arrays.append(flat.values.reshape(flat.shape[0], steps, n))
@@ -72,13 +76,11 @@ def _unflatten_trajectories(ds):
         attrs["long_name"] = ("recorded generalized coordinates" if kind == "q" else "recorded momenta") + \
             " per ordering"
         coords = {"ordering": [o for o, _ in items]}
-        if "coordinate" not in ds.coords:  # the file's own coordinate names, where it has them
-            coords["coordinate"] = ("coordinate", np.arange(arrays[0].shape[2]),
-                                    {"long_name": "index of the generalized coordinate (the model's order)",
-                                     "units": "1"})
+        if last not in ds.coords:  # the file's own coordinate names, where it has them
+            coords[last] = (last, np.arange(arrays[0].shape[2]),
+                            {"long_name": "index of the generalized coordinate (the model's order)", "units": "1"})
         out[f"samples_trajectory_{kind}"] = xr.DataArray(
-            np.stack(arrays, axis=1), dims=("task", "ordering", "step", "coordinate"), attrs=attrs,
-            coords=coords)
+            np.stack(arrays, axis=1), dims=("task", "ordering", "step", last), attrs=attrs, coords=coords)
     step_dims = {}
     for name in list(ds.data_vars):
         if name.startswith("samples_trajectory_") and name not in drop and ds[name].ndim == 2 \
@@ -146,7 +148,8 @@ def open_result(path):
     long_name attributes); a group's variables are named '<group>_<name>' (e.g. 'energy_before',
     'xi_maps_outcome_set'; the root's /xi is 'xi'); /samples is a table over the 'task'
     dimension; /sensitivity/<output>/{S1, ST, ...} have the 'parameter' coordinate; time-stepped
-    records are samples_trajectory_{q,p} over (task, ordering, step, coordinate).
+    records are samples_trajectory_{q,p} over (task, ordering, step, coordinate) (q over
+    'configuration', the nq MuJoCo coordinates, for ball or free joints).
     `simpact simulate -o OUT.h5` files: records_q and records_p over (record, coordinate) (the
     coordinate's values are the model's coordinate names), records_t/records_step as coordinates
     of 'record', and the impacts as a table over 'impact' (impacts_t, impacts_energy_after, ...).

@@ -26,6 +26,12 @@ def with_simpact_on_path(monkeypatch):
     monkeypatch.setenv("PATH", os.path.dirname(os.path.abspath(SIMPACT)) + os.pathsep + os.environ.get("PATH", ""))
 
 
+def per_coordinate_units(comment):
+    """A comment standing for units that differ by coordinate: it points at coordinate_units, or
+    (q of a ball/free joint mechanism, over 'configuration') lists them."""
+    return "coordinate_units" in comment or comment.startswith("units differ by coordinate: ")
+
+
 @pytest.mark.parametrize("index", range(len(doc_blocks())))
 def test_doc_example_runs(index, tmp_path, monkeypatch):
     blocks = doc_blocks()
@@ -140,7 +146,7 @@ def test_open_result_of_every_shipped_config(config, tmp_path):
     for name in list(ds.data_vars) + list(ds.coords):
         if ds[name].dtype.kind not in "OUS":   # labels (parameter, ordering names) carry none
             # units, or (mixed m/rad coordinates) a comment pointing at the per-coordinate units
-            assert "units" in ds[name].attrs or "coordinate_units" in ds[name].attrs.get("comment", ""), name
+            assert "units" in ds[name].attrs or per_coordinate_units(ds[name].attrs.get("comment", "")), name
     with h5py.File(out, "r") as f:   # the root maps keep the file's dimension scales, in order
         for name, item in f.items():
             if isinstance(item, h5py.Dataset) and item.dims and name in ds.data_vars and item.ndim > 0:
@@ -151,11 +157,14 @@ def test_open_result_of_every_shipped_config(config, tmp_path):
     text = config.read_text()
     if re.search(r"^\s+record:\s*\d", text, re.M):   # a time-stepped sweep recording states
         q, t = ds["samples_trajectory_q"], ds["samples_trajectory_t"]
-        assert q.dims == ("task", "ordering", "step", "coordinate") and t.dims == ("task", "step")
+        p = ds["samples_trajectory_p"]
+        assert p.dims == ("task", "ordering", "step", "coordinate") and t.dims == ("task", "step")
+        # q over the velocities' coordinates, or (ball/free joints) the nq MuJoCo coordinates
+        assert q.dims == p.dims or (q.dims[:3] == p.dims[:3] and q.dims[3] == "configuration"
+                                    and q.shape[3] > p.shape[3])
         assert list(q["ordering"].values) == ["argmin", "argmax"]
-        assert q.shape[0] == ds.sizes["task"] and q.shape[2] == t.shape[1] >= 2
-        assert ds["samples_trajectory_p"].dims == q.dims and t.attrs["units"] == "s"
-        assert ("units" in q.attrs or "coordinate_units" in q.attrs.get("comment", "")) and \
+        assert q.shape[0] == ds.sizes["task"] and q.shape[2] == t.shape[1] >= 2 and t.attrs["units"] == "s"
+        assert ("units" in q.attrs or per_coordinate_units(q.attrs.get("comment", ""))) and \
             np.isfinite(t.values).all()
         assert (np.diff(t.values, axis=1) > 0).all()   # the states in time order
 
