@@ -134,12 +134,15 @@ void MidpointIntegrator::residual(const DynVector& q1, const DynVector& p1, doub
 }
 
 double MidpointIntegrator::evaluate_residual(const DynVector& q1, const DynVector& p1, double t1, double h,
-                                             const DynVector& dq, DynVector& r, DynVector& p2) const {
+                                             const DynVector& dq, DynVector& r, DynVector& p2,
+                                             MidpointWorkspace& ws) const {
   if (group_) return evaluate_group(q1, p1, t1, h, dq, r, p2, nullptr, nullptr);
   const DynamicModel& model = *model_;
-  const DynVector qm = q1 + 0.5 * dq;
-  const DynVector v = dq / h;
-  DynVector t_q, t_v, v_q;
+  DynVector& qm = ws.qm;  // the workspace's vectors: no allocation per step
+  DynVector& v = ws.v;
+  qm = q1 + 0.5 * dq;
+  v = dq / h;
+  DynVector &t_q = ws.t_q, &t_v = ws.t_v, &v_q = ws.v_q;
   model.momentum_terms(qm, v, t_q, t_v, v_q);
   const Eigen::Index n = q1.size();
   double p_max = 0.0, tv_max = 0.0, tq_max = 0.0, vq_max = 0.0;
@@ -150,9 +153,10 @@ double MidpointIntegrator::evaluate_residual(const DynVector& q1, const DynVecto
     vq_max = std::max(vq_max, std::abs(v_q[i]));
   }
   double scale = p_max + tv_max + 0.5 * h * (tq_max + vq_max);
-  DynVector generalized = t_q - v_q;
+  DynVector& generalized = ws.g;
+  generalized = t_q - v_q;
   if (model.has_forces()) {
-    DynVector f;
+    DynVector& f = ws.f;
     model.force(qm, v, t1 + 0.5 * h, f, nullptr, nullptr);
     generalized += f;
     scale += 0.5 * h * max_abs(f);
@@ -166,18 +170,19 @@ double MidpointIntegrator::evaluate_residual(const DynVector& q1, const DynVecto
 }
 
 void MidpointIntegrator::del_jacobian(const DynVector& q1, double t1, double h, const DynVector& dq,
-                                      DynMatrix& jac, double& mass_norm) const {
+                                      DynMatrix& jac, double& mass_norm, MidpointWorkspace& ws) const {
   if (group_) {
     DynVector r, p2;
     evaluate_group(q1, DynVector::Zero(dq.size()), t1, h, dq, r, p2, &jac, &mass_norm);
     return;
   }
-  const DynVector qm = q1 + 0.5 * dq;
-  const DynVector v = dq / h;
+  DynVector &qm = ws.qm, &v = ws.v;
+  qm = q1 + 0.5 * dq;
+  v = dq / h;
   model_->del_matrix(qm, v, -1.0 / h, 0.5, 0.25 * h, jac, mass_norm);
   if (model_->has_forces()) {
-    DynVector f;
-    DynMatrix fq, fv;
+    DynVector& f = ws.f;
+    DynMatrix &fq = ws.f_q, &fv = ws.f_v;
     model_->force(qm, v, t1 + 0.5 * h, f, &fq, &fv);
     jac += options_.force_split * ((0.5 * h) * fq + fv);
   }
@@ -201,7 +206,7 @@ MidpointStep MidpointIntegrator::step(const DynVector& q1, const DynVector& p1, 
     ws.valid = false;
   MidpointStep result;
   DynVector& r = ws.r;
-  DynMatrix jac;
+  DynMatrix& jac = ws.jacobian;
   DynVector& dq = ws.dq;  // Newton on Δq = q₂ − q₁ (see step_with_contacts)
   if (group_)
     model_->difference(q2, q1, dq);
@@ -211,7 +216,7 @@ MidpointStep MidpointIntegrator::step(const DynVector& q1, const DynVector& p1, 
   bool exact = !options_.reuse_jacobian;  // refactor at every iterate (exact Newton)
   double previous = INFINITY;
   for (int it = 0;; ++it) {
-    const double scale = evaluate_residual(q1, p1, t1, h, dq, r, p2);
+    const double scale = evaluate_residual(q1, p1, t1, h, dq, r, p2, ws);
     const double rn = max_abs(r);
     const double relative = rn == 0.0 ? 0.0 : (scale > 0.0 ? rn / scale : INFINITY);
     bool done = relative <= options_.tolerance || (ws.valid && rn <= rounding_floor(ws.mass_norm, dq, h));
@@ -225,7 +230,7 @@ MidpointStep MidpointIntegrator::step(const DynVector& q1, const DynVector& p1, 
         if (fresh) exact = true;  // even this step's Jacobian contracts poorly: exact Newton
       }
       if (refactor) {
-        del_jacobian(q1, t1, h, dq, jac, ws.mass_norm);
+        del_jacobian(q1, t1, h, dq, jac, ws.mass_norm, ws);
         ws.lu.compute(jac);
         ws.valid = true;
         ws.n = n;

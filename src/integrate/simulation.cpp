@@ -92,6 +92,15 @@ Simulator::Simulator(const DynamicModel& model, SimulationOptions options)
   resting_.index.reserve(k);
 }
 
+double Simulator::monitored_energy() {
+  const int n = model_->dof();
+  if (zero_velocity_.size() != n) zero_velocity_ = DynVector::Zero(n);
+  model_->kinetic(q_, zero_velocity_, false, kinetic_);
+  mass_factor_.compute(kinetic_.mass);
+  velocity_ = mass_factor_.solve(p_);
+  return 0.5 * p_.dot(velocity_) + model_->potential(q_, gradient_, nullptr);
+}
+
 void Simulator::advance_from(const DynVector& q, const DynVector& v, double h, DynVector& out) const {
   if (group_)
     model_->integrate(q, v, h, out);
@@ -132,7 +141,7 @@ void Simulator::reset(const DynVector& q0, const DynVector& p0, double t0) {
 }
 
 void Simulator::account_work(const DynVector& q2, const DynVector& p2, double h, const MidpointStep& step) {
-  DynVector p_held = p_;  // p₁ plus the resting contacts' impulses
+  DynVector p_held;  // p₁ plus the resting contacts' impulses (when they act)
   // Resting contacts: the step is a plain DEL step from p₁ + J, J = Dφ_A(q₁)ᵀλ + Dt_A(q₁)ᵀβ (the
   // holding and friction impulses act at q₁), so they change the energy by exactly
   // J_nᵀM⁻¹(p₁ + J_n/2) and then J_fᵀM⁻¹(p₁ + J_n + J_f/2) (M at q₁).
@@ -141,7 +150,7 @@ void Simulator::account_work(const DynVector& q2, const DynVector& p2, double h,
     model_->gap_jacobian(q_, g);
     const bool friction = step.friction_impulses.size() == resting_.count;
     if (friction) model_->tangent_jacobian(q_, t);
-    DynVector jn = DynVector::Zero(q_.size()), jf = DynVector::Zero(q_.size());
+    DynVector jn = DynVector::Zero(p_.size()), jf = DynVector::Zero(p_.size());
     for (int i = 0; i < resting_.count; ++i) {
       jn += step.impulses[i] * g.row(resting_.index[i]).transpose();
       if (friction) jf += step.friction_impulses[i] * t.row(resting_.index[i]).transpose();
@@ -152,7 +161,7 @@ void Simulator::account_work(const DynVector& q2, const DynVector& p2, double h,
     p_held = p_ + jn + jf;
   }
   if (!model_->has_forces() || h <= 0.0) return;
-  DynVector dq, qm;
+  DynVector &dq = work_dq_, &qm = work_qm_, &v = work_v_, &f = work_f_, &fp = work_fp_;
   if (group_) {
     model_->difference(q2, q_, dq);
     model_->integrate(q_, dq, 0.5, qm);
@@ -160,15 +169,13 @@ void Simulator::account_work(const DynVector& q2, const DynVector& p2, double h,
     dq = q2 - q_;
     qm = q_ + 0.5 * dq;
   }
-  const DynVector v = dq / h;
+  v = dq / h;
   const double tm = t_ + 0.5 * h;
-  DynVector f;
   model_->force(qm, v, tm, f, nullptr, nullptr);
   force_work_ += f.dot(dq);
   // The same F·Δq by part (springs, dampers, drives, ...) when the model names several.
   const int parts = model_->force_parts();
   if (parts == 1) force_work_parts_[0] += f.dot(dq);
-  DynVector fp;
   for (int part = 0; parts > 1 && part < parts; ++part) {
     model_->force_part(part, qm, v, tm, fp);
     force_work_parts_[static_cast<std::size_t>(part)] += fp.dot(dq);
@@ -180,7 +187,8 @@ void Simulator::account_work(const DynVector& q2, const DynVector& p2, double h,
   if (split != 0.5) {
     const DynVector c = (split - 0.5) * h * f;
     const Eigen::LLT<DynMatrix> m1(model_->mass_matrix(q_)), m2(model_->mass_matrix(q2));
-    const double w = c.dot(m1.solve(DynVector(p_held + 0.5 * c))) - c.dot(m2.solve(DynVector(p2 + 0.5 * c)));
+    const DynVector& held = p_held.size() > 0 ? p_held : p_;
+    const double w = c.dot(m1.solve(DynVector(held + 0.5 * c))) - c.dot(m2.solve(DynVector(p2 + 0.5 * c)));
     force_work_ += w;
     split_work_ += w;
   }
@@ -202,9 +210,11 @@ void Simulator::advance() {
   int impacts_this_step = 0;
   bool impact_in_step = false;
   bool clean = true;  // a single full step (no impact, no release): its mean velocity extrapolates
-  DynVector q2, p2, qs, ps, qt, pt;
+  DynVector &q2 = q2_, &p2 = p2_;
+  DynVector qs, ps, qt, pt;
   MidpointStep held_s;
-  DynVector phi, phi_star, phi_t;
+  DynVector& phi = phi_;
+  DynVector phi_star, phi_t;
   while (true) {
     const double h = t_end - t_;
     if (h <= 0.0) break;
@@ -354,7 +364,7 @@ void Simulator::advance() {
   last_iterations_ = iterations_;
   if (!q_.allFinite() || !p_.allFinite()) throw NonFiniteStateError(step_, t_);
   if (options_.monitor_energy) {
-    const double e = energy();
+    const double e = monitored_energy();
     if (impact_in_step)
       reference_energy_ = e;
     else

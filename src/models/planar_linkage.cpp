@@ -289,7 +289,13 @@ void PlanarLinkage::del_matrix(const DynVector& q, const DynVector& v, double c_
         out.col(term.index[k]) += term.value[k] * col;
       }
     }
-  mass_norm = out.cwiseAbs().rowwise().sum().maxCoeff() / std::abs(c_m);
+  double norm = 0.0;  // |out|∞ (rows' sums in order, as Eigen's rowwise sum, without its temporary)
+  for (int i = 0; i < n; ++i) {
+    double row = std::abs(out(i, 0));
+    for (int j = 1; j < n; ++j) row += std::abs(out(i, j));
+    norm = std::max(norm, row);
+  }
+  mass_norm = norm / std::abs(c_m);
 }
 
 double PlanarLinkage::potential(const DynVector& q, DynVector& gradient, DynMatrix* hessian) const {

@@ -91,7 +91,8 @@ struct MidpointWorkspace {
   double mass_norm = 0.0;  // |M|∞ at that iterate (the residual's rounding floor)
   Eigen::PartialPivLU<DynMatrix> lu;
   // Scratch of the Newton loop, sized at the first step (no allocation per step after it).
-  DynVector r, dq, y;
+  DynVector r, dq, y, qm, v, t_q, t_v, v_q, g, f;
+  DynMatrix jacobian, f_q, f_v;
   long factorizations = 0;  // counters (benchmarks, tests)
   void reset() { valid = false; }
 };
@@ -134,10 +135,10 @@ class MidpointIntegrator {
                   DynVector& r, DynVector& p2, DynMatrix* jacobian, double* floor) const;
   // R and p₂ only (DynamicModel::momentum_terms: no mass matrix); returns s.
   double evaluate_residual(const DynVector& q1, const DynVector& p1, double t1, double h, const DynVector& dq,
-                           DynVector& r, DynVector& p2) const;
+                           DynVector& r, DynVector& p2, MidpointWorkspace& ws) const;
   // ∂R/∂q₂ at q₂ = q₁ + dq (DynamicModel::del_matrix plus the forces' derivatives) and |M|∞.
   void del_jacobian(const DynVector& q1, double t1, double h, const DynVector& dq, DynMatrix& jac,
-                    double& mass_norm) const;
+                    double& mass_norm, MidpointWorkspace& ws) const;
   MidpointStep step_with_contacts(const DynVector& q1, const DynVector& p1, double t1, double h,
                                   DynVector& q2, DynVector& p2, long step,
                                   const ActiveContacts& active) const;

@@ -15,6 +15,7 @@
 // with a momentum that already satisfies it) rests the same way.
 #pragma once
 
+#include <Eigen/Cholesky>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -99,7 +100,7 @@ class Simulator {
   const DynVector& p() const { return p_; }
   double t() const { return t_; }
   long step() const { return step_; }
-  double energy() const { return model_->energy(q_, p_); }
+  double energy() const { return model_->energy(q_, p_); }  // as DynamicModel::energy, bit for bit
   const std::vector<ImpactRecord>& impacts() const { return impacts_; }
   int last_step_iterations() const { return last_iterations_; }
   long jacobian_factorizations() const { return newton_.factorizations; }  // since construction
@@ -157,6 +158,13 @@ class Simulator {
   std::vector<char> last_hit_;
   std::vector<int> crossing_, hitting_, closed_;  // per-step scratch, sized once (one per contact)
   std::vector<double> approach_;
+  DynVector q2_, p2_, phi_;                                  // advance()'s step, sized once
+  DynVector work_dq_, work_qm_, work_v_, work_f_, work_fp_;  // account_work()'s
+  // The energy monitor's scratch: E = ½ pᵀM⁻¹p + V(q) as DynamicModel::energy, without allocating.
+  KineticDerivatives kinetic_;
+  Eigen::LLT<DynMatrix> mass_factor_;
+  DynVector zero_velocity_, velocity_, gradient_;
+  double monitored_energy();
   mutable std::vector<char> hit_;
   // True if a hitting contact chatters: hit again less than Δt after its last impact, with a
   // lower approach speed than then (geometric decay), and no other contact hit in between.
