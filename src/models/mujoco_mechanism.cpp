@@ -426,6 +426,74 @@ struct WitnessPoint {
   int body_a = 0, body_b = 0;
 };
 
+// Two boxes whose closest features include a face (the normal is a face normal of one of them,
+// the reference): the contact manifold, as a box–box contact generator clips it — the incident
+// face of the other box (the one most opposed to the reference face) clipped to the reference
+// face's sides, each clipped point with its separation from the reference face's plane along
+// the normal. A box flat on a box: its 4 corners (an overlap rotated 45°: the octagon's 8
+// vertices); a box on its edge: 2. False where the closest features are two edges (one point).
+bool box_face_witnesses(const mjModel* m, const mjData* d, int g1, int g2, const ConvexDistance& exact,
+                        std::vector<std::pair<Eigen::Vector3d, double>>& out) {
+  using Axes = Eigen::Matrix<mjtNum, 3, 3, Eigen::RowMajor>;
+  const Eigen::Vector3d& n = exact.normal;  // from g1 to g2
+  for (int ref : {g2, g1}) {
+    const int inc = ref == g2 ? g1 : g2;
+    const Eigen::Vector3d f = ref == g2 ? Eigen::Vector3d(-n) : n;  // the reference face's outward normal
+    const Eigen::Map<const Axes> r(d->geom_xmat + 9 * ref), q(d->geom_xmat + 9 * inc);
+    const Eigen::Map<const Eigen::Vector3d> rc(d->geom_xpos + 3 * ref), qc(d->geom_xpos + 3 * inc);
+    const mjtNum* rh = m->geom_size + 3 * ref;
+    const mjtNum* qh = m->geom_size + 3 * inc;
+    int k = -1;
+    for (int i = 0; i < 3; ++i)
+      if (r.col(i).dot(f) >= 1 - 1e-12) k = i;
+    if (k < 0) continue;
+    const Eigen::Vector3d face_point = rc + f * rh[k];
+    // The incident face: the one whose outward normal is most opposed to f.
+    int j = 0;
+    for (int i = 1; i < 3; ++i)
+      if (std::abs(q.col(i).dot(f)) > std::abs(q.col(j).dot(f))) j = i;
+    const double s = q.col(j).dot(f) > 0 ? -1.0 : 1.0;
+    const int u = (j + 1) % 3, v = (j + 2) % 3;
+    const Eigen::Vector3d centre = qc + s * qh[j] * q.col(j);
+    std::vector<Eigen::Vector3d> polygon = {
+        centre + qh[u] * q.col(u) + qh[v] * q.col(v), centre - qh[u] * q.col(u) + qh[v] * q.col(v),
+        centre - qh[u] * q.col(u) - qh[v] * q.col(v), centre + qh[u] * q.col(u) - qh[v] * q.col(v)};
+    // Sutherland–Hodgman against the reference face's four sides: e·(p − rc) ≤ h.
+    for (int i = 0; i < 3; ++i) {
+      if (i == k) continue;
+      for (double sign : {1.0, -1.0}) {
+        const Eigen::Vector3d e = sign * r.col(i);
+        const auto inside = [&](const Eigen::Vector3d& p) { return e.dot(p - rc) - rh[i]; };
+        std::vector<Eigen::Vector3d> clipped;
+        for (std::size_t a = 0; a < polygon.size(); ++a) {
+          const Eigen::Vector3d& p = polygon[a];
+          const Eigen::Vector3d& next = polygon[(a + 1) % polygon.size()];
+          const double dp = inside(p), dn = inside(next);
+          if (dp <= 0) clipped.push_back(p);
+          if ((dp < 0 && dn > 0) || (dp > 0 && dn < 0)) clipped.push_back(p + (next - p) * (dp / (dp - dn)));
+        }
+        polygon = std::move(clipped);
+      }
+    }
+    if (polygon.empty()) return false;
+    double deepest = kInf;
+    out.clear();
+    for (const Eigen::Vector3d& p : polygon) {
+      const double gap = (p - face_point).dot(f);
+      out.emplace_back(p - 0.5 * gap * f, gap);
+      deepest = std::min(deepest, gap);
+    }
+    // The clipped face holds the closest point: else the features are not face-based after all.
+    const double size = std::max(m->geom_rbound[g1], m->geom_rbound[g2]);
+    if (!(std::abs(deepest - exact.dist) <= 1e-9 * size)) {
+      out.clear();
+      return false;
+    }
+    return true;
+  }
+  return false;
+}
+
 // Every witness point of geoms ga (first side) and gb (second side): MuJoCo's primitive
 // functions where they are exact (box–plane: the corners below the box's centre, capsule–plane:
 // both end caps, ...), else the one point of models/convex_distance. None: beyond every reach.
@@ -443,9 +511,20 @@ bool pair_witnesses(const mjModel* m, mjData* d, int ga, int gb, std::vector<Wit
   if (!mujoco_distance_is_exact(m, d, g1, g2)) {  // MPR's pairs, box–box, cores in a box
     const ConvexDistance exact = geom_distance(m, d, g1, g2);
     if (!exact.resolved) return false;
+    w.normal = sign * exact.normal;
+    if (m->geom_type[g1] == mjGEOM_BOX && m->geom_type[g2] == mjGEOM_BOX) {
+      std::vector<std::pair<Eigen::Vector3d, double>> face;
+      if (box_face_witnesses(m, d, g1, g2, exact, face)) {
+        for (const auto& [pos, dist] : face) {
+          w.pos = pos;
+          w.dist = dist;
+          out.push_back(w);
+        }
+        return true;
+      }
+    }
     w.dist = exact.dist;
     w.pos = exact.pos;
-    w.normal = sign * exact.normal;
     out.push_back(w);
     return true;
   }
@@ -532,6 +611,7 @@ int witness_bound(const mjModel* m, int ga, int gb) {
     return kMaxWitnessesPerContact;
   }
   if (t1 == mjGEOM_CAPSULE && t2 == mjGEOM_BOX) return 2;
+  if (t1 == mjGEOM_BOX && t2 == mjGEOM_BOX) return kMaxWitnessesPerContact;  // a clipped face: ≤ 8
   return 1;
 }
 }  // namespace

@@ -241,6 +241,75 @@ TEST(MechanismWitnesses, TheHumanoidsCapsuleFeetAreContinuousThroughLevel) {
   EXPECT_GT((heel - toe).cwiseAbs().maxCoeff(), 1e-3);
 }
 
+// A box on a box floor (a URDF floor is a box): the face manifold, clipped. Flat: the 4 corners
+// (closed forms), and a plastic drop stops; turned 45° on an equal box: the octagon's 8 vertices;
+// tilted ±1e-9 rad: the same 4 contacts and outcomes within 1e-6.
+TEST(MechanismWitnesses, ABoxOnABoxHasItsFaceManifold) {
+  const testing::TempDir dir("simpact-witness");
+  const auto file = [&](const std::string& name, const std::string& floor, double yaw_degrees) {
+    return write(dir, name,
+                 "<mujoco><worldbody><geom name=\"floor\" type=\"box\" pos=\"0 0 -0.05\" size=\"" + floor +
+                     "\"/><body name=\"box\" pos=\"0.01 -0.02 0.5\" euler=\"0 0 " +
+                     std::to_string(yaw_degrees) +
+                     "\"><freejoint name=\"root\"/><geom name=\"box\" type=\"box\" size=\"0.1 0.06 0.03\" "
+                     "mass=\"2\"/></body></worldbody></mujoco>");
+  };
+  ParameterSet p;
+  p.set("qvel.root[2]", -2.0);
+  p.set("qvel.root[0]", 0.5);
+  p.set("qvel.root[4]", 0.7);
+  p.set("restitution", 0.0);
+  const MujocoMechanism flat(spec_of(file("flat.xml", "2 2 0.05", 0), {{"box", "floor"}}, {"qpos.root[2]"}));
+  const Resolved r = resolve_at(flat, p);
+  ASSERT_EQ(closed_witnesses(r.solved), 4);
+  std::vector<std::pair<double, double>> corners;
+  for (const auto& w : r.solved.witnesses) {
+    EXPECT_NEAR(w.position.z(), 0.0, 1e-12);
+    EXPECT_NEAR(w.normal.z(), -1.0, 1e-15);
+    corners.emplace_back(w.position.x(), w.position.y());
+  }
+  std::sort(corners.begin(), corners.end());
+  const double xs[4] = {-0.09, -0.09, 0.11, 0.11}, ys[4] = {-0.08, 0.04, -0.08, 0.04};
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_NEAR(corners[i].first, xs[i], 1e-12);
+    EXPECT_NEAR(corners[i].second, ys[i], 1e-12);
+  }
+  ParameterSet still = p;
+  still.set("qvel.root[0]", 0.0);
+  still.set("qvel.root[4]", 0.0);
+  const auto stop = summarize(resolve_at(flat, still).problem);
+  ASSERT_EQ(stop.plastic.size(), 6u);
+  for (double v : stop.plastic) EXPECT_NEAR(v, 0.0, 1e-12);
+  const auto level = summarize(r.problem);
+  for (double tilt : {-1e-9, 1e-9}) {
+    SCOPED_TRACE(tilt);
+    ParameterSet tilted = p;
+    tilted.set("qpos.root[3]", std::cos(tilt / 2));
+    tilted.set("qpos.root[5]", std::sin(tilt / 2));
+    const Resolved t = resolve_at(flat, tilted);
+    EXPECT_EQ(closed_witnesses(t.solved), 4);
+    expect_close(level, summarize(t.problem), 1e-6);
+  }
+  // An equal box turned 45° about z on a 0.06 × 0.06 square top: a regular octagon.
+  const MujocoMechanism turned(
+      spec_of(write(dir, "turned.xml",
+                    "<mujoco><worldbody><geom name=\"floor\" type=\"box\" pos=\"0 0 -0.05\" "
+                    "size=\"0.06 0.06 0.05\"/><body name=\"box\" pos=\"0 0 0.5\" euler=\"0 0 "
+                    "45\"><freejoint name=\"root\"/><geom name=\"box\" type=\"box\" "
+                    "size=\"0.06 0.06 0.03\" mass=\"2\"/></body></worldbody></mujoco>"),
+              {{"box", "floor"}}, {"qpos.root[2]"}));
+  ParameterSet down;
+  down.set("qvel.root[2]", -1.0);
+  const Resolved o = resolve_at(turned, down);
+  ASSERT_EQ(closed_witnesses(o.solved), 8);
+  for (const auto& w : o.solved.witnesses) {
+    // On the square's edges, at the octagon's vertices: max(|x|, |y|) = 0.06, min = 0.06(√2 − 1).
+    const double a = std::abs(w.position.x()), b = std::abs(w.position.y());
+    EXPECT_NEAR(std::max(a, b), 0.06, 1e-12);
+    EXPECT_NEAR(std::min(a, b), 0.06 * (std::sqrt(2.0) - 1), 1e-12);
+  }
+}
+
 // 3 boxes of one body flat on the floor: 12 witness points, over the cap of 8.
 TEST(MechanismWitnesses, MoreWitnessesThanTheCapAreRefusedNamingTheContactAndTheCount) {
   const testing::TempDir dir("simpact-witness");
