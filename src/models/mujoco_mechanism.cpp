@@ -743,6 +743,7 @@ std::pair<const mjModel_*, mjData_*> MujocoMechanism::mujoco_at(const MechanismS
                                                                 const Eigen::VectorXd& qpos,
                                                                 Workspace& workspace) const {
   workspace.apply(model_->edits, state.edits);
+  workspace.derive_constants();
   forward_position(workspace.m, workspace.d, qpos);
   return {workspace.m, workspace.d};
 }

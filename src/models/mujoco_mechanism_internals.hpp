@@ -56,13 +56,14 @@ class MujocoMechanism::Workspace {
   Workspace& operator=(const Workspace&) = delete;
 
   // The file's model with the edits applied, as MuJoCo's compiler would have made it from a file
-  // with the edited values (issue 35): the fields the edits set, then the constants derived from
-  // them (mj_setConst: subtree masses, dof_M0, invweights, ...; geom_rbound of an edited size).
-  // The edits of the last call are kept: the same edits again cost nothing.
+  // with the edited values (issue 35): the fields the edits set, the subtree masses and an edited
+  // geom's geom_rbound; derive_constants() adds the rest of mj_setConst's. The edits of the last
+  // call are kept: the same edits again cost nothing.
   void apply(const std::vector<EditTarget>& targets, const std::vector<std::pair<int, double>>& edits) {
     if (edits == applied_) return;
-    mj_copyModel(m, base_);  // the compiler's dof_simplenum while mj_setConst runs, as it had
+    mj_copyModel(m, base_);
     applied_ = edits;
+    constants_pending_ = false;
     if (edits.empty()) {
       std::fill_n(m->dof_simplenum, m->nv, 0);
       return;
@@ -84,8 +85,23 @@ class MujocoMechanism::Workspace {
     for (const auto& [slot, value] : edits)
       if (targets[slot].kind == EditTarget::kSize)
         m->geom_rbound[targets[slot].id] = bounding_radius(targets[slot].id);
+    // Subtree masses (mj_comPos divides by them) now; the rest of mj_setConst's constants (dof_M0,
+    // invweights: what MuJoCo's own solver reads, 10–80 µs a call) when a caller asks for the
+    // whole model (derive_constants: mujoco_at).
+    std::copy_n(m->body_mass, m->nbody, m->body_subtreemass);
+    for (int b = m->nbody - 1; b > 0; --b) m->body_subtreemass[m->body_parentid[b]] += m->body_subtreemass[b];
+    std::fill_n(m->dof_simplenum, m->nv, 0);
+    constants_pending_ = true;
+  }
+
+  // The constants MuJoCo derives from the edited fields (mj_setConst), if edits left them stale:
+  // after this the model equals the file compiled with the edited values.
+  void derive_constants() {
+    if (!constants_pending_) return;
+    std::copy_n(base_->dof_simplenum, m->nv, m->dof_simplenum);  // as the compiler's call had them
     mj_setConst(m, d);
     std::fill_n(m->dof_simplenum, m->nv, 0);
+    constants_pending_ = false;
   }
 
   mjModel* m = nullptr;
@@ -113,6 +129,7 @@ class MujocoMechanism::Workspace {
 
   const mjModel* base_;
   std::vector<std::pair<int, double>> applied_;
+  bool constants_pending_ = false;
 };
 
 // Kinematics, the composite-rigid-body inertia and the com-based frames mj_jac needs.
