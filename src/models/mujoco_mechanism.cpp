@@ -485,7 +485,7 @@ bool box_face_witnesses(const mjModel* m, const mjData* d, int g1, int g2, const
     }
     // The clipped face holds the closest point: else the features are not face-based after all.
     const double size = std::max(m->geom_rbound[g1], m->geom_rbound[g2]);
-    if (!(std::abs(deepest - exact.dist) <= 1e-9 * size)) {
+    if (!(std::abs(deepest - exact.dist) <= 1e-11 * size)) {
       out.clear();
       return false;
     }
