@@ -114,8 +114,8 @@ std::vector<std::string> no_contact_hints(const SweepConfig& config, const Confi
     const double smallest =
         smallest_value(result.output, config.replicas() > 1 ? "contacts/min_gap_min" : "contacts/min_gap");
     if (std::isfinite(smallest))
-      gap = fmt::format(": the smallest gap found is {:.6g} m (gap tolerance {:g} m)", smallest,
-                        config.mechanism->gap_tolerance);
+      gap = fmt::format(": the smallest gap found is {:.6g} m (gap tolerance {:g} of the mechanism's length)",
+                        smallest, config.mechanism->gap_tolerance);
   }
   return {
       fmt::format("no task closed any contact{}, so every ξ is NaN (status no_contact); name the "
