@@ -74,6 +74,31 @@ Eigen::Matrix3d so3_right_jacobian_inverse(const Eigen::Vector3d& x) {
                             : 1.0 / t2 - (1.0 + std::cos(t)) / (2.0 * t * std::sin(t));
   return Eigen::Matrix3d::Identity() + 0.5 * k + d * k * k;
 }
+// |m|∞: the rows' absolute sums in order (as Eigen's rowwise sum), without its temporary.
+double inf_norm(const DynMatrix& m) {
+  double norm = 0.0;
+  for (Eigen::Index i = 0; i < m.rows(); ++i) {
+    double row = m.cols() > 0 ? std::abs(m(i, 0)) : 0.0;
+    for (Eigen::Index j = 1; j < m.cols(); ++j) row += std::abs(m(i, j));
+    norm = std::max(norm, row);
+  }
+  return norm;
+}
+
+// Per-thread scratch of evaluate() and solve_contacts() (resting contacts' Newton): sized at the
+// first use, so a step with resting contacts does not allocate per iteration. The integrator
+// stays const and thread-safe; the two functions use disjoint members.
+struct ContactScratch {
+  DynVector qm, v, vq, generalized, f, impulse, all_phi, b, dx;
+  DynMatrix vqq, fq, fv, a;
+  DynRowMatrix all;
+  KineticDerivatives kinetic;
+  Eigen::PartialPivLU<DynMatrix> lu;
+};
+ContactScratch& contact_scratch() {
+  thread_local ContactScratch scratch;
+  return scratch;
+}
 }  // namespace
 
 NewtonError::NewtonError(long step, double time, int iterations, double residual, double tolerance)
@@ -93,29 +118,30 @@ double MidpointIntegrator::evaluate(const DynVector& q1, const DynVector& p1, do
                                     double* mass_norm) const {
   if (group_) return evaluate_group(q1, p1, t1, h, dq, r, p2, jacobian, mass_norm);
   const DynamicModel& model = *model_;
+  ContactScratch& s = contact_scratch();
   // q₂ = q₁ + Δq with Δq the unknown (see step()): v = Δq/h without cancellation.
-  const DynVector qm = q1 + 0.5 * dq;
-  const DynVector v = dq / h;
-  KineticDerivatives k;
+  DynVector &qm = s.qm, &v = s.v;
+  qm = q1 + 0.5 * dq;
+  v = dq / h;
+  KineticDerivatives& k = s.kinetic;
   model.kinetic(qm, v, jacobian != nullptr, k);
-  DynVector vq;
-  DynMatrix vqq;
+  DynVector& vq = s.vq;
+  DynMatrix& vqq = s.vqq;
   model.potential(qm, vq, jacobian ? &vqq : nullptr);
-  DynVector generalized = k.t_q - vq;  // T_q − V_q (+ F)
+  DynVector& generalized = s.generalized;
+  generalized = k.t_q - vq;  // T_q − V_q (+ F)
   double scale = max_abs(p1) + max_abs(k.t_v) + 0.5 * h * (max_abs(k.t_q) + max_abs(vq));
-  DynMatrix fq, fv;
-  DynVector f_split;  // (θ − ½)·h·F: the q₂ equation's share of the force beyond the symmetric half
+  DynMatrix &fq = s.fq, &fv = s.fv;
   const bool forced = model.has_forces();
   if (forced) {
-    DynVector f;
-    model.force(qm, v, t1 + 0.5 * h, f, jacobian ? &fq : nullptr, jacobian ? &fv : nullptr);
-    generalized += f;
-    scale += 0.5 * h * max_abs(f);
-    if (options_.force_split != 0.5) f_split = (options_.force_split - 0.5) * h * f;
+    model.force(qm, v, t1 + 0.5 * h, s.f, jacobian ? &fq : nullptr, jacobian ? &fv : nullptr);
+    generalized += s.f;
+    scale += 0.5 * h * max_abs(s.f);
   }
-  if (mass_norm) *mass_norm = k.mass.cwiseAbs().rowwise().sum().maxCoeff();
+  if (mass_norm) *mass_norm = inf_norm(k.mass);
   r = p1 + 0.5 * h * generalized - k.t_v;
-  if (f_split.size() > 0) r += f_split;
+  // (θ − ½)·h·F: the q₂ equation's share of the force beyond the symmetric half
+  if (forced && options_.force_split != 0.5) r += (options_.force_split - 0.5) * h * s.f;
   // p₂ = D₂L_d + h/2·F = p₁ + h(T_q − V_q + F) − R: written in the second form, every momentum
   // component the system conserves (a cyclic coordinate) is conserved exactly, whatever R is.
   p2 = p1 + h * generalized;
@@ -401,8 +427,10 @@ MidpointStep MidpointIntegrator::solve_contacts(const DynVector& q1, const DynVe
     g1.resize(k, n);
     for (int i = 0; i < k; ++i) g1.row(i) = all.row(active.index[i]);
   }
-  auto impulse = [&]() {
-    DynVector j = g1.transpose() * lambda;
+  ContactScratch& s = contact_scratch();
+  auto impulse = [&]() -> const DynVector& {
+    DynVector& j = s.impulse;
+    j.noalias() = g1.transpose() * lambda;
     if (f > 0) j.noalias() += tangents->transpose() * beta;
     return j;
   };
@@ -420,10 +448,10 @@ MidpointStep MidpointIntegrator::solve_contacts(const DynVector& q1, const DynVe
     const double floor = rounding_floor(mass_norm, dq, h);
     double phi_error = 0.0, phi_scale = 1.0, rule_error = 0.0;
     if (k > 0) {
-      const DynVector j = impulse();
+      const DynVector& j = impulse();
       r.noalias() += j;
       scale += max_abs(j);
-      DynVector all_phi;
+      DynVector& all_phi = s.all_phi;
       model_->gaps(q2, all_phi);
       phi.resize(k);
       for (int i = 0; i < k; ++i) phi[i] = all_phi[active.index[i]];
@@ -457,14 +485,17 @@ MidpointStep MidpointIntegrator::solve_contacts(const DynVector& q1, const DynVe
       throw NewtonError(step_index, t1, it, last_residual, options_.tolerance);
     evaluate(q1, p1, t1, h, dq, r, p2, &jac, nullptr);
     if (k == 0) {
-      r = jac.partialPivLu().solve(r);
+      s.lu.compute(jac);
+      r = s.lu.solve(r);
       dq -= r;
     } else {
-      DynRowMatrix all;
+      DynRowMatrix& all = s.all;
       model_->gap_jacobian(q2, all);
       const int size = n + k + f;
-      AugmentedMatrix a = AugmentedMatrix::Zero(size, size);
-      AugmentedVector b(size);
+      AugmentedMatrix& a = s.a;
+      a.setZero(size, size);
+      AugmentedVector& b = s.b;
+      b.resize(size);
       a.topLeftCorner(n, n) = jac;
       for (int i = 0; i < k; ++i) {
         a.block(0, n + i, n, 1) = g1.row(i).transpose();
@@ -486,7 +517,9 @@ MidpointStep MidpointIntegrator::solve_contacts(const DynVector& q1, const DynVe
           b[n + k + i] = beta[i] + mode[i] * mu * lambda[i];
         }
       }
-      const AugmentedVector dx = a.partialPivLu().solve(b);
+      s.lu.compute(a);
+      AugmentedVector& dx = s.dx;
+      dx = s.lu.solve(b);
       dq -= dx.head(n);
       lambda -= dx.segment(n, k);
       if (f > 0) beta -= dx.tail(f);

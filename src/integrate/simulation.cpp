@@ -141,24 +141,36 @@ void Simulator::reset(const DynVector& q0, const DynVector& p0, double t0) {
 }
 
 void Simulator::account_work(const DynVector& q2, const DynVector& p2, double h, const MidpointStep& step) {
-  DynVector p_held;  // p₁ plus the resting contacts' impulses (when they act)
+  bool held = false;  // work_held_ = p₁ plus the resting contacts' impulses (when they act)
   // Resting contacts: the step is a plain DEL step from p₁ + J, J = Dφ_A(q₁)ᵀλ + Dt_A(q₁)ᵀβ (the
   // holding and friction impulses act at q₁), so they change the energy by exactly
   // J_nᵀM⁻¹(p₁ + J_n/2) and then J_fᵀM⁻¹(p₁ + J_n + J_f/2) (M at q₁).
   if (resting_.count > 0 && step.impulses.size() == resting_.count) {
-    DynRowMatrix g, t;
+    DynRowMatrix &g = work_normals_, &t = work_tangents_;
     model_->gap_jacobian(q_, g);
     const bool friction = step.friction_impulses.size() == resting_.count;
     if (friction) model_->tangent_jacobian(q_, t);
-    DynVector jn = DynVector::Zero(p_.size()), jf = DynVector::Zero(p_.size());
+    DynVector &jn = work_jn_, &jf = work_jf_, &x = work_x_, &y = work_y_;
+    jn.setZero(p_.size());
+    jf.setZero(p_.size());
     for (int i = 0; i < resting_.count; ++i) {
       jn += step.impulses[i] * g.row(resting_.index[i]).transpose();
       if (friction) jf += step.friction_impulses[i] * t.row(resting_.index[i]).transpose();
     }
-    const Eigen::LLT<DynMatrix> m(model_->mass_matrix(q_));
-    contact_work_ += jn.dot(m.solve(DynVector(p_ + 0.5 * jn)));
-    if (friction) friction_work_ += jf.dot(m.solve(DynVector(p_ + jn + 0.5 * jf)));
-    p_held = p_ + jn + jf;
+    // M(q₁) factored in the Simulator's scratch (as model_->mass_matrix: M at zero velocity).
+    if (zero_velocity_.size() != p_.size()) zero_velocity_ = DynVector::Zero(p_.size());
+    model_->kinetic(q_, zero_velocity_, false, kinetic_);
+    const Eigen::LLT<DynMatrix>& m = mass_factor_.compute(kinetic_.mass);
+    x = p_ + 0.5 * jn;
+    y = m.solve(x);
+    contact_work_ += jn.dot(y);
+    if (friction) {
+      x = p_ + jn + 0.5 * jf;
+      y = m.solve(x);
+      friction_work_ += jf.dot(y);
+    }
+    work_held_ = p_ + jn + jf;
+    held = true;
   }
   if (!model_->has_forces() || h <= 0.0) return;
   DynVector &dq = work_dq_, &qm = work_qm_, &v = work_v_, &f = work_f_, &fp = work_fp_;
@@ -187,8 +199,8 @@ void Simulator::account_work(const DynVector& q2, const DynVector& p2, double h,
   if (split != 0.5) {
     const DynVector c = (split - 0.5) * h * f;
     const Eigen::LLT<DynMatrix> m1(model_->mass_matrix(q_)), m2(model_->mass_matrix(q2));
-    const DynVector& held = p_held.size() > 0 ? p_held : p_;
-    const double w = c.dot(m1.solve(DynVector(held + 0.5 * c))) - c.dot(m2.solve(DynVector(p2 + 0.5 * c)));
+    const DynVector& p1 = held ? work_held_ : p_;
+    const double w = c.dot(m1.solve(DynVector(p1 + 0.5 * c))) - c.dot(m2.solve(DynVector(p2 + 0.5 * c)));
     force_work_ += w;
     split_work_ += w;
   }
@@ -243,9 +255,11 @@ void Simulator::advance() {
     // A resting contact whose holding impulse would pull is released, and the step redone. The
     // contact-mode search's solution already has its free contacts released: it is kept, and
     // they leave the resting set once its work is booked.
-    ActiveContacts after_step = resting_;
+    ActiveContacts& after_step = after_step_;  // members: their index vectors keep their capacity
+    after_step = resting_;
     if (resting_.count > 0) {
-      ActiveContacts kept;
+      ActiveContacts& kept = kept_;
+      kept.count = 0;
       for (int i = 0; i < resting_.count; ++i)
         if (sub.impulses[i] >= 0.0 && !(sub.released >> i & 1u)) kept.add(resting_.index[i]);
       if (kept.count < resting_.count) {
