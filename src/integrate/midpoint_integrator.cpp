@@ -90,8 +90,10 @@ double inf_norm(const DynMatrix& m) {
 // stays const and thread-safe; the two functions use disjoint members.
 struct ContactScratch {
   DynVector qm, v, vq, generalized, f, impulse, all_phi, b, dx;
-  DynMatrix vqq, fq, fv, a;
-  DynRowMatrix all;
+  DynVector r, dq, lambda, beta, phi, guess;  // solve_contacts / step_with_contacts
+  DynMatrix vqq, fq, fv, a, jac;
+  DynRowMatrix all, g1, tangents, tangent_all;
+  std::vector<int> mode, visited;
   KineticDerivatives kinetic;
   Eigen::PartialPivLU<DynMatrix> lu;
 };
@@ -286,10 +288,12 @@ MidpointStep MidpointIntegrator::step_with_contacts(const DynVector& q1, const D
                                                     const ActiveContacts& active) const {
   const int k = active.count;
   const double mu = model_->friction_coefficient();
-  DynRowMatrix tangents;
+  ContactScratch& s = contact_scratch();
+  DynRowMatrix& tangents = s.tangents;
+  tangents.resize(0, 0);
   bool friction = false;
   if (mu > 0.0 && k > 0) {
-    DynRowMatrix all;
+    DynRowMatrix& all = s.tangent_all;
     model_->tangent_jacobian(q1, all);
     tangents.resize(k, model_->dof());
     for (int i = 0; i < k; ++i) tangents.row(i) = all.row(active.index[i]);
@@ -300,13 +304,19 @@ MidpointStep MidpointIntegrator::step_with_contacts(const DynVector& q1, const D
   // impulse β_i ∈ [−μλ_i, μλ_i] either holds the contact point (stick: Dt_i Δq = 0) or sits on
   // the cone's edge opposing the slip (β_i = −s_i μ λ_i, s_i = sign of Dt_i Δq). Active-set
   // iteration over the modes {stick, slide ±} — the complementarity solution of this small LCP.
-  std::vector<int> mode(static_cast<std::size_t>(k), 0);  // 0 stick, ±1 slide in that direction, kFree: β = 0
-  const DynVector guess = q2;
+  std::vector<int>& mode = s.mode;  // 0 stick, ±1 slide in that direction, kFree: β = 0
+  mode.assign(static_cast<std::size_t>(k), 0);
+  DynVector& guess = s.guess;
+  guess = q2;
   MidpointStep result;
-  std::vector<std::vector<int>> visited;  // the mode vectors tried, to detect a cycle
+  std::vector<int>& visited = s.visited;  // the mode vectors tried (k each), to detect a cycle
+  visited.clear();
   for (int pass = 0; pass < 4 * k + 4; ++pass) {
-    if (std::find(visited.begin(), visited.end(), mode) != visited.end()) break;  // cycling
-    visited.push_back(mode);
+    bool cycling = false;
+    for (std::size_t at = 0; at < visited.size() && !cycling; at += static_cast<std::size_t>(k))
+      cycling = std::equal(mode.begin(), mode.end(), visited.begin() + static_cast<std::ptrdiff_t>(at));
+    if (cycling) break;
+    visited.insert(visited.end(), mode.begin(), mode.end());
     q2 = guess;
     result = solve_contacts(q1, p1, t1, h, q2, p2, step_index, active, &tangents, mode.data(), mu);
     bool changed = false;
@@ -416,18 +426,20 @@ MidpointStep MidpointIntegrator::solve_contacts(const DynVector& q1, const DynVe
   const int k = active.count;
   const int f = tangents ? k : 0;  // friction unknowns
   MidpointStep result;
-  DynVector r;
-  DynMatrix jac;
-  DynRowMatrix g1;  // Dφ_A at q₁ (impulse directions)
-  DynVector lambda = DynVector::Zero(k), beta = DynVector::Zero(f);
-  DynVector phi;
+  ContactScratch& s = contact_scratch();
+  DynVector& r = s.r;
+  DynMatrix& jac = s.jac;
+  DynRowMatrix& g1 = s.g1;  // Dφ_A at q₁ (impulse directions)
+  DynVector &lambda = s.lambda, &beta = s.beta;
+  lambda.setZero(k);
+  beta.setZero(f);
+  DynVector& phi = s.phi;
   if (k > 0) {
-    DynRowMatrix all;
+    DynRowMatrix& all = s.all;
     model_->gap_jacobian(q1, all);
     g1.resize(k, n);
     for (int i = 0; i < k; ++i) g1.row(i) = all.row(active.index[i]);
   }
-  ContactScratch& s = contact_scratch();
   auto impulse = [&]() -> const DynVector& {
     DynVector& j = s.impulse;
     j.noalias() = g1.transpose() * lambda;
@@ -436,7 +448,11 @@ MidpointStep MidpointIntegrator::solve_contacts(const DynVector& q1, const DynVe
   };
   // Newton on the displacement Δq = q₂ − q₁: the momentum MΔq/h of a short sub-step (near an
   // impact) keeps its precision, which q₂ − q₁ formed from rounded positions would lose.
-  DynVector dq = displacement(q2, q1);
+  DynVector& dq = s.dq;
+  if (group_)
+    model_->difference(q2, q1, dq);
+  else
+    dq = q2 - q1;
   double last_residual = INFINITY;
   for (int it = 0;; ++it) {
     if (group_)

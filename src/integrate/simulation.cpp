@@ -197,10 +197,21 @@ void Simulator::account_work(const DynVector& q2, const DynVector& p2, double h,
   // resting contacts' impulses at q₁ it does not split by part in any meaningful way.
   const double split = options_.newton.force_split;
   if (split != 0.5) {
-    const DynVector c = (split - 0.5) * h * f;
-    const Eigen::LLT<DynMatrix> m1(model_->mass_matrix(q_)), m2(model_->mass_matrix(q2));
+    DynVector &c = work_c_, &x = work_x_, &y = work_y_;
+    c = (split - 0.5) * h * f;
+    // M(q₁) and M(q₂) factored in the Simulator's scratch (as model_->mass_matrix).
+    if (zero_velocity_.size() != p_.size()) zero_velocity_ = DynVector::Zero(p_.size());
+    model_->kinetic(q_, zero_velocity_, false, kinetic_);
+    const Eigen::LLT<DynMatrix>& m1 = mass_factor_.compute(kinetic_.mass);
     const DynVector& p1 = held ? work_held_ : p_;
-    const double w = c.dot(m1.solve(DynVector(p1 + 0.5 * c))) - c.dot(m2.solve(DynVector(p2 + 0.5 * c)));
+    x = p1 + 0.5 * c;
+    y = m1.solve(x);
+    const double w1 = c.dot(y);
+    model_->kinetic(q2, zero_velocity_, false, kinetic_);
+    const Eigen::LLT<DynMatrix>& m2 = mass_factor_.compute(kinetic_.mass);
+    x = p2 + 0.5 * c;
+    y = m2.solve(x);
+    const double w = w1 - c.dot(y);
     force_work_ += w;
     split_work_ += w;
   }

@@ -160,7 +160,7 @@ class Simulator {
   std::vector<double> approach_;
   DynVector q2_, p2_, phi_;                                  // advance()'s step, sized once
   DynVector work_dq_, work_qm_, work_v_, work_f_, work_fp_;  // account_work()'s
-  DynVector work_jn_, work_jf_, work_x_, work_y_, work_held_;
+  DynVector work_jn_, work_jf_, work_x_, work_y_, work_held_, work_c_;
   DynRowMatrix work_normals_, work_tangents_;
   ActiveContacts after_step_, kept_;  // advance()'s resting sets
   // The energy monitor's scratch: E = ½ pᵀM⁻¹p + V(q) as DynamicModel::energy, without allocating.
