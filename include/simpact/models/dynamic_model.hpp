@@ -1,6 +1,8 @@
-// A mechanical system for time stepping (paper Sec. VI): generalized coordinates q ∈ R^n,
-// Lagrangian L(q, q̇) = T(q, q̇) − V(q) with T = ½ q̇ᵀM(q)q̇, non-conservative generalized forces
-// F(q, q̇, t), and unilateral contacts with gap functions φ_i(q) ≥ 0 and normals Dφ_i(q).
+// A mechanical system for time stepping (paper Sec. VI): generalized coordinates q ∈ R^n, or on a
+// group (ball and free joints: q has nq coordinates with unit quaternions, velocities nv; see
+// rotation_blocks() and MidpointIntegrator's Lie-group rule), Lagrangian L(q, q̇) = T(q, q̇) − V(q) with T = ½
+// q̇ᵀM(q)q̇, non-conservative generalized forces F(q, q̇, t), and unilateral contacts with gap functions φ_i(q)
+// ≥ 0 and normals Dφ_i(q).
 //
 // Derivatives are exact and hand-derived (no AutoDiff): the midpoint DEL's Newton Jacobian needs
 // ∂M/∂q and ∂²M/∂q² contracted with velocities, so a model supplies the kinetic energy's first and
