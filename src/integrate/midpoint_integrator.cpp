@@ -582,7 +582,7 @@ double MidpointIntegrator::evaluate_group(const DynVector& q1, const DynVector& 
   // A model whose ∂T/∂q are central differences of M rounds them at ~ε·|M v|·|v|/step: h/2 of that
   // is a floor under |R| that Newton cannot pass (measured up to 3e-12·s on the humanoid's feet
   // flung by an impact); it joins the scale so that the relative test stops there.
-  if (model.gradient_step() > 0.0)
+  if (model.gradient_step() > 0.0 && options_.tolerance > 0.0)
     scale += 64.0 * std::numeric_limits<double>::epsilon() * max_abs(t_v) * max_abs(xi) * 0.5 * h /
              (model.gradient_step() * options_.tolerance);
   if (mass_norm) *mass_norm = model.mass_matrix(qm).cwiseAbs().rowwise().sum().maxCoeff();
