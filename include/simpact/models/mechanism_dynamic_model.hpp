@@ -1,13 +1,12 @@
 // A mechanism file (models/mujoco_mechanism.hpp) as a DynamicModel, so `simpact simulate` and
-// time-stepped sweeps step any hinge/slide robot through its impacts with the same midpoint
-// integrator and propagative reset as the built-in models. MuJoCo gives M(q), gravity, joint
-// springs and damping, the gaps and the normals; the derivatives of T = ½ vᵀM(q)v that the DEL
-// Newton needs are central differences of M (exact zeros where M is constant, as for balls on
-// slide joints). Ball and free joints step on their group: q has MuJoCo's nq coordinates
-// (quaternions), v and p its nv velocities (a free joint: world-frame linear, body-frame angular
-// velocity); q ⊕ v is mj_integratePos, the derivatives along a rotation are central differences
-// through it, and along a free joint's translation exactly 0 (nothing but gravity's constant
-// pull depends on where the robot is).
+// time-stepped sweeps step any robot (hinges, slides, ball and free joints) through its impacts with the same
+// midpoint integrator and propagative reset as the built-in models. MuJoCo gives M(q), gravity, joint springs
+// and damping, the gaps and the normals; the derivatives of T = ½ vᵀM(q)v that the DEL Newton needs are
+// central differences of M (exact zeros where M is constant, as for balls on slide joints). Ball and free
+// joints step on their group: q has MuJoCo's nq coordinates (quaternions), v and p its nv velocities (a free
+// joint: world-frame linear, body-frame angular velocity); q ⊕ v is mj_integratePos, the derivatives along a
+// rotation are central differences through it, and along a free joint's translation exactly 0 (nothing but
+// gravity's constant pull depends on where the robot is).
 #pragma once
 
 #include <memory>
