@@ -12,6 +12,10 @@ Bad input raises simpact.InputError (a ValueError) whose message is the command 
 with .field (the request field, e.g. "mass_matrix", "normals[1]") and .item (the batch item or
 None). docs/python.md has the tour.
 """
+from . import _openmp
+
+_openmp.prefer_passive_waiting()  # before _simpact loads libgomp
+
 from ._simpact import InputError, __version__, git_revision  # noqa: F401
 from .impacts import Check, Resolution, check, resolve, resolve_model  # noqa: F401
 from .mechanism import Design, Mechanism, Simulation  # noqa: F401

@@ -1,4 +1,4 @@
-// RAII for MPI in the driver: init_mpi_funneled (only the main thread calls MPI) and
+// RAII for MPI in the driver: init_mpi_for_program (only the main thread calls MPI) and
 // MPI_Finalize. Works without mpirun (a singleton job of one rank).
 #pragma once
 
@@ -9,7 +9,7 @@
 #include <cstdlib>
 
 #include "simpact/io/sweep_file.hpp"
-#include "simpact/study/mpi_startup.hpp"
+#include "mpi_startup_tuning.hpp"
 
 namespace simpact::app {
 
@@ -19,7 +19,7 @@ class MpiSession {
     // A file size limit (ulimit -f) then fails a write with EFBIG, reported and handled like a
     // full disk, instead of killing the process with SIGXFSZ in the middle of a write.
     std::signal(SIGXFSZ, SIG_IGN);
-    init_mpi_funneled();
+    init_mpi_for_program();
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
   }

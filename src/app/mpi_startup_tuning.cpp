@@ -1,4 +1,4 @@
-#include "simpact/study/mpi_startup.hpp"
+#include "mpi_startup_tuning.hpp"
 
 #include <mpi.h>
 #include <signal.h>
@@ -6,13 +6,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <vector>
 
-namespace simpact {
+#include "simpact/study/mpi_startup.hpp"
+
+namespace simpact::app {
 
 namespace fs = std::filesystem;
 
@@ -150,31 +153,56 @@ std::string make_session_base() {
 
 }  // namespace
 
-void init_mpi_funneled() {
-  // Set for Open MPI's start only: a process this one launches (mpirun from Python, say) decides
-  // for itself, on its own nodes.
-  std::vector<const char*> ours;
-  const MpiStartupFacts facts = read_mpi_startup_facts();
-  if (std::getenv("OMPI_MCA_ess_singleton_isolated") == nullptr) {
-    ::setenv("OMPI_MCA_ess_singleton_isolated", "1", 1);
-    ours.push_back("OMPI_MCA_ess_singleton_isolated");
-    if (!facts.launched && std::getenv("OMPI_MCA_orte_tmpdir_base") == nullptr) {
-      session_base() = make_session_base();
-      if (!session_base().empty()) {
-        ::setenv("OMPI_MCA_orte_tmpdir_base", session_base().c_str(), 1);
-        ours.push_back("OMPI_MCA_orte_tmpdir_base");
-        std::atexit(remove_session_base);
-      }
-    }
-  }
-  if (const std::string pml = preselected_pml(facts);
-      !pml.empty() && std::getenv("OMPI_MCA_pml") == nullptr) {
-    ::setenv("OMPI_MCA_pml", pml.c_str(), 1);
-    ours.push_back("OMPI_MCA_pml");
-  }
-  int provided = 0;
-  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
-  for (const char* name : ours) ::unsetenv(name);
+int open_mpi_major(const std::string& library_version) {
+  const std::string prefix = "Open MPI v";
+  const std::size_t at = library_version.find(prefix);
+  if (at == std::string::npos) return 0;
+  return std::atoi(library_version.c_str() + at + prefix.size());
 }
 
-}  // namespace simpact
+std::vector<std::pair<std::string, std::string>> mpi_startup_settings(
+    const MpiStartupFacts& facts, int major, const std::vector<std::string>& user_set) {
+  auto user_has = [&](const std::string& name) {
+    return std::find(user_set.begin(), user_set.end(), name) != user_set.end();
+  };
+  std::vector<std::pair<std::string, std::string>> out;
+  if (major == 4 && !user_has("OMPI_MCA_ess_singleton_isolated")) {
+    out.emplace_back("OMPI_MCA_ess_singleton_isolated", "1");
+    if (!facts.launched && !user_has("OMPI_MCA_orte_tmpdir_base"))
+      out.emplace_back("OMPI_MCA_orte_tmpdir_base", "");
+  }
+  if ((major == 4 || major == 5) && !user_has("OMPI_MCA_pml"))
+    if (const std::string pml = preselected_pml(facts); !pml.empty()) out.emplace_back("OMPI_MCA_pml", pml);
+  return out;
+}
+
+void init_mpi_for_program() {
+  const char* switch_value = std::getenv("SIMPACT_MPI_TUNING");
+  if (switch_value != nullptr && std::string(switch_value) == "0") {
+    init_mpi_funneled();
+    return;
+  }
+  // MPI_Get_library_version may be called before MPI_Init (MPI-3.1 §8.1.1).
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  MPI_Get_library_version(version, &length);
+  std::vector<std::string> user_set;
+  for (const char* name : {"OMPI_MCA_ess_singleton_isolated", "OMPI_MCA_orte_tmpdir_base", "OMPI_MCA_pml"})
+    if (std::getenv(name) != nullptr) user_set.emplace_back(name);
+  std::vector<std::string> ours;
+  for (auto [name, value] :
+       mpi_startup_settings(read_mpi_startup_facts(), open_mpi_major(version), user_set)) {
+    if (name == "OMPI_MCA_orte_tmpdir_base") {
+      session_base() = make_session_base();
+      if (session_base().empty()) continue;
+      value = session_base();
+      std::atexit(remove_session_base);
+    }
+    ::setenv(name.c_str(), value.c_str(), 1);
+    ours.push_back(name);
+  }
+  init_mpi_funneled();
+  for (const std::string& name : ours) ::unsetenv(name.c_str());
+}
+
+}  // namespace simpact::app

@@ -1,7 +1,5 @@
-// How simpact starts MPI: the point-to-point layer chosen up front only where Open MPI's own
+// How the simpact program starts MPI: the point-to-point layer chosen up front only where Open MPI's own
 // selection is known (a singleton, or a node without a fabric device), never over the user's.
-#include "simpact/study/mpi_startup.hpp"
-
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <sys/wait.h>
@@ -16,8 +14,9 @@
 #include <vector>
 
 #include "../support/temp_dir.hpp"
+#include "mpi_startup_tuning.hpp"  // src/app: the program's start-up tuning
 
-namespace simpact {
+namespace simpact::app {
 namespace {
 
 namespace fs = std::filesystem;
@@ -41,6 +40,27 @@ TEST(MpiStartup, Ob1OnlyWhereOpenMpiWouldEndWithIt) {
   EXPECT_EQ(preselected_pml(facts), "");
   facts.launched = false;
   EXPECT_EQ(preselected_pml(facts), "");
+}
+
+// The runtime's version decides which parameters exist: ORTE's (ess_singleton_isolated,
+// orte_tmpdir_base) are Open MPI 4's only; PRRTE (Open MPI 5) has neither; another MPI gets none.
+TEST(MpiStartup, SettingsFollowTheOpenMpiVersion) {
+  EXPECT_EQ(open_mpi_major("Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4"), 4);
+  EXPECT_EQ(open_mpi_major("Open MPI v5.0.3, package: Open MPI, ident: 5.0.3"), 5);
+  EXPECT_EQ(open_mpi_major("MPICH Version:      4.0.2"), 0);
+  MpiStartupFacts singleton;  // no launcher, no fabric, nothing chosen
+  using Settings = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(mpi_startup_settings(singleton, 4, {}), (Settings{{"OMPI_MCA_ess_singleton_isolated", "1"},
+                                                              {"OMPI_MCA_orte_tmpdir_base", ""},
+                                                              {"OMPI_MCA_pml", "ob1"}}));
+  EXPECT_EQ(mpi_startup_settings(singleton, 5, {}), (Settings{{"OMPI_MCA_pml", "ob1"}}));
+  EXPECT_EQ(mpi_startup_settings(singleton, 0, {}), Settings{});
+  EXPECT_EQ(mpi_startup_settings(singleton, 4, {"OMPI_MCA_pml", "OMPI_MCA_orte_tmpdir_base"}),
+            (Settings{{"OMPI_MCA_ess_singleton_isolated", "1"}}));  // the user's own stay theirs
+  MpiStartupFacts ranks;
+  ranks.launched = true;
+  EXPECT_EQ(mpi_startup_settings(ranks, 4, {}),
+            (Settings{{"OMPI_MCA_ess_singleton_isolated", "1"}, {"OMPI_MCA_pml", "ob1"}}));
 }
 
 TEST(MpiStartup, FabricDevicesFromSysAndDev) {
@@ -96,17 +116,18 @@ std::string control_variable(const char* name) {
 
 // The real start, in a child process (MPI starts once per process). Exit 0 where Open MPI's
 // `pml` reads `expected` ("" for anything but ob1, "*" for anything), a message to itself arrives
-// and the environment is as before (what init_mpi_funneled set is for Open MPI's start only);
+// and the environment is as before (what init_mpi_for_program set is for Open MPI's start only);
 // `mtl` ("" for none) is the user's own OMPI_MCA_mtl.
-int start_mpi_in_child(const char* mtl, const std::string& expected) {
+int start_mpi_in_child(const char* mtl, const std::string& expected, bool tuning = true) {
   const pid_t child = ::fork();
   if (child < 0) return -1;
   if (child == 0) {
+    if (!tuning) ::setenv("SIMPACT_MPI_TUNING", "0", 1);
     ::unsetenv("OMPI_MCA_pml");
     ::unsetenv("OMPI_MCA_ess_singleton_isolated");
     ::unsetenv("OMPI_MCA_orte_tmpdir_base");
     if (*mtl != '\0') ::setenv("OMPI_MCA_mtl", mtl, 1);
-    init_mpi_funneled();
+    init_mpi_for_program();
     const bool environment_kept = std::getenv("OMPI_MCA_pml") == nullptr &&
                                   std::getenv("OMPI_MCA_ess_singleton_isolated") == nullptr &&
                                   std::getenv("OMPI_MCA_orte_tmpdir_base") == nullptr;
@@ -134,6 +155,10 @@ TEST(MpiStartup, ASingletonStartsOnOb1UnlessTheUserChose) {
   EXPECT_EQ(start_mpi_in_child("", ours), 0);
   EXPECT_EQ(start_mpi_in_child("^ofi", ours), 0);  // an exclusion picks nothing
   EXPECT_EQ(start_mpi_in_child("psm2", ""), 0);    // the user's layer: Open MPI selects as told
+  // SIMPACT_MPI_TUNING=0: the library's plain start, Open MPI's own selection.
+  if (!facts.user_chose) {
+    EXPECT_EQ(start_mpi_in_child("", "", false), 0);
+  }
 }
 
 // Singletons started at once: each has a session directory of its own (every isolated singleton
@@ -149,7 +174,7 @@ TEST(MpiStartup, SingletonsStartedTogetherEachHaveTheirOwnSessionDirectory) {
     ASSERT_GE(child, 0);
     if (child == 0) {
       ::unsetenv("OMPI_MCA_orte_tmpdir_base");  // a user's own base would be shared
-      init_mpi_funneled();
+      init_mpi_for_program();
       const std::string base = control_variable("orte_tmpdir_base");
       const bool exists = fs::is_directory(base);
       MPI_Finalize();
@@ -184,7 +209,7 @@ std::string session_base_of_a_singleton(const TempDir& reports, const char* tmpd
   if (child == 0) {
     ::unsetenv("OMPI_MCA_orte_tmpdir_base");
     if (tmpdir != nullptr) ::setenv("TMPDIR", tmpdir, 1);
-    init_mpi_funneled();
+    init_mpi_for_program();
     std::ofstream(reports / "base.txt") << control_variable("orte_tmpdir_base");
     MPI_Finalize();
     std::exit(0);
@@ -233,4 +258,4 @@ TEST(MpiStartup, AStartRemovesTheDirectoriesOfKilledSingletons) {
 }
 
 }  // namespace
-}  // namespace simpact
+}  // namespace simpact::app

@@ -1,36 +1,11 @@
-// How simpact starts MPI, in the program and in the Python module alike.
+// How the library starts MPI: plainly, with Open MPI's own choices. The program's start-up
+// tuning (a private session directory, the point-to-point layer chosen up front) is the
+// program's business: src/app/mpi_startup_tuning.hpp.
 #pragma once
-
-#include <string>
 
 namespace simpact {
 
-// MPI_Init_thread (funneled: only the calling thread uses MPI), after two choices Open MPI would
-// otherwise make slowly, each left to the user where they set it themselves:
-// * A process started without a launcher (a singleton job of one rank) runs isolated, without
-//   Open MPI's helper daemon (OMPI_MCA_ess_singleton_isolated): nothing here needs the daemon
-//   (no spawn, no connect/accept) and it took ~0.1 s of a plain run's start. Its session
-//   directory is a private one (OMPI_MCA_orte_tmpdir_base, /tmp/simpact-mpi-<pid>-*, removed at
-//   exit, or by a later start once that process is gone):
-//   every isolated singleton would otherwise use the same path, and two starting at once failed.
-// * The point-to-point layer is ob1 (shared memory, TCP) where Open MPI would end up with ob1
-//   anyway: a singleton, or a node without a high-speed network device. Open MPI otherwise tries
-//   its fabric layers first, and loading the Omni-Path one runs libpsm2's start-up, which sleeps
-//   ~0.2 s on a host without Omni-Path (docs/cluster.md).
+// MPI_Init_thread, funneled: only the calling thread uses MPI.
 void init_mpi_funneled();
-
-// The facts the second choice rests on; `root` prefixes /sys and /dev (tests use a private tree).
-struct MpiStartupFacts {
-  bool launched = false;       // mpirun or srun gave this process a rank
-  bool user_chose = false;     // a pml or mtl picked (environment or MCA parameter file)
-  bool fabric_device = false;  // InfiniBand, RoCE, iWARP, EFA, Omni-Path, Slingshot or Aries here
-};
-MpiStartupFacts read_mpi_startup_facts(const std::string& root = "");
-bool has_fabric_device(const std::string& root);
-// True where the MCA parameter file at `path` picks a `pml` or `mtl`, or excludes ob1 (an
-// exclusion list such as Debian's default `pml = ^ucx` picks nothing; absent file: false).
-bool mca_file_names_transport(const std::string& path);
-// "ob1" where Open MPI's selection is known in advance, "" to leave it to Open MPI.
-std::string preselected_pml(const MpiStartupFacts& facts);
 
 }  // namespace simpact
