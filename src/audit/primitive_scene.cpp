@@ -52,7 +52,9 @@ PrimitiveScene primitive_scene(const MujocoMechanism& mechanism, const Mechanism
         body.free = true;
         body.free_dof = m->jnt_dofadr[j];
       } else if (m->jnt_type[j] == mjJNT_SLIDE) {
-        const Eigen::Vector3d axis = frame * Eigen::Vector3d(m->jnt_axis + 3 * j).normalized();
+        // MuJoCo's world-frame axis of this joint (xaxis): the body frame `frame` is the pose after
+        // every joint of the body (a pitch hinge after the slide would rotate jnt_axis wrongly).
+        const Eigen::Vector3d axis = Eigen::Vector3d(d->xaxis + 3 * j).normalized();
         int k = 0;
         axis.cwiseAbs().maxCoeff(&k);
         if (std::abs(std::abs(axis[k]) - 1.0) > 1e-12 || axis[k] < 0)

@@ -7,6 +7,16 @@
 
 namespace simpact::detail {
 
+void ConfigParser::check_audit(const MapView& top) {
+  // Settings of impact sweeps an audit would silently ignore: it compares every engine with the
+  // full outcome set of the propagative model (the core's default limits) and stores that.
+  for (const char* key : {"orderings", "minimality", "limits"})
+    if (top.get(key) != nullptr)
+      error(key,
+            "not used with audit: (an audit compares each engine with the full outcome set, "
+            "ordering all, under the default limits)");
+}
+
 void ConfigParser::parse_audit(const YAML::Node& node) {
   if (!node.IsMap()) {
     error("audit", fmt::format("must be a mapping ({})", join(kAuditKeys)));

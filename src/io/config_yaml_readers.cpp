@@ -39,7 +39,10 @@ SweepConfig ConfigParser::parse(const std::string& text) {
     parse_orderings(top.get("orderings"));
     parse_options(top);
     if (config_.simulate) check_simulate(top);
-    if (const auto* audit = top.get("audit")) parse_audit(*audit);
+    if (const auto* audit = top.get("audit")) {
+      parse_audit(*audit);
+      check_audit(top);
+    }
     const std::size_t errors_before_design = errors_.size();
     parse_design(top.get("design"), top.get("sensitivity"));
     // A design that failed may have been meant to give the missing parameters: one line is enough.

@@ -171,6 +171,8 @@ class ConfigParser {
   // After the options: a time-stepped sweep takes single orderings only (default argmin, argmax)
   // and refuses the settings it would ignore (minimality, limits, output.momenta).
   void check_simulate(const MapView& top);
+  // Refuses the impact-sweep settings an audit does not read (orderings, minimality, limits).
+  void check_audit(const MapView& top);
   // audit: (config_audit.cpp): engines, rates and settings; needs model: {file: ...}.
   void parse_audit(const YAML::Node& node);
 

@@ -92,6 +92,8 @@ SweepFileLayout make_layout(const SweepConfig& config, const ParameterSpace& spa
   std::string orderings;
   for (auto o : config.orderings)
     orderings += (orderings.empty() ? "" : ",") + std::string(ordering_policy_name(o));
+  // What the kernel used: an audit resolves the full outcome set whatever the (default) list says.
+  if (config.audit) orderings = ordering_policy_name(OrderingPolicy::kAll);
   layout.root_string_attributes = {{"model", config.model}, {"orderings", orderings}};
   if (!config.base_dir.empty()) layout.root_string_attributes.push_back({"config_folder", config.base_dir});
   // What the results were computed from: "<sha256> <role> <path>" lines (study/input_binding.hpp).

@@ -280,6 +280,22 @@ TEST(EngineCatalog, AdaptersRefuseWhatTheyCannotExpress) {
       }
     }
   }
+  // The refusal names the element it cannot express: with the trunk pitched, the slide joints
+  // root_x and root_z still run along world x and z (MuJoCo's xaxis; the body frame after the
+  // pitch hinge would turn them), so the hinge is the one named.
+  state.qpos[2] = 0.3;  // root_pitch
+  for (const std::string engine : {"bullet", "ode"}) {
+    if (!available(engine)) continue;
+    try {
+      make_engine(engine, "e")->check_expressible(biped, state, *workspace);
+      ADD_FAILURE() << engine << ": check_expressible passed the pitched biped";
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(what.find("root_x"), std::string::npos) << what;
+      EXPECT_EQ(what.find("root_z"), std::string::npos) << what;
+      EXPECT_NE(what.find("(hinge)"), std::string::npos) << what;
+    }
+  }
   Line line(3.0, 1.0);  // and what they can build passes
   for (const std::string& engine : available_engine_names())
     EXPECT_NO_THROW(make_engine(engine, "e")->check_expressible(line.mechanism, line.state, *line.workspace));

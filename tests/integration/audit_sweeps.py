@@ -151,7 +151,12 @@ def main():
         status = f["audit_ode_600hz"]["engine_status"][()]
         if not (np.all(status == 2) and np.all(np.isnan(f["audit_ode_600hz"]["relative_energy_error"][()]))):
             sys.exit("FAIL: ODE's dWorldStep on touching spheres should be failed runs with NaN values")
-    print("ok: known answers in the maps")
+        # The file says what the kernel used: the full outcome set.
+        used = f.attrs["orderings"]
+        used = used.decode() if isinstance(used, bytes) else str(used)
+        if used != "all":
+            sys.exit(f"FAIL: an audit file says orderings = {used!r}, its kernel used 'all'")
+    print("ok: known answers in the maps; orderings = 'all' as used")
 
     check_exported_states(simpact, one, tmp)
     check_billiards(simpact, tmp)
@@ -168,6 +173,9 @@ def main():
             "\n  contacts: [[floor, foot_l], [floor, foot_r]]\n  place: [qpos.root_z, qpos.root_pitch]\n"
             "params: {qpos.root_z: -0.1, qpos.hip_l: 0.2, qpos.hip_r: -0.1, qvel.root_z: -1.0}\n"
             "audit:\n  engines: [{engine: bullet, rates: [600]}]\n", "model.file"),
+        # Settings of impact sweeps an audit does not read are refused, naming the key and the kind.
+        "orderings under audit": (base + "orderings: [argmin]\n", "orderings: not used with audit:"),
+        "limits under audit": (base + "limits: {max_steps: 1}\n", "limits: not used with audit:"),
     }
     for what, (text, field) in bad.items():
         config = sc.write_config(text, tmp, "bad.yaml")
