@@ -87,30 +87,6 @@ BatchProblemMaker model_problem_maker(const std::string& model, const std::vecto
   };
 }
 
-BatchProblemMaker mechanism_problem_maker(const MechanismBatch& batch, int threads) {
-  const MujocoMechanism& mechanism = *batch.mechanism;
-  auto workspaces = std::make_shared<std::vector<MujocoMechanism::WorkspacePtr>>();
-  for (int t = 0; t < batch_thread_count(threads); ++t) workspaces->push_back(mechanism.make_workspace());
-  return [batch, workspaces](long item, int thread, ResolveRequest& request) {
-    const MujocoMechanism& m = *batch.mechanism;
-    MechanismRequest r;
-    r.file = m.spec().file;
-    r.contacts = m.spec().contacts;
-    r.place = m.spec().place;
-    r.gap_tolerance = m.spec().gap_tolerance;
-    r.restitution = batch.restitution;
-    r.params = batch.params;
-    if (batch.qpos) r.qpos = Eigen::Map<const Eigen::VectorXd>(batch.qpos + item * m.nq(), m.nq());
-    if (batch.qvel) {
-      const Eigen::VectorXd v = Eigen::Map<const Eigen::VectorXd>(batch.qvel + item * m.nv(), m.nv());
-      (batch.momentum ? r.momentum : r.qvel) = v;
-    }
-    request.model = r.file;
-    request.params = r.params;
-    make_mechanism_request_problem(m, *(*workspaces)[static_cast<std::size_t>(thread)], r, request);
-  };
-}
-
 namespace {
 
 using batch::MakerSource;

@@ -58,19 +58,6 @@ BatchProblemMaker raw_problem_maker(const RawImpactBatch& batch);
 BatchProblemMaker model_problem_maker(const std::string& model, const std::vector<std::string>& names,
                                       const double* values);
 
-// B states of one loaded mechanism (`simpact resolve {"mechanism": .., "qpos": .., "qvel": ..}`),
-// evaluated on per-thread workspaces (`threads` as resolve_batch's). qvel or momentum B × nv
-// (null: the parameters' qvel), qpos B × nq (null: the file's qpos0 and the parameters' qpos).
-struct MechanismBatch {
-  const MujocoMechanism* mechanism = nullptr;
-  const double* qpos = nullptr;
-  const double* qvel = nullptr;
-  bool momentum = false;  // qvel holds momenta M·qvel
-  std::optional<double> restitution;
-  ParameterSet params;  // mass.*, size.*, pos.*, qpos.*, qvel.* edits as in a request's "params"
-};
-BatchProblemMaker mechanism_problem_maker(const MechanismBatch& batch, int threads);
-
 // The thread count a batch runs on (threads ≤ 0: OpenMP's default).
 int batch_thread_count(int threads);
 
