@@ -27,11 +27,10 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 // A quaternion whose norm is off 1 by more than this is refused (not silently normalized).
 constexpr double kQuaternionNormTolerance = 1e-6;
-// Placement: Gauss–Newton iterations and the finite-difference step of ∂φ/∂q [m or rad].
+// Placement: Gauss–Newton iterations (∂φ/∂q exact, from the witnesses: see place()).
 constexpr int kPlaceIterations = 60;
-constexpr double kPlaceStep = 1e-7;
 // Singular values of ∂φ/∂q below this fraction of the largest count as zero (a non-unique
-// placement); finite differences are accurate to ~1e-8 here.
+// placement).
 constexpr double kPlaceRankTolerance = 1e-6;
 
 // The sizes that mean something per geom type (MuJoCo's geom_size).
@@ -573,14 +572,18 @@ int contact_witnesses(const mjModel* m, mjData* d, const MechanismSpec& spec, in
   return deepest;
 }
 
+// Each contact's gap (its deepest witness's distance; +inf when none reaches) and that witness.
 void gaps_at(const mjModel* m, mjData* d, const MechanismSpec& spec,
-             const std::vector<std::vector<std::pair<int, int>>>& pairs, Eigen::VectorXd& gaps) {
+             const std::vector<std::vector<std::pair<int, int>>>& pairs, Eigen::VectorXd& gaps,
+             std::vector<WitnessPoint>& deepest_points, std::vector<WitnessPoint>& scratch) {
   const int k = static_cast<int>(pairs.size());
   gaps.resize(k);
-  std::vector<WitnessPoint> points;
+  deepest_points.resize(static_cast<std::size_t>(k));
   for (int c = 0; c < k; ++c) {
-    const int deepest = contact_witnesses(m, d, spec, c, pairs[static_cast<std::size_t>(c)], points);
-    gaps[c] = deepest < 0 ? kInf : points[static_cast<std::size_t>(deepest)].dist;
+    const int deepest = contact_witnesses(m, d, spec, c, pairs[static_cast<std::size_t>(c)], scratch);
+    gaps[c] = deepest < 0 ? kInf : scratch[static_cast<std::size_t>(deepest)].dist;
+    deepest_points[static_cast<std::size_t>(c)] =
+        deepest < 0 ? WitnessPoint{} : scratch[static_cast<std::size_t>(deepest)];
   }
 }
 
@@ -658,33 +661,69 @@ void MujocoMechanism::place(MechanismState& state, Workspace& workspace) const {
   mjData* d = workspace.d;
   const int k = contacts(), n = static_cast<int>(place_qpos_.size());
   Eigen::VectorXd q = state.qpos, phi, trial_phi;
-  auto gaps = [&](const Eigen::VectorXd& at, Eigen::VectorXd& out) {
+  std::vector<WitnessPoint> witnesses, trial_witnesses, scratch;
+  auto gaps = [&](const Eigen::VectorXd& at, Eigen::VectorXd& out, std::vector<WitnessPoint>& deepest) {
     Eigen::VectorXd normalized = at;
     mj_normalizeQuat(m, normalized.data());
     std::copy_n(normalized.data(), m->nq, d->qpos);
     mj_kinematics(m, d);
-    gaps_at(m, d, spec_, contact_pairs_, out);
+    gaps_at(m, d, spec_, contact_pairs_, out, deepest, scratch);
   };
-  gaps(q, phi);
+  gaps(q, phi, witnesses);
+  bool at_q = true;  // d holds the kinematics of q (the last gaps() call was at q)
   Eigen::MatrixXd jacobian(k, n);
-  // The step of a length coordinate scales with the mechanism (a file in mm steps 1e-4 mm).
-  std::vector<double> steps;
+  // ∂φ_c/∂q_j, exact: n_c · (v_b − v_a) at contact c's deepest witness x, v the velocity of x
+  // carried by each side's body when coordinate j moves at unit rate (the impact's normal row
+  // nᵀ(J_b − J_a) applied to that motion, from mj_kinematics' joint anchors and axes alone). A
+  // hinge turns x about its anchor and axis; a slide, or a free joint's position entry, moves it
+  // along its axis; a quaternion entry of a free or ball joint turns it about the joint with
+  // ω = R · 2 Im(q̂* ⊗ ∂q̂/∂q_j), q̂ = q/|q| (the gaps see the normalized quaternion) and R the
+  // joint's body orientation. Bodies not below the joint's body do not move.
+  struct PlacedJoint {
+    int joint, body, type, offset;  // offset: the coordinate's place in the joint's qpos
+  };
+  std::vector<PlacedJoint> placed_joints;
   for (int i : place_qpos_) {
-    const auto info = std::find_if(parameters_.begin(), parameters_.end(), [&](const ParameterInfo& p) {
-      return p.name == qpos_names_[static_cast<std::size_t>(i)];
-    });
-    steps.push_back(info != parameters_.end() && info->units == "m" ? kPlaceStep * length_scale_
-                                                                    : kPlaceStep);
+    int j = 0;
+    while (j + 1 < m->njnt && m->jnt_qposadr[j + 1] <= i) ++j;
+    placed_joints.push_back({j, m->jnt_bodyid[j], m->jnt_type[j], i - m->jnt_qposadr[j]});
   }
-  auto differentiate = [&] {  // central differences: φ is smooth away from shape edges
-    for (int j = 0; j < n; ++j) {
-      const double h = steps[static_cast<std::size_t>(j)];
-      Eigen::VectorXd plus = q, minus = q, phi_plus, phi_minus;
-      plus[place_qpos_[j]] += h;
-      minus[place_qpos_[j]] -= h;
-      gaps(plus, phi_plus);
-      gaps(minus, phi_minus);
-      jacobian.col(j) = (phi_plus - phi_minus) / (2 * h);
+  const auto cross = [](const Eigen::Vector3d& a, const Eigen::Vector3d& b) {
+    return Eigen::Vector3d(a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]);
+  };
+  const auto point_velocity = [&](const PlacedJoint& p, int body, const Eigen::Vector3d& x) {
+    while (body > p.body) body = m->body_parentid[body];  // MuJoCo numbers parents first
+    if (body != p.body) return Eigen::Vector3d::Zero().eval();
+    const Eigen::Map<const Eigen::Vector3d> axis(d->xaxis + 3 * p.joint), anchor(d->xanchor + 3 * p.joint);
+    if (p.type == mjJNT_SLIDE) return Eigen::Vector3d(axis);
+    if (p.type == mjJNT_HINGE) return cross(axis, x - anchor);
+    if (p.type == mjJNT_FREE && p.offset < 3) return Eigen::Vector3d::Unit(p.offset).eval();
+    const int entry = p.type == mjJNT_FREE ? p.offset - 3 : p.offset;
+    const Eigen::Vector4d raw = q.segment<4>(m->jnt_qposadr[p.joint] + (p.type == mjJNT_FREE ? 3 : 0));
+    const double norm = raw.norm();
+    const Eigen::Vector4d unit = raw / norm;
+    Eigen::Vector4d dq = -unit * unit[entry] / norm;  // ∂q̂/∂q_entry
+    dq[entry] += 1.0 / norm;
+    const Eigen::Vector3d v = unit.tail<3>(), dv = dq.tail<3>();
+    const Eigen::Vector3d local = 2.0 * (unit[0] * dv - dq[0] * v - cross(v, dv));
+    const Eigen::Vector3d omega =
+        Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(d->xmat + 9 * p.body) * local;
+    const Eigen::Map<const Eigen::Vector3d> centre(p.type == mjJNT_FREE ? d->xpos + 3 * p.body
+                                                                        : d->xanchor + 3 * p.joint);
+    return cross(omega, x - centre);
+  };
+  auto differentiate = [&] {
+    if (!at_q) gaps(q, phi, witnesses);  // the same q: the same gaps, bit for bit
+    at_q = true;
+    for (int c = 0; c < k; ++c) {
+      const WitnessPoint& w = witnesses[static_cast<std::size_t>(c)];
+      for (int j = 0; j < n; ++j) {
+        const PlacedJoint& p = placed_joints[static_cast<std::size_t>(j)];
+        jacobian(c, j) =
+            std::isfinite(w.dist)
+                ? w.normal.dot(point_velocity(p, w.body_b, w.pos) - point_velocity(p, w.body_a, w.pos))
+                : 0.0;
+      }
     }
   };
   // Within the tolerance, up to two more steps toward the root while they shrink the gaps: the
@@ -703,11 +742,13 @@ void MujocoMechanism::place(MechanismState& state, Workspace& workspace) const {
     for (int halving = 0; halving < 30 && !improved; ++halving, scale *= 0.5) {
       Eigen::VectorXd trial = q;
       for (int j = 0; j < n; ++j) trial[place_qpos_[j]] += scale * step[j];
-      gaps(trial, trial_phi);
+      gaps(trial, trial_phi, trial_witnesses);
+      at_q = false;
       if (trial_phi.allFinite() && trial_phi.norm() < phi.norm()) {
         q = trial;
         phi = trial_phi;
-        improved = true;
+        witnesses.swap(trial_witnesses);
+        at_q = improved = true;
       }
     }
     if (!improved) break;

@@ -88,7 +88,12 @@ def placed_equals_resolve(simpact, d):
         check(np.array_equal(f["placed/qpos.root_pitch"][...].ravel(), pitch), "/placed/qpos.root_pitch map")
     check(len(z) == 9 and np.all(status == 0), f"statuses {status}")
     check(np.all(np.abs(gap) <= 1e-9), f"placed tasks' smallest gaps {gap}")
-    check(np.unique(pitch).size == 9 and np.all(z != -0.1), "the placement did not move root_z and root_pitch")
+    # Equal legs (thigh = shin, knee -0.4) put each foot on its leg's bisector, pitch + hip + knee/2
+    # from vertical, at one distance from the hips: both touch where those angles are opposite,
+    # pitch = -(hip_l + hip_r)/2 - knee/2 (equal hip sums give equal pitches, to round-off).
+    closed_form = 0.2 - (hip_l + hip_r) / 2
+    check(np.all(np.abs(pitch - closed_form) <= 1e-9) and np.all(z != -0.1),
+          f"placed pitch {pitch} != the closed form {closed_form}, or root_z not moved")
     for t in range(len(z)):
         params = {"qpos.root_z": -0.1, "qpos.knee_l": -0.4, "qpos.knee_r": -0.4, "qvel.root_x": 0.5,
                   "qvel.root_z": -1.0, "qpos.hip_l": float(hip_l[t]), "qpos.hip_r": float(hip_r[t])}
