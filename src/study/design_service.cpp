@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -69,6 +70,30 @@ struct MechanismVariables {
     return static_cast<int>(it - names.begin());
   }
 };
+
+// w with every ball or free joint's quaternion entries scaled to norm 1: the design moves them as
+// plain numbers (MuJoCo normalizes when it evaluates), a reply holds the configuration evaluated,
+// which `resolve` then takes as given.
+Eigen::VectorXd with_unit_quaternions(const MujocoMechanism& mechanism, const MechanismVariables& vars,
+                                      Eigen::VectorXd w) {
+  for (const MechanismElement& e : mechanism.elements()) {
+    if (e.kind != "joint" || (e.type != "free" && e.type != "ball")) continue;
+    const int first = e.type == "free" ? 3 : 0;
+    std::array<Eigen::Index, 4> at{};
+    for (int k = 0; k < 4; ++k) {
+      const auto it =
+          std::find(vars.names.begin(), vars.names.end(), fmt::format("qpos.{}[{}]", e.name, first + k));
+      if (it == vars.names.end()) return w;  // not a design variable: nothing to report
+      at[static_cast<std::size_t>(k)] = it - vars.names.begin();
+    }
+    double norm = 0.0;
+    for (Eigen::Index i : at) norm += w[i] * w[i];
+    norm = std::sqrt(norm);
+    if (norm > 0.0)
+      for (Eigen::Index i : at) w[i] /= norm;
+  }
+  return w;
+}
 
 DesignRow mechanism_row(const std::string& name, const DesignResult& result, const MechanismVariables& vars,
                         const DesignEvaluator& evaluate, const DesignRequest& req) {
@@ -244,7 +269,8 @@ DesignRun run_mechanism_design(DesignRun run) {
   for (const FreeVariable& p : placed)
     if (std::none_of(free.begin(), free.end(), [&](const FreeVariable& f) { return f.index == p.index; }))
       free.push_back(p);
-  const DesignResult optimized = solve_impact_design(evaluate, initial.w, free, options);
+  DesignResult optimized = solve_impact_design(evaluate, initial.w, free, options);
+  optimized.w = with_unit_quaternions(*mechanism, vars, std::move(optimized.w));
   DesignReport& report = run.report;
   report.model = req.model;
   report.rows.push_back(mechanism_row("initial", initial, vars, evaluate, req));

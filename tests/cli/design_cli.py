@@ -72,4 +72,19 @@ doc = json.loads(s.stdout) if s.stdout else {}
 check(s.returncode == 1 and doc.get("status") in ("stalled", "max_iterations") and "did not converge" in s.stderr,
       f"no convergence: rows written, exit 1 ({s.returncode}: {s.stderr.strip()})")
 
+# A placed free joint's quaternion: the reply's placed_qpos is a configuration `resolve` takes as
+# it is (unit quaternion), and the resolved touchdown has both diagonal feet closed.
+quadruped = os.path.join(EXAMPLES, "..", "..", "examples", "mechanisms", "quadruped_design.json")
+q = run([quadruped])
+placed = json.loads(q.stdout)["placed_qpos"] if q.returncode == 0 else {}
+norm = sum(placed.get(f"qpos.root[{k}]", 0.0) ** 2 for k in range(3, 7)) ** 0.5
+check(q.returncode == 0 and abs(norm - 1.0) < 4e-16, f"quadruped design: placed quaternion of norm {norm!r}")
+request = json.load(open(quadruped))
+touchdown = {"mechanism": dict(request["mechanism"], file=os.path.abspath(os.path.join(
+    os.path.dirname(quadruped), request["mechanism"]["file"]))), "params": placed, "ordering": "all"}
+r = subprocess.run([SIMPACT, "resolve"], input=json.dumps(touchdown), capture_output=True, text=True, timeout=60)
+reply = json.loads(r.stdout) if r.returncode == 0 else {}
+check(r.returncode == 0 and len(reply.get("closed_contacts", [])) == 2,
+      f"resolve takes the designed configuration: exit {r.returncode} {r.stderr.strip()}")
+
 finish("design checks")
