@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "flat_billiards.hpp"
+#include "ratio_reporter.hpp"
 #include "simpact/core/impact_resolution.hpp"
 #include "simpact/core/plastic_impact.hpp"
 #include "simpact/models/billiards_model.hpp"
@@ -456,60 +457,26 @@ BENCHMARK(BM_FlatBilliardsLanesAllWithXi);
 
 // The console output, then each core benchmark's time per problem over the flat reference's
 // (CPU; medians when --benchmark_repetitions gives them): the issue-37 targets' measure.
-class RatioReporter : public benchmark::ConsoleReporter {
- public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const Run& run : runs) {
-      if (run.error_occurred || (run.run_type == Run::RT_Aggregate && run.aggregate_name != "median"))
-        continue;
-      const auto it = run.counters.find("items_per_second");
-      if (it != run.counters.end() && it->second.value > 0)
-        ns_[run.run_name.function_name] = 1e9 / it->second.value;
-    }
+void print_ratios(const simpact::bench::RatioReporter& times) {
+  static const char* kRows[][3] = {
+      {"one ordering", "BM_BilliardsResolveSinglePolicy", "BM_FlatBilliardsOneOrdering"},
+      {"full set + xi", "BM_BilliardsResolveAllWithXi", "BM_FlatBilliardsAllWithXi"},
+      {"build + resolve (flat: resolve only)", "BM_BilliardsBuildAndResolve", "BM_FlatBilliardsOneOrdering"},
+      {"batch core work (full set + xi, varied)", "BM_BilliardsBatchCoreWork", "BM_FlatBilliardsAllWithXi"}};
+  static const char* kLanes[] = {"BM_FlatBilliardsLanesOneOrdering", "BM_FlatBilliardsLanesAllWithXi", "",
+                                 "BM_FlatBilliardsLanesAllWithXi"};
+  std::printf("\nper problem against the flat reference (CPU):\n");
+  for (std::size_t r = 0; r < std::size(kRows); ++r) {
+    const double core = times.ns(kRows[r][1]), flat = times.ns(kRows[r][2]), lanes = times.ns(kLanes[r]);
+    if (core <= 0 || flat <= 0) continue;
+    std::printf("  %-40s core %7.1f ns, flat %6.1f ns: %5.2fx", kRows[r][0], core, flat, core / flat);
+    if (lanes > 0) std::printf("; interleaved x8 %5.1f ns: %5.2fx", lanes, core / lanes);
+    std::printf("\n");
   }
-  void print_ratios() const {
-    static const char* kRows[][3] = {
-        {"one ordering", "BM_BilliardsResolveSinglePolicy", "BM_FlatBilliardsOneOrdering"},
-        {"full set + xi", "BM_BilliardsResolveAllWithXi", "BM_FlatBilliardsAllWithXi"},
-        {"build + resolve (flat: resolve only)", "BM_BilliardsBuildAndResolve",
-         "BM_FlatBilliardsOneOrdering"},
-        {"batch core work (full set + xi, varied)", "BM_BilliardsBatchCoreWork",
-         "BM_FlatBilliardsAllWithXi"}};
-    static const char* kLanes[] = {"BM_FlatBilliardsLanesOneOrdering", "BM_FlatBilliardsLanesAllWithXi", "",
-                                   "BM_FlatBilliardsLanesAllWithXi"};
-    std::printf("\nper problem against the flat reference (CPU):\n");
-    for (std::size_t r = 0; r < std::size(kRows); ++r) {
-      const auto core = ns_.find(kRows[r][1]), flat = ns_.find(kRows[r][2]), lanes = ns_.find(kLanes[r]);
-      if (core == ns_.end() || flat == ns_.end()) continue;
-      std::printf("  %-40s core %7.1f ns, flat %6.1f ns: %5.2fx", kRows[r][0], core->second, flat->second,
-                  core->second / flat->second);
-      if (lanes != ns_.end())
-        std::printf("; interleaved x8 %5.1f ns: %5.2fx", lanes->second, core->second / lanes->second);
-      std::printf("\n");
-    }
-  }
-
- private:
-  std::map<std::string, double> ns_;
-};
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool console = true;  // other formats (csv, json) are read by scripts: no extra lines
-  for (int i = 1; i < argc; ++i)
-    if (std::strncmp(argv[i], "--benchmark_format=", 19) == 0 && std::strcmp(argv[i] + 19, "console") != 0)
-      console = false;
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  if (console) {
-    RatioReporter reporter;
-    benchmark::RunSpecifiedBenchmarks(&reporter);
-    reporter.print_ratios();
-  } else {
-    benchmark::RunSpecifiedBenchmarks();
-  }
-  benchmark::Shutdown();
-  return 0;
+  return simpact::bench::run_with_ratios(argc, argv, print_ratios);
 }

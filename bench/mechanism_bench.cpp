@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "ratio_reporter.hpp"
 #include "simpact/core/impact_resolution.hpp"
 #include "simpact/models/cradle_model.hpp"
 #include "simpact/models/mechanism_impact_model.hpp"
@@ -269,116 +270,54 @@ void guarded(benchmark::State& state, F&& run) {
   }
 }
 
-void BM_MjcfBipedTouchdownTask(benchmark::State& state) {
-  guarded(state, [&] { robot_task(state, biped()); });
-}
-void BM_MjcfBipedTouchdownBuild(benchmark::State& state) {
-  guarded(state, [&] { robot_build(state, biped()); });
-}
-void BM_MjcfBipedMjForward(benchmark::State& state) {
-  guarded(state, [&] { robot_forward(state, biped(), 0.0); });
-}
-void BM_MjcfBipedMjForwardInTheAir(benchmark::State& state) {
-  guarded(state, [&] { robot_forward(state, biped(), 1.0); });
-}
-void BM_QuadrupedTrotTask(benchmark::State& state) {
-  guarded(state, [&] { robot_task(state, quadruped()); });
-}
-void BM_QuadrupedTrotBuild(benchmark::State& state) {
-  guarded(state, [&] { robot_build(state, quadruped()); });
-}
-void BM_QuadrupedMjForward(benchmark::State& state) {
-  guarded(state, [&] { robot_forward(state, quadruped(), 0.0); });
-}
-void BM_QuadrupedMjForwardInTheAir(benchmark::State& state) {
-  guarded(state, [&] { robot_forward(state, quadruped(), 1.0); });
-}
-void BM_HumanoidTouchdownTask(benchmark::State& state) {
-  guarded(state, [&] { robot_task(state, humanoid()); });
-}
-void BM_HumanoidTouchdownBuild(benchmark::State& state) {
-  guarded(state, [&] { robot_build(state, humanoid()); });
-}
-void BM_HumanoidMjForward(benchmark::State& state) {
-  guarded(state, [&] { robot_forward(state, humanoid(), 0.0); });
-}
-void BM_HumanoidMjForwardInTheAir(benchmark::State& state) {
-  guarded(state, [&] { robot_forward(state, humanoid(), 1.0); });
-}
-BENCHMARK(BM_MjcfBipedTouchdownTask);
-BENCHMARK(BM_MjcfBipedTouchdownBuild);
-BENCHMARK(BM_MjcfBipedMjForward);
-BENCHMARK(BM_MjcfBipedMjForwardInTheAir);
-BENCHMARK(BM_QuadrupedTrotTask);
-BENCHMARK(BM_QuadrupedTrotBuild);
-BENCHMARK(BM_QuadrupedMjForward);
-BENCHMARK(BM_QuadrupedMjForwardInTheAir);
-BENCHMARK(BM_HumanoidTouchdownTask);
-BENCHMARK(BM_HumanoidTouchdownBuild);
-BENCHMARK(BM_HumanoidMjForward);
-BENCHMARK(BM_HumanoidMjForwardInTheAir);
+// Each robot's four benchmarks: the sweep task, its build alone, and mj_forward with the feet
+// touching and lifted 1 m (print_ratios reads them by these names).
+#define SIMPACT_ROBOT_BENCHMARKS(Name, Forward, robot)           \
+  void BM_##Name##Task(benchmark::State& state) {                \
+    guarded(state, [&] { robot_task(state, robot()); });         \
+  }                                                              \
+  void BM_##Name##Build(benchmark::State& state) {               \
+    guarded(state, [&] { robot_build(state, robot()); });        \
+  }                                                              \
+  void BM_##Forward(benchmark::State& state) {                   \
+    guarded(state, [&] { robot_forward(state, robot(), 0.0); }); \
+  }                                                              \
+  void BM_##Forward##InTheAir(benchmark::State& state) {         \
+    guarded(state, [&] { robot_forward(state, robot(), 1.0); }); \
+  }                                                              \
+  BENCHMARK(BM_##Name##Task);                                    \
+  BENCHMARK(BM_##Name##Build);                                   \
+  BENCHMARK(BM_##Forward);                                       \
+  BENCHMARK(BM_##Forward##InTheAir)
+
+SIMPACT_ROBOT_BENCHMARKS(MjcfBipedTouchdown, MjcfBipedMjForward, biped);
+SIMPACT_ROBOT_BENCHMARKS(QuadrupedTrot, QuadrupedMjForward, quadruped);
+SIMPACT_ROBOT_BENCHMARKS(HumanoidTouchdown, HumanoidMjForward, humanoid);
 
 // The console output, then each robot's task and build over its mj_forward (CPU; medians when
 // --benchmark_repetitions gives them): issue 34's and 37 §4's target is task ≤ 3× mj_forward.
-class RatioReporter : public benchmark::ConsoleReporter {
- public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const Run& run : runs) {
-      if (run.error_occurred || (run.run_type == Run::RT_Aggregate && run.aggregate_name != "median"))
-        continue;
-      const auto it = run.counters.find("items_per_second");
-      if (it != run.counters.end() && it->second.value > 0)
-        ns_[run.run_name.function_name] = 1e9 / it->second.value;
-    }
-  }
-  void print_ratios() const {
-    static const char* kRows[][3] = {
-        {"biped touchdown (d = 7)", "BM_MjcfBipedTouchdown", "BM_MjcfBipedMjForward"},
-        {"quadruped trot (d = 18)", "BM_QuadrupedTrot", "BM_QuadrupedMjForward"},
-        {"humanoid touchdown (d = 27)", "BM_HumanoidTouchdown", "BM_HumanoidMjForward"}};
+void print_ratios(const simpact::bench::RatioReporter& times) {
+  static const char* kRows[][3] = {
+      {"biped touchdown (d = 7)", "BM_MjcfBipedTouchdown", "BM_MjcfBipedMjForward"},
+      {"quadruped trot (d = 18)", "BM_QuadrupedTrot", "BM_QuadrupedMjForward"},
+      {"humanoid touchdown (d = 27)", "BM_HumanoidTouchdown", "BM_HumanoidMjForward"}};
+  std::printf(
+      "\nrobots against MuJoCo's mj_forward on the same file (CPU; target: task <= 3x), mj_forward\n"
+      "at the task's placed configuration (feet touching) and lifted 1 m (no contact):\n");
+  for (const auto& row : kRows) {
+    const std::string robot = row[1], forward = row[2];
+    const double task = times.ns(robot + "Task"), build = times.ns(robot + "Build"),
+                 touching = times.ns(forward), air = times.ns(forward + "InTheAir");
+    if (task <= 0 || touching <= 0 || air <= 0) continue;
     std::printf(
-        "\nrobots against MuJoCo's mj_forward on the same file (CPU; target: task <= 3x), mj_forward\n"
-        "at the task's placed configuration (feet touching) and lifted 1 m (no contact):\n");
-    for (const auto& row : kRows) {
-      const auto find = [&](const std::string& suffix) {
-        const auto it = ns_.find(row[1] + suffix);
-        return it == ns_.end() ? 0.0 : it->second;
-      };
-      const auto forward = [&](const std::string& suffix) {
-        const auto it = ns_.find(row[2] + suffix);
-        return it == ns_.end() ? 0.0 : it->second;
-      };
-      const double task = find("Task"), build = find("Build"), touching = forward(""),
-                   air = forward("InTheAir");
-      if (task <= 0 || touching <= 0 || air <= 0) continue;
-      std::printf(
-          "  %-28s task %7.0f ns = %5.2fx touching (%6.0f ns), %5.2fx in the air (%6.0f ns);"
-          " build alone %7.0f ns = %5.2fx / %5.2fx\n",
-          row[0], task, task / touching, touching, task / air, air, build, build / touching, build / air);
-    }
+        "  %-28s task %7.0f ns = %5.2fx touching (%6.0f ns), %5.2fx in the air (%6.0f ns);"
+        " build alone %7.0f ns = %5.2fx / %5.2fx\n",
+        row[0], task, task / touching, touching, task / air, air, build, build / touching, build / air);
   }
-
- private:
-  std::map<std::string, double> ns_;
-};
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool console = true;  // other formats (csv, json) are read by scripts: no extra lines
-  for (int i = 1; i < argc; ++i)
-    if (std::strncmp(argv[i], "--benchmark_format=", 19) == 0 && std::strcmp(argv[i] + 19, "console") != 0)
-      console = false;
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  if (console) {
-    RatioReporter reporter;
-    benchmark::RunSpecifiedBenchmarks(&reporter);
-    reporter.print_ratios();
-  } else {
-    benchmark::RunSpecifiedBenchmarks();
-  }
-  benchmark::Shutdown();
-  return 0;
+  return simpact::bench::run_with_ratios(argc, argv, print_ratios);
 }
