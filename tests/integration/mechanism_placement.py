@@ -16,7 +16,6 @@ import json
 import math
 import os
 import shutil
-import subprocess
 import sys
 
 import h5py
@@ -51,18 +50,7 @@ output: {{samples: true}}
 """
 
 
-def fail(message):
-    sys.exit(f"FAIL: {message}")
-
-
-def check(condition, message):
-    if not condition:
-        fail(message)
-
-
-def cli(simpact, args, stdin=None, cwd=None):
-    return subprocess.run([simpact, *args], input=stdin, capture_output=True, text=True, timeout=120,
-                          cwd=cwd, env=sc.env(1))
+fail, check, cli = sc.fail, sc.check, sc.cli
 
 
 def resolve(simpact, params, place=()):

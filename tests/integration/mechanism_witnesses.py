@@ -14,7 +14,6 @@
 usage: mechanism_witnesses.py SIMPACT"""
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -54,18 +53,7 @@ grid:
 """
 
 
-def fail(message):
-    sys.exit(f"FAIL: {message}")
-
-
-def check(condition, message):
-    if not condition:
-        fail(message)
-
-
-def cli(simpact, args, stdin=None, cwd=None):
-    return subprocess.run([simpact, *args], input=stdin, capture_output=True, text=True, timeout=120,
-                          cwd=cwd, env=sc.env(1))
+fail, check, cli = sc.fail, sc.check, sc.cli
 
 
 def leg_request(d, pitch=0.0, witnesses="all", contacts=(("foot", "floor"),)):

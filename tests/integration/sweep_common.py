@@ -124,3 +124,18 @@ output: {{samples: true, chunk_size: 100}}
 
 def tempdir():
     return tempfile.mkdtemp(prefix="simpact-test-")
+
+
+def fail(message):
+    sys.exit(f"FAIL: {message}")
+
+
+def check(condition, message):
+    if not condition:
+        fail(message)
+
+
+def cli(simpact, args, stdin=None, cwd=None):
+    """One `simpact` command (one thread), its CompletedProcess."""
+    return subprocess.run([simpact, *args], input=stdin, capture_output=True, text=True, timeout=120,
+                          cwd=cwd, env=env(1))
