@@ -19,6 +19,41 @@ double step_for(double q) {
   return 1e-5 * std::max(1.0, std::abs(q));
 }
 
+// The most contacts (features) time stepping takes from one file.
+constexpr int kMaxFeatures = 64;
+
+// The geoms a contact side names, as MujocoMechanism resolved them (a geom name first, else a
+// body's geoms; "body:"/"geom:" force one kind).
+std::vector<int> side_geoms(const mjModel* m, const std::string& name) {
+  const bool force_body = name.rfind("body:", 0) == 0, force_geom = name.rfind("geom:", 0) == 0;
+  const std::string bare = force_body || force_geom ? name.substr(5) : name;
+  const int geom = force_body ? -1 : mj_name2id(m, mjOBJ_GEOM, bare.c_str());
+  if (geom >= 0) return {geom};
+  std::vector<int> out;
+  const int body = force_geom ? -1 : mj_name2id(m, mjOBJ_BODY, bare.c_str());
+  for (int g = 0; g < m->ngeom && body >= 0; ++g)
+    if (m->geom_bodyid[g] == body) out.push_back(g);
+  return out;
+}
+
+// A geom's points whose gaps against a plane are smooth and together find its lowest point
+// (radius: the rounding around each): a capsule's end-cap centres, a box's corners. Empty for
+// other geoms (a sphere keeps MuJoCo's own gap; a cylinder's lowest rim point is not smooth).
+std::vector<Eigen::Vector3d> plane_features(const mjModel* m, int g, double& radius) {
+  const double* size = m->geom_size + 3 * g;
+  std::vector<Eigen::Vector3d> points;
+  if (m->geom_type[g] == mjGEOM_CAPSULE) {
+    radius = size[0];
+    points.emplace_back(0.0, 0.0, -size[1]);
+    points.emplace_back(0.0, 0.0, size[1]);
+  } else if (m->geom_type[g] == mjGEOM_BOX) {
+    radius = 0.0;
+    for (int c = 0; c < 8; ++c)
+      points.emplace_back((c & 1 ? 1 : -1) * size[0], (c & 2 ? 1 : -1) * size[1], (c & 4 ? 1 : -1) * size[2]);
+  }
+  return points;
+}
+
 }  // namespace
 
 MechanismDynamicModel::MechanismDynamicModel(std::shared_ptr<const MujocoMechanism> mechanism,
@@ -28,12 +63,59 @@ MechanismDynamicModel::MechanismDynamicModel(std::shared_ptr<const MujocoMechani
     throw InputError(field + ".file",
                      fmt::format("time stepping takes at most {} velocities (the file has {})",
                                  kMaxDynamicDof, mechanism_->nv()));
-  if (mechanism_->contacts() > kMaxDynamicContacts)
-    throw InputError(field + ".contacts",
-                     fmt::format("time stepping takes at most {} contacts", kMaxDynamicContacts));
   damped_ = (damping_.array() != 0.0).any();
   workspace_ = mechanism_->make_workspace();
   mj_ = mechanism_->mujoco_at(edits_, mechanism_->default_qpos(), *workspace_).first;
+  // Contacts as features: under witnesses: all, a contact whose every geom pair is a plane against a
+  // capsule or box contributes their points; any other contact its deepest point.
+  const auto& contact_names = mechanism_->spec().contacts;
+  for (int c = 0; c < static_cast<int>(contact_names.size()); ++c) {
+    std::vector<Feature> own;
+    bool smooth = mechanism_->spec().witnesses == "all";
+    const std::vector<int> a = side_geoms(mj_, contact_names[static_cast<std::size_t>(c)].first);
+    const std::vector<int> b = side_geoms(mj_, contact_names[static_cast<std::size_t>(c)].second);
+    for (int g0 : a)
+      for (int g1 : b) {
+        if (!smooth || mj_->geom_bodyid[g0] == mj_->geom_bodyid[g1]) continue;
+        const bool plane0 = mj_->geom_type[g0] == mjGEOM_PLANE, plane1 = mj_->geom_type[g1] == mjGEOM_PLANE;
+        if (plane0 && plane1) continue;  // nothing to measure (MujocoMechanism skips the pair too)
+        Feature f;
+        f.contact = c;
+        f.plane = plane0 ? g0 : g1;
+        f.geom = plane0 ? g1 : g0;
+        const std::vector<Eigen::Vector3d> points =
+            plane0 != plane1 ? plane_features(mj_, f.geom, f.radius) : std::vector<Eigen::Vector3d>{};
+        if (points.empty()) {
+          smooth = false;
+          continue;
+        }
+        for (const auto& point : points) {
+          f.local = point;
+          f.index = static_cast<int>(own.size());
+          own.push_back(f);
+        }
+      }
+    if (!smooth || own.empty()) {
+      own.assign(1, Feature{});
+      own[0].contact = c;
+      any_deepest_ = true;
+    }
+    features_.insert(features_.end(), own.begin(), own.end());
+  }
+  if (static_cast<int>(features_.size()) > std::min(kMaxFeatures, kMaxDynamicContacts)) {
+    std::vector<std::string> counts;
+    for (int c = 0; c < static_cast<int>(contact_names.size()); ++c)
+      counts.push_back(fmt::format("{}/{}: {}", contact_names[static_cast<std::size_t>(c)].first,
+                                   contact_names[static_cast<std::size_t>(c)].second,
+                                   std::count_if(features_.begin(), features_.end(),
+                                                 [c](const Feature& f) { return f.contact == c; })));
+    throw InputError(
+        field + ".contacts",
+        fmt::format("time stepping takes at most {} contact points (capsule ends, box corners "
+                    "against a plane; one per other contact); the contacts give {} ({}); "
+                    "witnesses: deepest gives one per contact",
+                    std::min(kMaxFeatures, kMaxDynamicContacts), features_.size(), fmt::join(counts, ", ")));
+  }
   const int nv = mj_->nv;
   dof_qpos_.assign(static_cast<std::size_t>(nv), -1);
   translation_.assign(static_cast<std::size_t>(nv), 0);
@@ -229,16 +311,59 @@ void MechanismDynamicModel::force_part(int /*part*/, const DynVector& q, const D
   force(q, v, t, f, nullptr, nullptr);
 }
 
+std::string MechanismDynamicModel::feature_name(int i) const {
+  const Feature& f = features_.at(static_cast<std::size_t>(i));
+  const auto& names = mechanism_->spec().contacts.at(static_cast<std::size_t>(f.contact));
+  if (f.geom < 0) return fmt::format("{}/{}", names.first, names.second);
+  return fmt::format("{}/{}#{}", names.first, names.second, f.index);
+}
+
+void MechanismDynamicModel::feature_gaps(const DynVector& q, DynVector* phi, DynRowMatrix* jacobian) const {
+  const int k = contacts(), nv = dof();
+  if (phi) phi->resize(k);
+  if (jacobian) jacobian->setZero(k, nv);
+  if (any_deepest_) {  // the contacts' deepest points, as the impacts have them
+    MechanismEvaluation e;
+    mechanism_->evaluate(edits_, q, workspace(), e);
+    for (int i = 0; i < k; ++i) {
+      const Feature& f = features_[static_cast<std::size_t>(i)];
+      if (f.geom >= 0) continue;
+      if (phi) (*phi)[i] = e.gaps[f.contact];
+      if (jacobian) jacobian->row(i) = e.normals.row(f.contact);
+    }
+    if (static_cast<int>(features_.size()) == mechanism_->contacts()) {
+      bool all_deepest = true;
+      for (const Feature& f : features_) all_deepest = all_deepest && f.geom < 0;
+      if (all_deepest) return;
+    }
+  }
+  const auto [m, d] = mechanism_->mujoco_at(edits_, q, workspace());
+  Eigen::Matrix<double, 3, Eigen::Dynamic, Eigen::RowMajor> jac_geom(3, nv), jac_plane(3, nv);
+  for (int i = 0; i < k; ++i) {
+    const Feature& f = features_[static_cast<std::size_t>(i)];
+    if (f.geom < 0) continue;
+    const Eigen::Map<const Eigen::Vector3d> centre(d->geom_xpos + 3 * f.geom);
+    const Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> frame(d->geom_xmat + 9 * f.geom);
+    const Eigen::Map<const Eigen::Vector3d> origin(d->geom_xpos + 3 * f.plane);
+    const Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> plane_frame(d->geom_xmat +
+                                                                                     9 * f.plane);
+    const Eigen::Vector3d normal = plane_frame.col(2);
+    const Eigen::Vector3d x = centre + frame * f.local;
+    if (phi) (*phi)[i] = normal.dot(x - origin) - f.radius;
+    if (jacobian) {  // dφ/dt = n·(ẋ − the plane body's velocity at x)
+      mj_jac(m, d, jac_geom.data(), nullptr, x.data(), m->geom_bodyid[f.geom]);
+      mj_jac(m, d, jac_plane.data(), nullptr, x.data(), m->geom_bodyid[f.plane]);
+      jacobian->row(i) = normal.transpose() * (jac_geom - jac_plane);
+    }
+  }
+}
+
 void MechanismDynamicModel::gaps(const DynVector& q, DynVector& phi) const {
-  MechanismEvaluation e;
-  mechanism_->evaluate(edits_, q, workspace(), e);
-  phi = e.gaps;
+  feature_gaps(q, &phi, nullptr);
 }
 
 void MechanismDynamicModel::gap_jacobian(const DynVector& q, DynRowMatrix& jacobian) const {
-  MechanismEvaluation e;
-  mechanism_->evaluate(edits_, q, workspace(), e);
-  jacobian = e.normals;
+  feature_gaps(q, nullptr, &jacobian);
 }
 
 double MechanismDynamicModel::gap_length_scale(const DynVector& q) const {

@@ -34,7 +34,14 @@ class MechanismDynamicModel final : public DynamicModel {
   std::string configuration_name(int i) const override;
   std::string configuration_unit(int i) const override;
   bool normalize_configuration(DynVector& q, const std::string& field) const override;
-  int contacts() const override { return mechanism_->contacts(); }
+  // Time stepping's contacts: one per feature (a contact against a plane: a capsule's two end-cap
+  // centres, a box's 8 corners; other pairs, spheres and cylinders: the contact's deepest point).
+  int contacts() const override { return static_cast<int>(features_.size()); }
+  // "foot_l/floor#0": the contact's two sides and the feature's index within it (no index for a
+  // contact's deepest point).
+  std::string feature_name(int i) const;
+  // The contact (index of the mechanism's contacts) feature i belongs to.
+  int feature_contact(int i) const { return features_.at(static_cast<std::size_t>(i)).contact; }
   std::string coordinate_name(int i) const override { return mechanism_->coordinate_name(i); }
   std::string coordinate_unit(int i) const override { return mechanism_->coordinate_unit(i); }
   void kinetic(const DynVector& q, const DynVector& v, bool second, KineticDerivatives& out) const override;
@@ -56,8 +63,21 @@ class MechanismDynamicModel final : public DynamicModel {
   // q moved by ±step along velocity coordinate a (q ⊕ ±step·e_a); returns the span between the two.
   double perturb(const DynVector& q, int a, DynVector& plus, DynVector& minus) const;
 
+  // One smooth gap of time stepping: φ = n·(x − p0) − radius, x = the geom's frame point `local`,
+  // p0 and n the plane's origin and normal; geom < 0: the contact's deepest point (evaluate()).
+  struct Feature {
+    int contact = 0;
+    int geom = -1, plane = -1;
+    Eigen::Vector3d local = Eigen::Vector3d::Zero();
+    double radius = 0.0;
+    int index = -1;  // within the contact
+  };
+  void feature_gaps(const DynVector& q, DynVector* phi, DynRowMatrix* jacobian) const;
+
   std::shared_ptr<const MujocoMechanism> mechanism_;
-  MechanismState edits_;  // mass/size/pos edits of the run
+  std::vector<Feature> features_;
+  bool any_deepest_ = false;  // some feature is a contact's deepest point
+  MechanismState edits_;      // mass/size/pos edits of the run
   Eigen::VectorXd damping_;
   bool damped_ = false;
   const ::mjModel_* mj_ = nullptr;                   // the workspace's model (joint layout for ⊕)
