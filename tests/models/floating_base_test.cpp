@@ -6,7 +6,9 @@
 //    stays below 1e-5 relative and does not grow (second half no worse than the first), and the
 //    world-frame angular momentum (mj_subtreeVel) is conserved;
 //  - dropped on the floor at R = 1 the energy after each elastic touchdown equals the energy before
-//    to 1e-9 relative; at R = 0 every touchdown leaves each closed contact at rest along its normal;
+//    to 1e-9 relative; at R = 0 (0.5 s, each foot's heel and toe end caps as separate contacts) every
+//    touchdown leaves each closed contact at rest along its normal;
+//  - a box dropped flat at R = 0 lands on its 4 bottom corners at once and rests there;
 //  - the ball pendulum conserves its angular momentum about the vertical to 1e-10 with bounded
 //    energy error;
 //  - hinge-only models are untouched (the tests of the other time-stepping models).
@@ -176,7 +178,7 @@ TEST(FloatingBase, HumanoidElasticTouchdownsKeepTheEnergy) {
     if (i.zeno) continue;  // chatter faster than dt: plastic by the Zeno rule (Sec. VII-B)
     ++elastic;
     worst = std::max(worst, std::abs(i.energy_after - i.energy_before) / i.energy_before);
-    for (int c : i.contacts) (c == 0 ? left : right) = true;
+    for (int c : i.contacts) (model.feature_contact(c) == 0 ? left : right) = true;
   }
   std::printf("R = 1: %zu impacts (%d elastic), worst relative energy change across one %.2e\n",
               run.impacts.size(), elastic, worst);
@@ -185,30 +187,118 @@ TEST(FloatingBase, HumanoidElasticTouchdownsKeepTheEnergy) {
   EXPECT_LE(worst, 1e-9);
 }
 
+// The largest |⟨p, u_i⟩_g| / approach speed over an impact's closed contacts (0: each at rest along
+// its normal after it), and whether every closed contact was approaching.
+double worst_rest(const MechanismDynamicModel& model, const ImpactRecord& i, bool& approaching) {
+  DynRowMatrix normals;
+  model.gap_jacobian(i.configuration, normals);
+  const Eigen::LDLT<DynMatrix> m(model.mass_matrix(i.configuration));
+  const DynVector before = m.solve(i.momentum_before), after = m.solve(i.momentum_after);
+  double worst = 0.0, scale = 0.0;
+  for (int c : i.contacts) scale = std::max(scale, std::abs(normals.row(c).dot(before)));
+  approaching = scale > 1e-3;
+  for (int c : i.contacts) worst = std::max(worst, std::abs(normals.row(c).dot(after)) / scale);
+  return worst;
+}
+
+TEST(FloatingBase, HumanoidFeetAreTwoContactsEachAgainstTheFloor) {
+  const auto mechanism = load(example("humanoid.xml"), {{"floor", "foot_l"}, {"floor", "foot_r"}});
+  const MechanismDynamicModel model(mechanism, mechanism->state_from({}));
+  ASSERT_EQ(model.contacts(), 4);  // each capsule's heel and toe end-cap centres
+  EXPECT_EQ(model.feature_name(0), "floor/foot_l#0");
+  EXPECT_EQ(model.feature_name(3), "floor/foot_r#1");
+  // At a tilted state the deepest feature of each foot is the pair's MuJoCo gap (the capsule's
+  // lowest point is on one of its end caps), and each row is the gap's derivative.
+  DynVector q = mechanism->default_qpos();
+  q[2] = 1.0;
+  q.segment<4>(3) = roll_pitch(0.02, -0.3);
+  DynVector phi;
+  model.gaps(q, phi);
+  MechanismEvaluation e;
+  auto ws = mechanism->make_workspace();
+  mechanism->evaluate(mechanism->state_from({}), q, *ws, e);
+  EXPECT_NEAR(std::min(phi[0], phi[1]), e.gaps[0], 1e-12);
+  EXPECT_NEAR(std::min(phi[2], phi[3]), e.gaps[1], 1e-12);
+  DynRowMatrix jac;
+  model.gap_jacobian(q, jac);
+  DynVector v = humanoid_velocity(model.dof()), plus, minus, phi_p, phi_m;
+  const double h = 1e-6;
+  model.integrate(q, v, h, plus);
+  model.integrate(q, v, -h, minus);
+  model.gaps(plus, phi_p);
+  model.gaps(minus, phi_m);
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR((phi_p[i] - phi_m[i]) / (2 * h), jac.row(i).dot(v), 1e-7) << i;
+}
+
 TEST(FloatingBase, HumanoidPlasticTouchdownsStopEveryClosedContact) {
   const auto mechanism = load(example("humanoid.xml"), {{"floor", "foot_l"}, {"floor", "foot_r"}});
   const MechanismDynamicModel model(mechanism, mechanism->state_from({}));
-  // Through the right heel, the left heel and the right toe (t = 0.169, 0.171, 0.181 s). Then the
-  // right capsule lies flat on the floor: a line contact, which one gap per pair (the deepest
-  // witness, switching between heel and toe) cannot hold at rest.
-  const SimulationResult run = drop(model, *mechanism, 0.0, 181);
-  ASSERT_EQ(run.impacts.size(), 3u);
+  // 0.5 s: both heels, then both toes land (each capsule's end caps are separate contacts, so a
+  // foot lying flat rests on two smooth gaps instead of one that switches between heel and toe).
+  const SimulationResult run = drop(model, *mechanism, 0.0, 500);
+  EXPECT_NEAR(run.t, 0.5, 1e-12);
   double worst = 0.0;
+  bool features[4] = {false, false, false, false};
   for (const ImpactRecord& i : run.impacts) {
-    DynRowMatrix normals;
-    model.gap_jacobian(i.configuration, normals);
-    const Eigen::LDLT<DynMatrix> m(model.mass_matrix(i.configuration));
-    const DynVector before = m.solve(i.momentum_before), after = m.solve(i.momentum_after);
-    EXPECT_LT(i.energy_after, i.energy_before);
-    for (int c : i.contacts) {
-      const double approach = std::abs(normals.row(c).dot(before)), rate = normals.row(c).dot(after);
-      EXPECT_GT(approach, 1e-3);  // it was hitting
-      worst = std::max(worst, std::abs(rate) / approach);
-    }
+    bool approaching = false;
+    const double w = worst_rest(model, i, approaching);
+    EXPECT_LE(i.energy_after, i.energy_before);
+    if (!approaching) continue;  // a re-closure at rounding speed
+    worst = std::max(worst, w);
+    for (int c : i.contacts) features[c] = true;
   }
   std::printf("R = 0: %zu impacts, closed contacts' normal speed after / before at most %.2e\n",
               run.impacts.size(), worst);
+  EXPECT_GE(run.impacts.size(), 3u);
+  for (int c = 0; c < 4; ++c) EXPECT_TRUE(features[c]) << model.feature_name(c) << " never landed";
   EXPECT_LE(worst, 1e-9);
+  // No end cap sinks into the floor (beyond the step's rounding) at the end.
+  DynVector phi;
+  model.gaps(run.q, phi);
+  std::printf("R = 0 at 0.5 s: feature gaps %.2e %.2e %.2e %.2e\n", phi[0], phi[1], phi[2], phi[3]);
+  for (int c = 0; c < 4; ++c) EXPECT_GT(phi[c], -1e-6) << model.feature_name(c);
+}
+
+// A box dropped flat onto the floor at R = 0: its 4 bottom corners land at once and stay at rest.
+TEST(FloatingBase, FlatBoxDropsToRestOnFourCorners) {
+  const testing::TempDir dir("simpact-box");
+  const std::string path = dir / "box_drop.xml";
+  write(path,
+        "<mujoco><option gravity='0 0 -9.81'/><worldbody><geom name='floor' type='plane' size='5 5 0.1'/>"
+        "<body name='block' pos='0 0 0.5'><freejoint name='root'/>"
+        "<geom name='box' type='box' size='0.2 0.1 0.05' mass='2'/></body></worldbody></mujoco>");
+  const auto mechanism = load(path, {{"floor", "box"}});
+  const MechanismDynamicModel model(mechanism, mechanism->state_from({}));
+  ASSERT_EQ(model.contacts(), 8);
+  DynVector q0 = mechanism->default_qpos();
+  q0[2] = 0.2;
+  const DynVector v0 = DynVector::Zero(6);
+  SimulationOptions options;
+  options.dt = 1e-3;
+  options.steps = 400;
+  options.restitution = 0.0;
+  options.record_steps = {300, 400};
+  const SimulationResult run = simulate(model, q0, model.mass_matrix(q0) * v0, options);
+  ASSERT_GE(run.impacts.size(), 1u);
+  const ImpactRecord& first = run.impacts.front();
+  // The bottom corners are features 0..3 (z = −half height).
+  EXPECT_EQ(first.contacts.size(), 4u);
+  for (int c : first.contacts) EXPECT_LT(c, 4);
+  bool approaching = false;
+  EXPECT_LE(worst_rest(model, first, approaching), 1e-9);
+  EXPECT_TRUE(approaching);
+  // At rest: the corners stay on the floor and the configuration stops moving (the end-of-step
+  // momentum still carries half a step of gravity, M·g·dt/2, held by the resting contacts).
+  ASSERT_EQ(run.records.size(), 2u);
+  DynVector phi;
+  model.gaps(run.q, phi);
+  DynVector moved;
+  model.difference(run.records[1].q, run.records[0].q, moved);
+  std::printf("box at 0.4 s: %zu impacts, bottom gaps %.2e %.2e %.2e %.2e, moved over 0.3-0.4 s %.2e\n",
+              run.impacts.size(), phi[0], phi[1], phi[2], phi[3], moved.norm());
+  for (int c = 0; c < 4; ++c) EXPECT_NEAR(phi[c], 0.0, 1e-9) << c;
+  for (int c = 4; c < 8; ++c) EXPECT_NEAR(phi[c], 0.1, 1e-9) << c;
+  EXPECT_LE(moved.norm(), 1e-9);
 }
 
 TEST(FloatingBase, BallPendulumConservesVerticalAngularMomentum) {
