@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <mutex>
+#include <type_traits>
 
 #include "simpact/analysis/impact_task_kernel.hpp"
 #include "simpact/audit/engine_catalog.hpp"
@@ -21,6 +22,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 struct AuditScratch final : TaskScratch {
   MujocoMechanism::WorkspacePtr mechanism;
   std::unique_ptr<ImpactWorkspace> impact;
+  std::unique_ptr<DynamicImpactWorkspace> dynamic;  // made on the first task over the capacity
   MechanismEvaluation evaluation;
 };
 
@@ -28,8 +30,6 @@ struct AuditScratch final : TaskScratch {
 
 AuditTaskKernel::AuditTaskKernel(std::shared_ptr<const MujocoMechanism> mechanism, const AuditSpec& spec)
     : mechanism_(std::move(mechanism)), spec_(spec) {
-  if (mechanism_->needs_dynamic_sizes())
-    throw InputError("model", "audit: the mechanism exceeds the fixed capacity of an audited impact");
   limits_.time_limit = spec.time_limit;
   limits_.rest_tolerance = spec.rest_tolerance;
   columns_.push_back({"relative_energy_error_min", "audit_model", "1",
@@ -71,7 +71,10 @@ AuditTaskKernel::AuditTaskKernel(std::shared_ptr<const MujocoMechanism> mechanis
           fmt::format("1: within {:g} (relative g-distance) of a propagative outcome, 0: not",
                       spec.inside_tolerance));
       add("engine_status", "1", kEngineRunStatusLegend);
-      add("steps", "1", "engine steps until every contact separated or came to rest");
+      add("steps", "1", "engine steps until the impact ended (every contact separated or came to rest)");
+      add("smooth_impulse_norm", "1",
+          "||sum of the smooth (non-contact) generalized forces x dt over the impact's steps||_g / "
+          "||p-||_g (NaN where the engine does not report it)");
       const RestitutionMapping mapping = engine->restitution_mapping(0.5, run.settings);
       run.mapping_values = static_cast<int>(mapping.names.size());
       for (std::size_t m = 0; m < mapping.names.size(); ++m)
@@ -110,7 +113,10 @@ void AuditTaskKernel::check_parameters(const ParameterSet& params) const {
   if (!check_workspace_) check_workspace_ = mechanism_->make_workspace();
   MujocoMechanism::Workspace* const workspace = check_workspace_.get();
   MechanismState state = mechanism_->state_from(params);
-  (void)mechanism_->make_problem(state, *workspace);
+  if (mechanism_->needs_dynamic_sizes())
+    (void)mechanism_->make_dynamic_problem(state, *workspace);
+  else
+    (void)mechanism_->make_problem(state, *workspace);
   mechanism_->place(state, *workspace);
   // What an adapter cannot express is refused before any file exists (exit 2), not as a failed
   // task; once per engine (the rates and options do not change it), with no world built.
@@ -145,63 +151,80 @@ TaskStatus AuditTaskKernel::evaluate_runs(std::int64_t task, const ParameterSet&
   auto& scratch = static_cast<AuditScratch&>(scratch_base);
   MechanismState state = mechanism_->state_from(params);
   mechanism_->place(state, *scratch.mechanism);
-  const ImpactProblem problem = mechanism_->make_problem(state, *scratch.mechanism);
-  ResolveOptions options;
-  options.task = static_cast<std::uint64_t>(task);
-  const ImpactResolution resolution = resolve_impact(problem, options, *scratch.impact);
-  mechanism_->evaluate(state, state.qpos, *scratch.mechanism, scratch.evaluation);
-  const MechanismEvaluation& ev = scratch.evaluation;
-  const double e0 = problem.energy_before();
-  double lo = kNaN, hi = kNaN;
-  if (e0 > 0 && resolution.status != ResolveStatus::kCapHit &&
-      resolution.status != ResolveStatus::kPlasticUnverified) {
-    for (int o = 0; o < scratch.impact->outcomes.size; ++o) {
-      const double rel = (scratch.impact->outcomes.items[o].energy - e0) / e0;
-      lo = std::isnan(lo) ? rel : std::min(lo, rel);
-      hi = std::isnan(hi) ? rel : std::max(hi, rel);
+  // The size path: fixed (allocation-free) unless the mechanism exceeds its capacity (the
+  // quadruped's 18 coordinates), as ImpactTaskKernel picks it.
+  const auto on = [&](const auto& problem, auto& workspace) -> TaskStatus {
+    using Problem = std::decay_t<decltype(problem)>;
+    ResolveOptions options;
+    options.task = static_cast<std::uint64_t>(task);
+    const auto resolution = resolve_impact(problem, options, workspace);
+    mechanism_->evaluate(state, state.qpos, *scratch.mechanism, scratch.evaluation);
+    const MechanismEvaluation& ev = scratch.evaluation;
+    const double e0 = problem.energy_before();
+    double lo = kNaN, hi = kNaN;
+    if (e0 > 0 && resolution.status != ResolveStatus::kCapHit &&
+        resolution.status != ResolveStatus::kPlasticUnverified) {
+      for (int o = 0; o < workspace.outcomes.size; ++o) {
+        const double rel = (workspace.outcomes.items[o].energy - e0) / e0;
+        lo = std::isnan(lo) ? rel : std::min(lo, rel);
+        hi = std::isnan(hi) ? rel : std::max(hi, rel);
+      }
+      if (resolution.status == ResolveStatus::kNoImpact) lo = hi = 0.0;
     }
-    if (resolution.status == ResolveStatus::kNoImpact) lo = hi = 0.0;
-  }
-  const bool capped =
-      resolution.status == ResolveStatus::kCapHit || resolution.status == ResolveStatus::kPlasticUnverified;
-  double* out = results;
-  *out++ = lo;
-  *out++ = hi;
-  *out++ = capped ? kNaN : resolution.xi;
-  if (timed_seconds != nullptr) *timed_seconds += since(start);
-  for (const Run& run : runs_) {
-    start = Clock::now();
-    const RunInterruption interruption{scratch.stop, timed_seconds != nullptr ? kTimingSecondsPerRun : 0.0};
-    const EngineRun r = run_engine(*run.engine, *mechanism_, state, *scratch.mechanism, run.settings,
-                                   ev.normals, limits_, interruption);
-    if (timed_seconds != nullptr)
-      *timed_seconds += r.status == EngineRunStatus::kInterrupted && r.steps > 0
-                            ? since(start) * static_cast<double>(r.step_limit) / static_cast<double>(r.steps)
-                            : since(start);
-    else if (r.status == EngineRunStatus::kInterrupted)
-      throw TaskInterrupted();
-    const bool settled = r.status == EngineRunStatus::kSettled;
-    PostImpactCheck check;
-    if (settled) {
-      const Eigen::VectorXd p_after = ev.mass * r.qvel;
-      check = check_post_impact_state(problem, FixedSizes::DofVector(p_after), kDefaultCheckTolerance,
-                                      spec_.inside_tolerance, resolution, *scratch.impact);
+    const bool capped =
+        resolution.status == ResolveStatus::kCapHit || resolution.status == ResolveStatus::kPlasticUnverified;
+    double* out = results;
+    *out++ = lo;
+    *out++ = hi;
+    *out++ = capped ? kNaN : resolution.xi;
+    if (timed_seconds != nullptr) *timed_seconds += since(start);
+    // ‖p⁻‖_g = sqrt(q̇⁻ᵀ M q̇⁻); an impulse J in the same norm: sqrt(Jᵀ M⁻¹ J).
+    const double p_norm = std::sqrt(std::max(state.qvel.dot(ev.mass * state.qvel), 0.0));
+    for (const Run& run : runs_) {
+      start = Clock::now();
+      const RunInterruption interruption{scratch.stop, timed_seconds != nullptr ? kTimingSecondsPerRun : 0.0};
+      const EngineRun r = run_engine(*run.engine, *mechanism_, state, *scratch.mechanism, run.settings,
+                                     ev.normals, limits_, interruption);
+      if (timed_seconds != nullptr)
+        *timed_seconds +=
+            r.status == EngineRunStatus::kInterrupted && r.steps > 0
+                ? since(start) * static_cast<double>(r.step_limit) / static_cast<double>(r.steps)
+                : since(start);
+      else if (r.status == EngineRunStatus::kInterrupted)
+        throw TaskInterrupted();
+      const bool ended = r.status == EngineRunStatus::kSettled;
+      PostImpactCheck check;
+      double smooth = kNaN;
+      if (ended) {
+        const Eigen::VectorXd p_after = ev.mass * r.qvel;
+        check = check_post_impact_state(problem, typename Problem::DofVector(p_after), kDefaultCheckTolerance,
+                                        spec_.inside_tolerance, resolution, workspace);
+        if (r.smooth_impulse.allFinite() && p_norm > 0)
+          smooth =
+              std::sqrt(std::max(r.smooth_impulse.dot(ev.mass.ldlt().solve(r.smooth_impulse)), 0.0)) / p_norm;
+      }
+      *out++ = ended ? check.relative_energy_error : kNaN;
+      *out++ = ended ? check.relative_energy_error_vs_model : kNaN;
+      *out++ = ended ? check.distance_to_nearest_outcome : kNaN;
+      *out++ = ended ? check.distance_to_plastic : kNaN;
+      *out++ = ended ? check.max_feasibility_violation : kNaN;
+      *out++ = ended && std::isfinite(check.distance_to_nearest_outcome)
+                   ? (check.consistent_with_propagative_model ? 1.0 : 0.0)
+                   : kNaN;
+      *out++ = static_cast<double>(r.status);
+      *out++ = static_cast<double>(r.steps);
+      *out++ = smooth;
+      const RestitutionMapping mapping = run.engine->restitution_mapping(state.restitution, run.settings);
+      for (double v : mapping.values) *out++ = v;
+      for (int j = 0; j < mechanism_->nv(); ++j) *out++ = ended ? r.qvel[j] : kNaN;
     }
-    *out++ = settled ? check.relative_energy_error : kNaN;
-    *out++ = settled ? check.relative_energy_error_vs_model : kNaN;
-    *out++ = settled ? check.distance_to_nearest_outcome : kNaN;
-    *out++ = settled ? check.distance_to_plastic : kNaN;
-    *out++ = settled ? check.max_feasibility_violation : kNaN;
-    *out++ = settled && std::isfinite(check.distance_to_nearest_outcome)
-                 ? (check.consistent_with_propagative_model ? 1.0 : 0.0)
-                 : kNaN;
-    *out++ = static_cast<double>(r.status);
-    *out++ = static_cast<double>(r.steps);
-    const RestitutionMapping mapping = run.engine->restitution_mapping(state.restitution, run.settings);
-    for (double v : mapping.values) *out++ = v;
-    for (int j = 0; j < mechanism_->nv(); ++j) *out++ = settled ? r.qvel[j] : kNaN;
+    return task_status_of(resolution.status);
+  };
+  if (mechanism_->needs_dynamic_sizes()) {
+    if (!scratch.dynamic) scratch.dynamic = std::make_unique<DynamicImpactWorkspace>(ResolveLimits{});
+    return on(mechanism_->make_dynamic_problem(state, *scratch.mechanism), *scratch.dynamic);
   }
-  return task_status_of(resolution.status);
+  return on(mechanism_->make_problem(state, *scratch.mechanism), *scratch.impact);
 }
 
 }  // namespace simpact

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "engines.hpp"
+#include "scene_readout.hpp"
 
 namespace simpact {
 namespace {
@@ -32,7 +33,7 @@ Stiffness contact_stiffness(double restitution, double timeconst) {
   return {1.0 / (timeconst * timeconst), 2.0 * zeta / timeconst};
 }
 
-class MujocoScene final : public EngineScene {
+class MujocoScene final : public EngineScene, public SceneReadout {
  public:
   MujocoScene(const mjModel* source, const mjData* at, const MechanismState& state,
               const EngineSettings& settings, const std::vector<EngineOption>& options) {
@@ -54,6 +55,7 @@ class MujocoScene final : public EngineScene {
     mju_copy(d_->qpos, at->qpos, m_->nq);
     for (int i = 0; i < m_->nv; ++i) d_->qvel[i] = state.qvel[i];
     mj_forward(m_, d_);
+    smooth_impulse_ = Eigen::VectorXd::Zero(m_->nv);
   }
   ~MujocoScene() override {
     mj_deleteData(d_);
@@ -61,6 +63,8 @@ class MujocoScene final : public EngineScene {
   }
   void step() override {
     mj_step(m_, d_);
+    // mj_step's qfrc_smooth is the one the step integrated (at the step's start).
+    for (int i = 0; i < m_->nv; ++i) smooth_impulse_[i] += d_->qfrc_smooth[i] * m_->opt.timestep;
     for (int i = 0; i < m_->nv; ++i)
       if (!std::isfinite(d_->qvel[i])) throw EngineFailure("MuJoCo's step gave a non-finite qvel");
     if (d_->warning[mjWARN_BADQACC].number > 0) throw EngineFailure("MuJoCo reported a bad qacc");
@@ -68,10 +72,15 @@ class MujocoScene final : public EngineScene {
   void read_qvel(Eigen::VectorXd& qvel) const override {
     qvel = Eigen::Map<const Eigen::VectorXd>(d_->qvel, m_->nv);
   }
+  void read_qpos(Eigen::VectorXd& qpos) const override {
+    qpos = Eigen::Map<const Eigen::VectorXd>(d_->qpos, m_->nq);
+  }
+  void read_smooth_impulse(Eigen::VectorXd& impulse) const override { impulse = smooth_impulse_; }
 
  private:
   mjModel* m_ = nullptr;
   mjData* d_ = nullptr;
+  Eigen::VectorXd smooth_impulse_;
 };
 
 class MujocoEngine final : public PhysicsEngine {

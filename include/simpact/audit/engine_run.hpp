@@ -1,8 +1,13 @@
-// Steps one engine through an impact and reads back the post-impact generalized velocities
-// (issue 25 §1 steps 1–2), the same stop rule for every engine: done once no contact of the
-// impact approaches (<u_i, q̇> ≥ −tol) and q̇ has stopped changing for `quiet_steps` steps (every
-// contact has separated or come to rest); a time limit otherwise. A capped or failed run has NaN
-// velocities and says so: never a number the engine did not settle on.
+// Steps one engine through an impact and reads back the generalized velocities at the END OF
+// THE IMPACT (issue 25 §1 steps 1–2, issue 35 §1), the same rule for every engine: the run stops
+// at the first step at which every contact closed at the impact has ended: it has separated
+// (its gap φ_i > 0 while not approaching, for an engine whose scene reports its configuration:
+// MuJoCo) or it has stopped approaching (<u_i, q̇> ≥ −tol‖u_i‖) and its normal velocity
+// <u_i, q̇> has not changed by more than tol‖u_i‖ for `end_steps` consecutive steps. Gravity
+// and the mechanism's other smooth forces act throughout; their generalized impulse over the
+// steps taken is reported (MuJoCo) so that the user can judge it against ‖p⁻‖. A run that
+// reaches its time limit or fails has NaN velocities and says so: never a number the engine did
+// not end on.
 //
 // Every run is bounded (issue 39): at most kMaxRunSteps steps (time_limit × rate) and
 // kMaxRunWork solver iterations (steps × the engine's iterations per step), refused beyond when
@@ -22,7 +27,7 @@ namespace simpact {
 struct AuditLimits {
   double time_limit = 2.0;       // simulated time [s]
   double rest_tolerance = 1e-9;  // relative to max|q̇⁻|: a per-step change counted as none
-  int quiet_steps = 2;
+  int end_steps = 3;             // steps a contact's normal velocity must stay unchanged
 };
 
 inline constexpr double kMaxRunSteps = 1e7;  // steps of one engine run (time_limit × rate)
@@ -46,19 +51,26 @@ struct RunInterruption {
 
 // kInterrupted is never stored: an interrupted task is not journaled, and a dry run's timing
 // keeps no values.
+// kSettled: the impact ended (every contact separated or came to rest) within the time limit.
 enum class EngineRunStatus : std::int64_t { kSettled = 0, kTimeLimit = 1, kFailed = 2, kInterrupted = 3 };
-inline constexpr const char* kEngineRunStatusLegend = "engine run: 0 settled, 1 time limit, 2 engine failed";
+inline constexpr const char* kEngineRunStatusLegend =
+    "engine run: 0 impact ended, 1 time limit, 2 engine failed";
 
 struct EngineRun {
   EngineRunStatus status = EngineRunStatus::kSettled;
   std::string message;          // why it failed
   std::int64_t steps = 0;       // steps taken
   std::int64_t step_limit = 0;  // the steps it could have taken (run_step_limit)
-  Eigen::VectorXd qvel;         // post-impact q̇ (nv); NaN unless settled
+  Eigen::VectorXd qvel;         // q̇ (nv) at the end of the impact; NaN unless it ended
+  double duration = 0.0;        // steps / rate [s]
+  // Σ smooth generalized force × dt over the steps taken (nv); NaN where the engine does not
+  // report it (Bullet, ODE) or the run did not end.
+  Eigen::VectorXd smooth_impulse;
 };
 
-// `normals`: the impact's contact normals u_i (rows, qvel coordinates) at the impact state,
-// used for the "approaching" test. `state` is placed (its contacts closed).
+// `normals`: the contact normals u_i (rows, qvel coordinates, evaluate()'s rows) at the impact
+// state; the rows whose gap at `state` is within the mechanism's gap tolerance are the impact's
+// contacts. `state` is placed (its contacts closed).
 EngineRun run_engine(const PhysicsEngine& engine, const MujocoMechanism& mechanism,
                      const MechanismState& state, MujocoMechanism::Workspace& workspace,
                      const EngineSettings& settings, const Eigen::MatrixXd& normals,
