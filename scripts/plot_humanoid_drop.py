@@ -9,7 +9,7 @@ floating base (free root, ball waist, 18 hinges) through its touchdowns, from th
 Panels: (a) pelvis height and pitch (from the root quaternion), (b) the total vertical momentum
 (the free joint's translational momentum p_z: -m g t in flight, a jump at each touchdown),
 (c) the same around the touchdowns with each impact named, (d) the energy relative to the start,
-and the energy each impact keeps (R = 1: none lost)."""
+and what each impact keeps or dissipates (R = 0: each foot's heel and toe end caps land and rest)."""
 import argparse
 import json
 import math
@@ -21,7 +21,17 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-FEET = {0: ("left foot", "tab:blue"), 1: ("right foot", "tab:red")}
+# Time stepping's contacts: each capsule foot against the floor is two, its end caps (MuJoCo's
+# fromto axis points from the toe to the heel: feature #0 is the toe).
+FEATURES = ["left toe", "left heel", "right toe", "right heel"]
+COLOURS = {"left": "tab:blue", "right": "tab:red", "both": "tab:purple"}
+
+
+def impact_name(contacts):
+    """The impact's closed contacts by name and a colour by foot."""
+    names = [FEATURES[c] if c < len(FEATURES) else f"contact {c}" for c in contacts]
+    feet = {n.split()[0] for n in names}
+    return " + ".join(names), COLOURS["both" if len(feet) > 1 else feet.pop()]
 
 
 def pitch_deg(q):
@@ -72,14 +82,15 @@ def main():
         ax.set_xlabel("time t [s]")
         ax.set_ylabel("vertical momentum $p_z$ [kg m/s]")
     b.set_title("(b) total vertical momentum")
-    lo, hi = impacts[0]["t"] - 0.004, impacts[-1]["t"] + 0.006 if impacts else (t[0], t[-1])
+    # the first touchdowns (heels, toes, feet flat) within 25 ms of the first
+    first = [i["t"] for i in impacts if i["t"] <= impacts[0]["t"] + 0.025] if impacts else [t[0], t[-1]]
+    lo, hi = first[0] - 0.004, first[-1] + 0.006
     c.set_xlim(lo, hi)
     window = (t >= lo) & (t <= hi)
     c.set_ylim(p[window, 2].min() - 5, p[window, 2].max() + 5)
     seen = set()
     for i in impacts:
-        foot = i["contacts"][0] if len(i["contacts"]) == 1 else None
-        name, colour = FEET.get(foot, ("both feet", "tab:purple"))
+        name, colour = impact_name(i["contacts"])
         for ax in (b, dd):
             ax.axvline(i["t"], color=colour, lw=0.6, ls=":")
         c.plot([i["t"], i["t"]], [i["momentum_before"][2], i["momentum_after"][2]], color=colour, lw=2.5,
@@ -90,9 +101,13 @@ def main():
 
     dd.plot(t, (e - e0) / e0, color="k", lw=1.2, label="time stepping")
     kept = max(abs(i["energy_after"] - i["energy_before"]) / i["energy_before"] for i in impacts) if impacts else 0
+    plastic = d["impacts"] and all(i.get("restitution", 1.0) == 0.0 for i in impacts)
     dd.set_xlabel("time t [s]")
     dd.set_ylabel("energy error $(E - E_0)/E_0$")
-    dd.set_title(f"(d) energy; each impact keeps it to {kept:.0e}")
+    if plastic:
+        dd.set_title("(d) energy (R = 0: each touchdown dissipates)")
+    else:
+        dd.set_title(f"(d) energy; each impact keeps it to {kept:.0e}")
     dd.ticklabel_format(axis="y", style="sci", scilimits=(0, 0))
     fig.suptitle(f"Humanoid drop, time-stepped through its touchdowns (nq = {d.get('nq', q.shape[1])}, "
                  f"nv = {d['dof']}, dt = {d['dt'] * 1e3:g} ms, {len(impacts)} impacts)")
