@@ -25,6 +25,7 @@
 #include <string>
 
 #include "../support/temp_dir.hpp"
+#include "simpact/core/input_error.hpp"
 #include "simpact/integrate/simulation.hpp"
 #include "simpact/models/mechanism_dynamic_model.hpp"
 
@@ -228,6 +229,34 @@ TEST(FloatingBase, HumanoidFeetAreTwoContactsEachAgainstTheFloor) {
   model.gaps(plus, phi_p);
   model.gaps(minus, phi_m);
   for (int i = 0; i < 4; ++i) EXPECT_NEAR((phi_p[i] - phi_m[i]) / (2 * h), jac.row(i).dot(v), 1e-7) << i;
+}
+
+TEST(FloatingBase, WitnessesDeepestKeepsOneGapPerContactAndTooManyFeaturesAreRefused) {
+  MechanismSpec spec;
+  spec.file = example("humanoid.xml");
+  spec.contacts = {{"floor", "foot_l"}, {"floor", "foot_r"}};
+  spec.witnesses = "deepest";
+  const auto deepest = std::make_shared<const MujocoMechanism>(spec);
+  const MechanismDynamicModel model(deepest, deepest->state_from({}));
+  ASSERT_EQ(model.contacts(), 2);
+  EXPECT_EQ(model.feature_name(1), "floor/foot_r");
+  // A body of 9 boxes on a floor: 72 corners, over the 64 time stepping takes.
+  const testing::TempDir dir("simpact-boxes");
+  const std::string path = dir / "boxes.xml";
+  std::string xml =
+      "<mujoco><worldbody><geom name='floor' type='plane' size='5 5 0.1'/><body name='raft' "
+      "pos='0 0 1'><freejoint/>";
+  for (int i = 0; i < 9; ++i)
+    xml += "<geom type='box' pos='" + std::to_string(0.3 * i) + " 0 0' size='0.1 0.1 0.1' mass='1'/>";
+  write(path, xml + "</body></worldbody></mujoco>");
+  const auto raft = load(path, {{"floor", "raft"}});
+  try {
+    const MechanismDynamicModel refused(raft, raft->state_from({}));
+    FAIL() << "72 features accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "mechanism.contacts");
+    EXPECT_NE(std::string(e.what()).find("floor/raft: 72"), std::string::npos) << e.what();
+  }
 }
 
 TEST(FloatingBase, HumanoidPlasticTouchdownsStopEveryClosedContact) {
