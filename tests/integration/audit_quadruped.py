@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""audit: the 18-DOF quadruped's trot touchdown with gravity (configs/audit_quadruped.yaml,
+MuJoCo 600 Hz, 9 postures; over the fixed capacity, so the dynamic path) — issue 35 §1, §2:
+at least 95 % of the runs find the end of the impact; where a run ended, its distance, energy
+error and smooth impulse are finite and its exported velocities are, where it did not, all NaN;
+the file is bit-identical at 1 rank x 1 thread and 2 ranks x 2 threads. (The stepping itself is
+checked against an independent mj_step loop in tests/audit/audit_quadruped_test.cpp.)
+
+usage: audit_quadruped.py SIMPACT
+"""
+import os
+import sys
+
+import h5py
+import numpy as np
+
+import sweep_common as sc
+
+GROUP = "audit_mujoco_600hz"
+
+
+def main():
+    simpact = sys.argv[1]
+    tmp = sc.tempdir()
+    one, two = os.path.join(tmp, "one.h5"), os.path.join(tmp, "two.h5")
+    sc.run(simpact, "configs/audit_quadruped.yaml", one, ranks=0, threads=1)
+    sc.run(simpact, "configs/audit_quadruped.yaml", two, ranks=2, threads=2)
+    sc.assert_identical(one, two, "audit_quadruped at 1x1 and 2x2")
+    with h5py.File(one, "r") as f, h5py.File(two, "r") as g:
+        for name in f[GROUP]:
+            a, b = f[GROUP][name][()], g[GROUP][name][()]
+            if a.tobytes() != b.tobytes():
+                sys.exit(f"FAIL: /{GROUP}/{name} differs between 1x1 and 2x2")
+        status = f[f"/samples/{GROUP}_engine_status"][()]
+        n = len(status)
+        ended = status == 0
+        if n != 9 or ended.sum() < 0.95 * n:
+            sys.exit(f"FAIL: {ended.sum()} of {n} quadruped runs found the end of the impact (< 95 %): {status}")
+        for column in ("distance_to_nearest_outcome", "relative_energy_error", "smooth_impulse_norm"):
+            v = f[f"/samples/{GROUP}_{column}"][()]
+            if not (np.all(np.isfinite(v[ended])) and np.all(np.isnan(v[~ended]))):
+                sys.exit(f"FAIL: {column} not finite exactly where the run ended: {v}")
+        distance = f[f"/samples/{GROUP}_distance_to_nearest_outcome"][()]
+        if not np.all(distance[ended] >= 0):
+            sys.exit(f"FAIL: negative distances {distance}")
+        qvel = f[f"/samples/{GROUP}_velocity_after"][()]
+        if qvel.shape != (n, 18) or not np.all(np.isfinite(qvel[ended])) or not np.all(np.isnan(qvel[~ended])):
+            sys.exit(f"FAIL: velocity_after {qvel.shape} not finite exactly where the run ended")
+        steps = f[f"/samples/{GROUP}_steps"][()]
+        smooth = f[f"/samples/{GROUP}_smooth_impulse_norm"][()]
+        print(f"ok: {ended.sum()}/{n} quadruped runs ended; steps {steps.min():.0f}-{steps.max():.0f}; "
+              f"distance {np.nanmin(distance):.4f}-{np.nanmax(distance):.4f}; "
+              f"smooth impulse / ||p-|| {np.nanmin(smooth):.3f}-{np.nanmax(smooth):.3f}")
+
+
+if __name__ == "__main__":
+    main()
