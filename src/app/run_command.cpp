@@ -16,6 +16,7 @@
 #include "simpact/core/input_error.hpp"
 #include "simpact/io/chunk_journal.hpp"
 #include "simpact/io/sweep_config_yaml.hpp"
+#include "simpact/io/sweep_file.hpp"
 #include "simpact/study/sweep_runner.hpp"
 #include "simpact/study/sweep_session.hpp"
 #include "simpact/study/sweep_size_estimate.hpp"
@@ -122,6 +123,37 @@ int dry_run(const SweepConfig& config, const TaskKernel& kernel, const std::stri
         config.task_count(), journal.chunk_size, journal.chunk_count());
   fmt::print("dry run: nothing was written\n");
   return 0;
+}
+
+// An audit's engine runs, counted per engine and rate from the written file (issue 35 §2): a run
+// that reached its time limit or failed is not "ok" (its values are NaN in the maps). Per task
+// from /samples/<group>_engine_status when the file has samples, else per grid point from the
+// map (a value that is not 0, 1 or 2 — a mean over replicas, a task that failed first — is
+// "other").
+void log_audit_run_counts(const SweepConfig& config, const std::string& output) {
+  if (!config.audit) return;
+  for (const AuditEngineSpec& engine : config.audit->engines) {
+    for (double rate : engine.rates) {
+      const std::string group = fmt::format("audit_{}_{:g}hz", engine.label, rate);
+      std::vector<double> status;
+      const char* per = "task";
+      try {
+        status = read_dataset_f64(output, "/samples/" + group + "_engine_status");
+      } catch (const std::exception&) {
+        try {
+          status = read_dataset_f64(output, "/" + group + "/engine_status");
+          per = "grid point";
+        } catch (const std::exception&) {
+          continue;
+        }
+      }
+      std::size_t counts[4] = {0, 0, 0, 0};
+      for (double v : status) ++counts[v == 0.0 ? 0 : v == 1.0 ? 1 : v == 2.0 ? 2 : 3];
+      spdlog::info("engine runs {} at {:g} Hz (per {}): {} impact ended, {} time limit, {} failed{}",
+                   engine.label, rate, per, counts[0], counts[1], counts[2],
+                   counts[3] > 0 ? fmt::format(", {} other (NaN or mixed)", counts[3]) : std::string());
+    }
+  }
 }
 
 // The end-of-run account of what was not computed exactly: every such value is NaN in the maps,
@@ -268,6 +300,7 @@ int run_agreed(const RunArgs& args, MpiSession& mpi) {
         spdlog::info("{} inadmissible grid points recorded as failed (status 4, NaN in the maps)",
                      inadmissible);
       log_status_counts(s.status_counts);
+      log_audit_run_counts(config, output);
     }
     for (const auto& hint : result.hints) std::fprintf(stderr, "simpact: warning: %s\n", hint.c_str());
   }

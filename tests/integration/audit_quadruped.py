@@ -9,6 +9,8 @@ checked against an independent mj_step loop in tests/audit/audit_quadruped_test.
 usage: audit_quadruped.py SIMPACT
 """
 import os
+import re
+import subprocess
 import sys
 
 import h5py
@@ -51,6 +53,25 @@ def main():
         print(f"ok: {ended.sum()}/{n} quadruped runs ended; steps {steps.min():.0f}-{steps.max():.0f}; "
               f"distance {np.nanmin(distance):.4f}-{np.nanmax(distance):.4f}; "
               f"smooth impulse / ||p-|| {np.nanmin(smooth):.3f}-{np.nanmax(smooth):.3f}")
+
+    # The run summary counts the engine runs per engine and rate, as the file holds them: at a
+    # rest tolerance of 1e-6 most runs reach the time limit and are not "ok".
+    strict = open("configs/audit_quadruped.yaml").read().replace("../examples", os.path.abspath("examples"))
+    strict = strict.replace("rest_tolerance: 1.0e-4", "rest_tolerance: 1.0e-6")
+    config = sc.write_config(strict, tmp, "strict.yaml")
+    for path in (("configs/audit_quadruped.yaml", one), (config, os.path.join(tmp, "strict.h5"))):
+        cmd = [simpact, "run", path[0], "-o", path[1], "--overwrite"]
+        p = subprocess.run(cmd, env=sc.env(1), capture_output=True, text=True, timeout=300)
+        line = re.search(r"engine runs mujoco at 600 Hz \(per task\): (\d+) impact ended, (\d+) time limit, "
+                         r"(\d+) failed", p.stdout + p.stderr)
+        if p.returncode != 0 or not line:
+            sys.exit(f"FAIL: {' '.join(cmd)}: no engine run counts: {p.stdout}{p.stderr}")
+        with h5py.File(path[1], "r") as f:
+            status = f[f"/samples/{GROUP}_engine_status"][()]
+        want = tuple(int(np.sum(status == k)) for k in (0, 1, 2))
+        if tuple(int(x) for x in line.groups()) != want or sum(want) != len(status):
+            sys.exit(f"FAIL: run summary {line.group(0)!r}, the file's engine_status counts {want}")
+        print(f"ok: {path[0]}: summary '{line.group(0)}' equals the file's counts")
 
 
 if __name__ == "__main__":
