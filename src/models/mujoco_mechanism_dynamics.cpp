@@ -77,14 +77,4 @@ std::string MujocoMechanism::coordinate_name(int i) const {
   return qvel_names_.at(i).substr(5);
 }
 
-std::string MujocoMechanism::non_euclidean_joint() const {
-  const mjModel* m = model_->m;
-  for (int j = 0; j < m->njnt; ++j)
-    if (m->jnt_type[j] == mjJNT_BALL || m->jnt_type[j] == mjJNT_FREE) {
-      const char* raw = mj_id2name(m, mjOBJ_JOINT, j);
-      return raw && *raw ? raw : fmt::format("joint{}", j);
-    }
-  return "";
-}
-
 }  // namespace simpact

@@ -119,8 +119,8 @@ SimulateReport run_simulation(const SimulateRequest& request) {
     model.gaps(q0, phi);
     for (int i = 0; i < model.contacts(); ++i)
       if (phi[i] < -options.gap_tolerance)
-        throw InputError(
-            "q0", fmt::format("contact {} penetrates by {:.3g} m at the initial configuration", i, -phi[i]));
+        throw InputError("q0", fmt::format("contact {} penetrates by {:.3g} m at the initial configuration",
+                                           model.contact_name(i), -phi[i]));
   }
   const SimulationResult result = simulate(model, q0, p0, options);
   SimulateReport report;

@@ -24,6 +24,7 @@
 #include <sstream>
 #include <string>
 
+#include "../support/mechanism_loading.hpp"
 #include "../support/temp_dir.hpp"
 #include "simpact/core/input_error.hpp"
 #include "simpact/integrate/simulation.hpp"
@@ -48,13 +49,7 @@ void write(const std::string& path, const std::string& text) {
   std::ofstream(path) << text;
 }
 
-std::shared_ptr<const MujocoMechanism> load(const std::string& file,
-                                            std::vector<std::pair<std::string, std::string>> contacts = {}) {
-  MechanismSpec spec;
-  spec.file = file;
-  spec.contacts = std::move(contacts);
-  return std::make_shared<const MujocoMechanism>(spec);
-}
+using testing::load_mechanism;
 
 // The humanoid without gravity (a copy of the file in `dir`).
 std::string weightless_humanoid(const testing::TempDir& dir) {
@@ -99,7 +94,7 @@ DynVector humanoid_velocity(int nv) {
 
 TEST(FloatingBase, HumanoidFreeFlightConservesMomentaAndEnergy) {
   const testing::TempDir dir("simpact-floating");
-  const auto mechanism = load(weightless_humanoid(dir));
+  const auto mechanism = load_mechanism(weightless_humanoid(dir));
   const MechanismState state = mechanism->state_from({});
   const MechanismDynamicModel model(mechanism, state);
   ASSERT_EQ(model.configuration_size(), 29);
@@ -169,7 +164,7 @@ SimulationResult drop(const MechanismDynamicModel& model, const MujocoMechanism&
 }
 
 TEST(FloatingBase, HumanoidElasticTouchdownsKeepTheEnergy) {
-  const auto mechanism = load(example("humanoid.xml"), {{"floor", "foot_l"}, {"floor", "foot_r"}});
+  const auto mechanism = load_mechanism(example("humanoid.xml"), {{"floor", "foot_l"}, {"floor", "foot_r"}});
   const MechanismDynamicModel model(mechanism, mechanism->state_from({}));
   const SimulationResult run = drop(model, *mechanism, 1.0, 300);
   int elastic = 0;
@@ -203,7 +198,7 @@ double worst_rest(const MechanismDynamicModel& model, const ImpactRecord& i, boo
 }
 
 TEST(FloatingBase, HumanoidFeetAreTwoContactsEachAgainstTheFloor) {
-  const auto mechanism = load(example("humanoid.xml"), {{"floor", "foot_l"}, {"floor", "foot_r"}});
+  const auto mechanism = load_mechanism(example("humanoid.xml"), {{"floor", "foot_l"}, {"floor", "foot_r"}});
   const MechanismDynamicModel model(mechanism, mechanism->state_from({}));
   ASSERT_EQ(model.contacts(), 4);  // each capsule's heel and toe end-cap centres
   EXPECT_EQ(model.feature_name(0), "floor/foot_l#0");
@@ -249,7 +244,7 @@ TEST(FloatingBase, WitnessesDeepestKeepsOneGapPerContactAndTooManyFeaturesAreRef
   for (int i = 0; i < 9; ++i)
     xml += "<geom type='box' pos='" + std::to_string(0.3 * i) + " 0 0' size='0.1 0.1 0.1' mass='1'/>";
   write(path, xml + "</body></worldbody></mujoco>");
-  const auto raft = load(path, {{"floor", "raft"}});
+  const auto raft = load_mechanism(path, {{"floor", "raft"}});
   try {
     const MechanismDynamicModel refused(raft, raft->state_from({}));
     FAIL() << "72 features accepted";
@@ -260,7 +255,7 @@ TEST(FloatingBase, WitnessesDeepestKeepsOneGapPerContactAndTooManyFeaturesAreRef
 }
 
 TEST(FloatingBase, HumanoidPlasticTouchdownsStopEveryClosedContact) {
-  const auto mechanism = load(example("humanoid.xml"), {{"floor", "foot_l"}, {"floor", "foot_r"}});
+  const auto mechanism = load_mechanism(example("humanoid.xml"), {{"floor", "foot_l"}, {"floor", "foot_r"}});
   const MechanismDynamicModel model(mechanism, mechanism->state_from({}));
   // 0.5 s: both heels, then both toes land (each capsule's end caps are separate contacts, so a
   // foot lying flat rests on two smooth gaps instead of one that switches between heel and toe).
@@ -296,7 +291,7 @@ TEST(FloatingBase, FlatBoxDropsToRestOnFourCorners) {
         "<mujoco><option gravity='0 0 -9.81'/><worldbody><geom name='floor' type='plane' size='5 5 0.1'/>"
         "<body name='block' pos='0 0 0.5'><freejoint name='root'/>"
         "<geom name='box' type='box' size='0.2 0.1 0.05' mass='2'/></body></worldbody></mujoco>");
-  const auto mechanism = load(path, {{"floor", "box"}});
+  const auto mechanism = load_mechanism(path, {{"floor", "box"}});
   const MechanismDynamicModel model(mechanism, mechanism->state_from({}));
   ASSERT_EQ(model.contacts(), 8);
   DynVector q0 = mechanism->default_qpos();
@@ -339,7 +334,7 @@ TEST(FloatingBase, BallPendulumConservesVerticalAngularMomentum) {
         "<geom name='rod' type='capsule' fromto='0 0 0 0.3 0.1 -1' size='0.05' mass='2'/>"
         "<geom name='weight' type='box' pos='0.3 0.1 -1' size='0.1 0.2 0.05' mass='3'/>"
         "</body></worldbody></mujoco>");
-  const auto mechanism = load(path);
+  const auto mechanism = load_mechanism(path);
   const MechanismDynamicModel model(mechanism, mechanism->state_from({}));
   ASSERT_EQ(model.configuration_size(), 4);
   ASSERT_EQ(model.dof(), 3);

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string>
 
+#include "../support/mechanism_loading.hpp"
 #include "../support/temp_dir.hpp"
 #include "simpact/core/fixed_size.hpp"
 #include "simpact/integrate/simulation.hpp"
@@ -16,13 +17,7 @@
 namespace simpact {
 namespace {
 
-std::shared_ptr<const MujocoMechanism> load(const std::string& file,
-                                            std::vector<std::pair<std::string, std::string>> contacts = {}) {
-  MechanismSpec spec;
-  spec.file = file;
-  spec.contacts = std::move(contacts);
-  return std::make_shared<const MujocoMechanism>(spec);
-}
+using testing::load_mechanism;
 
 TEST(LargeMechanismTimestep, HundredCoordinatesStep) {
   const testing::TempDir dir("simpact-chain100");
@@ -40,7 +35,7 @@ TEST(LargeMechanismTimestep, HundredCoordinatesStep) {
     }
     f << "</worldbody></mujoco>";
   }
-  const auto mechanism = load(path);
+  const auto mechanism = load_mechanism(path);
   const MechanismDynamicModel model(mechanism, mechanism->state_from({}));
   ASSERT_EQ(model.dof(), 100);
   ASSERT_GT(model.dof(), kMaxDof);
@@ -73,7 +68,7 @@ TEST(LargeMechanismTimestep, TwelveBallCradleTakesTheDynamicReset) {
     }
     f << "</worldbody></mujoco>";
   }
-  const auto mechanism = load(path, contacts);
+  const auto mechanism = load_mechanism(path, contacts);
   const MechanismDynamicModel model(mechanism, mechanism->state_from({}));
   ASSERT_EQ(model.contacts(), 11);
   ASSERT_GT(model.contacts(), kMaxContacts);

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "../support/mechanism_loading.hpp"
 #include "../support/temp_dir.hpp"
 #include "simpact/core/input_error.hpp"
 #include "simpact/integrate/simulation.hpp"
@@ -25,10 +26,7 @@ std::string example(const std::string& name) {
 
 std::shared_ptr<const MujocoMechanism> load(const std::string& file,
                                             std::vector<std::pair<std::string, std::string>> contacts) {
-  MechanismSpec spec;
-  spec.file = example(file);
-  spec.contacts = std::move(contacts);
-  return std::make_shared<const MujocoMechanism>(spec);
+  return testing::load_mechanism(example(file), std::move(contacts));
 }
 
 DynVector vec(std::initializer_list<double> x) {

@@ -61,6 +61,8 @@ class DynamicModel {
   // quaternion. R^n: nothing to do.
   virtual bool normalize_configuration(DynVector& /*q*/, const std::string& /*field*/) const { return false; }
   virtual int contacts() const { return 0; }
+  // How messages name contact i ("2"; a mechanism file: its pair and feature, "floor/foot_l#0").
+  virtual std::string contact_name(int i) const { return std::to_string(i); }
   virtual std::string coordinate_name(int i) const { return "q" + std::to_string(i); }
   // UDUNITS unit of coordinate i ("m" or "rad"); "" when the model does not know it.
   virtual std::string coordinate_unit(int /*i*/) const { return ""; }

@@ -40,6 +40,7 @@ class MechanismDynamicModel final : public DynamicModel {
   // "foot_l/floor#0": the contact's two sides and the feature's index within it (no index for a
   // contact's deepest point).
   std::string feature_name(int i) const;
+  std::string contact_name(int i) const override { return feature_name(i); }
   // The contact (index of the mechanism's contacts) feature i belongs to.
   int feature_contact(int i) const { return features_.at(static_cast<std::size_t>(i)).contact; }
   std::string coordinate_name(int i) const override { return mechanism_->coordinate_name(i); }

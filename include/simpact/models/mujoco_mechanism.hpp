@@ -202,9 +202,6 @@ class MujocoMechanism {
   std::string coordinate_name(int i) const;
   // "rad" (hinge, ball, a free joint's rotation) or "m" (slide, a free joint's translation).
   std::string coordinate_unit(int i) const { return qvel_units_.at(static_cast<std::size_t>(i)); }
-  // Empty when every joint is a hinge or a slide (qpos and qvel coordinates coincide), else the
-  // first ball or free joint's name: the variational integrator steps q in R^n.
-  std::string non_euclidean_joint() const;
 
  private:
   struct Model;  // the loaded mjModel and its name tables
