@@ -32,6 +32,7 @@ AuditTaskKernel::AuditTaskKernel(std::shared_ptr<const MujocoMechanism> mechanis
     : mechanism_(std::move(mechanism)), spec_(spec) {
   limits_.time_limit = spec.time_limit;
   limits_.rest_tolerance = spec.rest_tolerance;
+  limits_.end_steps = spec.end_steps;
   columns_.push_back({"relative_energy_error_min", "audit_model", "1",
                       "smallest (E_after - E_before)/E_before over the propagative outcomes"});
   columns_.push_back({"relative_energy_error_max", "audit_model", "1",

@@ -3,6 +3,8 @@
 // the audit layer when the kernel is built (io knows no engines); shapes and numbers here.
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "sweep_config_parser.hpp"
 
 namespace simpact::detail {
@@ -40,6 +42,15 @@ void ConfigParser::parse_audit(const YAML::Node& node) {
   positive("time_limit", spec.time_limit);
   positive("rest_tolerance", spec.rest_tolerance);
   positive("inside_tolerance", spec.inside_tolerance);
+  if (const auto* value = view.get("end_steps")) {
+    const std::string path = child("audit", "end_steps");
+    if (const auto v = number(*value, path)) {
+      if (*v >= 1 && *v <= 1000 && *v == std::floor(*v))
+        spec.end_steps = static_cast<int>(*v);
+      else
+        error(path, fmt::format("{} is not an integer in [1, 1000]", number_text(*v)));
+    }
+  }
   const auto* engines = view.get("engines");
   if (engines == nullptr || !engines->IsSequence() || engines->size() == 0) {
     error("audit.engines",

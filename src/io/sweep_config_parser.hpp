@@ -50,7 +50,7 @@ inline const Names kSimulateKeys = {"model", "steps", "t_end", "dt", "restitutio
                                     "record"};
 // The integrator's sweepable settings a `simulate:` section may also fix (config_simulate.cpp).
 inline const Names kSimulateParameterKeys = {"dt", "restitution", "simultaneity_tolerance", "force_split"};
-inline const Names kAuditKeys = {"engines", "time_limit", "rest_tolerance", "inside_tolerance"};
+inline const Names kAuditKeys = {"engines", "time_limit", "rest_tolerance", "end_steps", "inside_tolerance"};
 inline const Names kAuditEngineKeys = {"engine", "label", "rates", "options"};
 inline const Names kOutputKeys = {"samples", "momenta", "chunk_size", "compression"};
 inline const Names kRandomCommonKeys = {"dist", "units", "long_name"};

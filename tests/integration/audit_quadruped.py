@@ -73,6 +73,25 @@ def main():
             sys.exit(f"FAIL: run summary {line.group(0)!r}, the file's engine_status counts {want}")
         print(f"ok: {path[0]}: summary '{line.group(0)}' equals the file's counts")
 
+    # audit.end_steps: more unchanged steps never end a run sooner; out of [1, 1000] is refused.
+    with h5py.File(os.path.join(tmp, "one.h5"), "r") as f:
+        steps3 = f[f"/samples/{GROUP}_steps"][()]
+    config = sc.write_config(strict.replace("rest_tolerance: 1.0e-6", "rest_tolerance: 1.0e-4\n  end_steps: 6"),
+                             tmp, "six.yaml")
+    six = os.path.join(tmp, "six.h5")
+    sc.run(simpact, config, six, threads=1)
+    with h5py.File(six, "r") as f:
+        steps6 = f[f"/samples/{GROUP}_steps"][()]
+    if not (np.all(steps6 >= steps3) and np.any(steps6 > steps3)):
+        sys.exit(f"FAIL: end_steps 6 gave steps {steps6}, end_steps 3 {steps3}")
+    config = sc.write_config(strict.replace("rest_tolerance: 1.0e-6", "end_steps: 0"), tmp, "zero.yaml")
+    zero = os.path.join(tmp, "zero.h5")
+    p = sc.run(simpact, config, zero, check=False)
+    err = p.stderr.strip()
+    if p.returncode != 2 or "audit.end_steps" not in err or "\n" in err or os.path.exists(zero):
+        sys.exit(f"FAIL: end_steps 0: exit {p.returncode}, {err!r}")
+    print(f"ok: end_steps 6 ends no run sooner ({int((steps6 > steps3).sum())} later); end_steps 0: {err}")
+
 
 if __name__ == "__main__":
     main()

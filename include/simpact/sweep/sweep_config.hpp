@@ -67,6 +67,7 @@ struct AuditSpec {
   std::vector<AuditEngineSpec> engines;
   double time_limit = 2.0;         // simulated seconds per run
   double rest_tolerance = 1e-9;    // relative per-step velocity change counted as none
+  int end_steps = 3;               // steps a contact's normal velocity stays unchanged to end
   double inside_tolerance = 1e-3;  // g-distance (relative) within which a state is "inside"
 };
 
