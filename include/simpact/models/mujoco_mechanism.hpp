@@ -166,10 +166,6 @@ class MujocoMechanism {
   // tolerance); a no-op without `place`. Throws InputError naming the contact and its gap.
   void place(MechanismState& state, Workspace& workspace) const;
 
-  // Per contact, the geom pairs it stands for (MuJoCo geom ids: first side, second side); a body
-  // side stands for each of its geoms. What an engine rebuilding the mechanism collides (audit/).
-  const std::vector<std::vector<std::pair<int, int>>>& contact_geom_pairs() const { return contact_pairs_; }
-
   // qpos indices of spec().place, in its order.
   const std::vector<int>& place_coordinates() const { return place_qpos_; }
 
