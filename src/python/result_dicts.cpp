@@ -241,8 +241,13 @@ py::dict result_info_dict(const ResultInfo& info) {
   d["shard"] = info.shard.empty() ? py::object(py::none()) : py::object(py::str(info.shard));
   d["schema_version"] = info.schema_version;
   d["model"] = info.model;
-  d["orderings"] = info.orderings;
-  d["minimality"] = info.minimality;
+  // Attributes of one kind of sweep only (a time-stepped sweep has no minimality): None, as
+  // `simpact info --json` gives null.
+  const auto optional_text = [](const std::string& text) {
+    return text.empty() ? py::object(py::none()) : py::object(py::str(text));
+  };
+  d["orderings"] = optional_text(info.orderings);
+  d["minimality"] = optional_text(info.minimality);
   d["tasks"] = info.tasks;
   d["replicas"] = info.replicas;
   d["chunks"] = info.chunks;

@@ -111,6 +111,21 @@ def test_run_bad_input(tmp_path, monkeypatch):
     assert not (tmp_path / "x.h5").exists() and not list(tmp_path.glob(".simpact-config-*"))
 
 
+def test_info_of_a_time_stepped_result_is_the_cli_info(tmp_path, monkeypatch):
+    """A time-stepped sweep has no minimality: null in `simpact info --json`, None in Python (it
+    was "" in Python)."""
+    monkeypatch.chdir(tmp_path)
+    config = {"simulate": {"model": "billiards", "t_end": 0.03, "dt": 1e-3, "simultaneity_tolerance": 1e-6},
+              "params": {"mass": 1.0, "radius": 0.05, "speed": 1.0, "distance": 0.01},
+              "grid": {"offset": {"values": [0.0]}, "theta": {"start": 1.1, "stop": 3.0, "num": 2}},
+              "orderings": ["argmin", "argmax"]}
+    simpact.run(config, out="stepped.h5", quiet=True)
+    mine = simpact.info("stepped.h5")
+    p = cli(["info", "--json", "stepped.h5"], cwd=tmp_path)
+    assert p.returncode == 0 and mine == json.loads(p.stdout)
+    assert mine["minimality"] is None and mine["tasks_done"] == mine["tasks"] == 2
+
+
 def test_info_is_the_cli_info(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     simpact.run(MAP, out="whole.h5", quiet=True)
