@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "simpact/io/sweep_file.hpp"
 #include "mpi_startup_tuning.hpp"
+#include "simpact/io/sweep_file.hpp"
 
 namespace simpact::app {
 
