@@ -16,8 +16,8 @@
 #include "ratio_reporter.hpp"
 #include "simpact/core/impact_resolution.hpp"
 #include "simpact/core/plastic_impact.hpp"
-#include "simpact/models/billiards_model.hpp"
-#include "simpact/models/cradle_model.hpp"
+#include "simpact/models/billiards_scenario.hpp"
+#include "simpact/models/cradle_scenario.hpp"
 #include "simpact/study/impact_batch.hpp"
 
 namespace {
@@ -34,7 +34,7 @@ ParameterSet billiards_params(double theta) {
 
 // θ = 2π/3: both contacts violated, two distinct outcomes (a typical non-unique break).
 const ImpactProblem& billiards_problem() {
-  static const ImpactProblem problem = BilliardsModel().make_problem(billiards_params(2 * kPi / 3));
+  static const ImpactProblem problem = BilliardsFamily().make_problem(billiards_params(2 * kPi / 3));
   return problem;
 }
 
@@ -71,7 +71,7 @@ BENCHMARK(BM_BilliardsResolveAllWithXi);
 
 // What a sweep task does: parameters → problem → one resolution.
 void BM_BilliardsBuildAndResolve(benchmark::State& state) {
-  const BilliardsModel model;
+  const BilliardsFamily model;
   ParameterSet params = billiards_params(2 * kPi / 3);
   ImpactWorkspace ws;
   ResolveOptions options;
@@ -95,7 +95,7 @@ void BM_Cradle6All(benchmark::State& state) {
   ParameterSet params;
   params.set("n", 6);
   for (int i = 1; i <= 6; ++i) params.set("m" + std::to_string(i), i % 2 == 1 ? 1.0 : 3.0);
-  const ImpactProblem problem = CradleModel().make_problem(params);
+  const ImpactProblem problem = CradleFamily().make_problem(params);
   ImpactWorkspace ws;
   ResolveOptions options;
   options.compute_plastic = false;
@@ -118,7 +118,7 @@ BENCHMARK(BM_Cradle6All);
 void BM_Cradle20DynamicAll(benchmark::State& state) {
   ParameterSet params;
   params.set("n", 20);
-  const CradleModel model;
+  const CradleFamily model;
   const DynamicImpactProblem problem = model.make_dynamic_problem(params);
   DynamicImpactWorkspace ws;
   const ResolveOptions options;
@@ -325,7 +325,7 @@ const std::vector<ImpactProblem>& lane_problems() {
   static const std::vector<ImpactProblem> problems = [] {
     std::vector<ImpactProblem> out;
     for (int l = 0; l < kFlatLanes; ++l)
-      out.push_back(BilliardsModel().make_problem(billiards_params(1.9 + 0.08 * l)));
+      out.push_back(BilliardsFamily().make_problem(billiards_params(1.9 + 0.08 * l)));
     return out;
   }();
   return problems;

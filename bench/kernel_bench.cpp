@@ -11,7 +11,7 @@
 
 #include "simpact/analysis/impact_task_kernel.hpp"
 #include "simpact/core/impact_resolution.hpp"
-#include "simpact/models/billiards_model.hpp"
+#include "simpact/models/billiards_scenario.hpp"
 
 namespace {
 
@@ -38,7 +38,7 @@ std::vector<ParameterSet> billiards_mc_params() {
 
 void BM_BilliardsMcTask(benchmark::State& state) {
   ImpactStudyOptions options;  // orderings all, argmin, argmax
-  const ImpactTaskKernel kernel(std::make_unique<BilliardsModel>(), options);
+  const ImpactTaskKernel kernel(std::make_unique<BilliardsFamily>(), options);
   const std::vector<ParameterSet> sets = billiards_mc_params();
   auto scratch = kernel.make_scratch();
   std::vector<double> values(static_cast<std::size_t>(values_per_task(kernel)));
@@ -56,7 +56,7 @@ BENCHMARK(BM_BilliardsMcTask);
 
 // The same as core_bench's: parameters → problem → one resolution (argmin, no plastic).
 void BM_BilliardsBuildAndResolve(benchmark::State& state) {
-  const BilliardsModel model;
+  const BilliardsFamily model;
   ParameterSet params;
   params.set("theta", 2.0);
   ImpactWorkspace ws;

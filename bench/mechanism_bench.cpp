@@ -23,12 +23,23 @@
 
 #include "ratio_reporter.hpp"
 #include "simpact/core/impact_resolution.hpp"
-#include "simpact/models/cradle_model.hpp"
-#include "simpact/models/mechanism_impact_model.hpp"
+#include "simpact/models/cradle_scenario.hpp"
+#include "simpact/models/file_mechanism_family.hpp"
 
 namespace {
 
 using namespace simpact;
+
+// A task's impact as the sweep builds it: the family's mechanism and state, then the one adapter.
+template <typename S>
+BasicImpactProblem<S> problem_of(const MechanismFamily& family, const ParameterSet& params, double* values) {
+  FamilyScratch scratch;
+  ImpactTerms terms;
+  PreImpact pre;
+  family.impact_at(params, scratch, terms, pre, values);
+  return impact_problem_at<S>(terms, pre);
+}
+
 
 std::shared_ptr<const MujocoMechanism> load(const std::string& file,
                                             std::vector<std::pair<std::string, std::string>> contacts,
@@ -40,7 +51,7 @@ std::shared_ptr<const MujocoMechanism> load(const std::string& file,
   return std::make_shared<const MujocoMechanism>(spec);
 }
 
-void resolve_loop(benchmark::State& state, const ImpactModel& model, ParameterSet params,
+void resolve_loop(benchmark::State& state, const MechanismFamily& model, ParameterSet params,
                   const std::string& varied, double lo, double hi) {
   ImpactWorkspace ws;
   ResolveOptions options;  // policy all, plastic outcome computed
@@ -59,12 +70,12 @@ void BM_BuiltinCradle3Task(benchmark::State& state) {
   ParameterSet params;
   params.set("n", 3);
   params.set("speed", 1.0);
-  resolve_loop(state, CradleModel(), params, "m2", 0.5, 3.0);
+  resolve_loop(state, CradleFamily(), params, "m2", 0.5, 3.0);
 }
 BENCHMARK(BM_BuiltinCradle3Task);
 
 void BM_MjcfCradle3Task(benchmark::State& state) {
-  const MechanismImpactModel model(load("cradle3.xml", {{"ball_a", "ball_b"}, {"ball_b", "ball_c"}}));
+  const FileMechanismFamily model(load("cradle3.xml", {{"ball_a", "ball_b"}, {"ball_b", "ball_c"}}));
   ParameterSet params;
   params.set("qvel.x_a", 1.0);
   resolve_loop(state, model, params, "mass.b", 0.5, 3.0);
@@ -162,7 +173,7 @@ void robot_task(benchmark::State& state, const Robot& robot) {
         ("examples/mechanisms/" + robot.file + " not found (run from the repository root)").c_str());
     return;
   }
-  const MechanismImpactModel model(load(robot.file, robot.contacts, robot.place));
+  const FileMechanismFamily model(load(robot.file, robot.contacts, robot.place));
   ParameterSet params = robot_params(robot);
   std::vector<double> values(model.task_values().size());
   Resolver<FixedSizes> fixed;
@@ -173,11 +184,11 @@ void robot_task(benchmark::State& state, const Robot& robot) {
     x = x > robot.hi ? robot.lo : x + 1e-3;
     params.set(robot.varied, x);
     if (large) {
-      const DynamicImpactProblem problem = model.make_dynamic_problem_reporting(params, values.data());
+      const DynamicImpactProblem problem = problem_of<DynamicSizes>(model, params, values.data());
       auto res = resolve_impact(problem, dynamic.options, dynamic.workspace);
       benchmark::DoNotOptimize(res);
     } else {
-      const ImpactProblem problem = model.make_problem_reporting(params, values.data());
+      const ImpactProblem problem = problem_of<FixedSizes>(model, params, values.data());
       auto res = resolve_impact(problem, fixed.options, fixed.workspace);
       benchmark::DoNotOptimize(res);
     }
@@ -192,7 +203,7 @@ void robot_build(benchmark::State& state, const Robot& robot) {
     state.SkipWithError(("examples/mechanisms/" + robot.file + " not found").c_str());
     return;
   }
-  const MechanismImpactModel model(load(robot.file, robot.contacts, robot.place));
+  const FileMechanismFamily model(load(robot.file, robot.contacts, robot.place));
   ParameterSet params = robot_params(robot);
   std::vector<double> values(model.task_values().size());
   const bool large = model.needs_dynamic_sizes(params);
@@ -201,10 +212,10 @@ void robot_build(benchmark::State& state, const Robot& robot) {
     x = x > robot.hi ? robot.lo : x + 1e-3;
     params.set(robot.varied, x);
     if (large) {
-      auto problem = model.make_dynamic_problem_reporting(params, values.data());
+      auto problem = problem_of<DynamicSizes>(model, params, values.data());
       benchmark::DoNotOptimize(problem);
     } else {
-      auto problem = model.make_problem_reporting(params, values.data());
+      auto problem = problem_of<FixedSizes>(model, params, values.data());
       benchmark::DoNotOptimize(problem);
     }
   }
@@ -221,14 +232,14 @@ void robot_forward(benchmark::State& state, const Robot& robot, double lift) {
     state.SkipWithError((file + " not found").c_str());
     return;
   }
-  const MechanismImpactModel model(load(robot.file, robot.contacts, robot.place));
+  const FileMechanismFamily model(load(robot.file, robot.contacts, robot.place));
   const MujocoMechanism& mechanism = model.mechanism();
   ParameterSet params = robot_params(robot);
   std::vector<double> values(model.task_values().size());
   if (model.needs_dynamic_sizes(params))
-    (void)model.make_dynamic_problem_reporting(params, values.data());
+    (void)problem_of<DynamicSizes>(model, params, values.data());
   else
-    (void)model.make_problem_reporting(params, values.data());
+    (void)problem_of<FixedSizes>(model, params, values.data());
   MechanismState placed = mechanism.state_from(params);
   for (std::size_t i = 0; i < mechanism.place_coordinates().size(); ++i)
     placed.qpos[mechanism.place_coordinates()[i]] = values[i];

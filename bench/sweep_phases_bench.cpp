@@ -22,7 +22,7 @@
 #include "simpact/analysis/impact_task_kernel.hpp"
 #include "simpact/core/impact_resolution.hpp"
 #include "simpact/io/sweep_config_yaml.hpp"
-#include "simpact/models/billiards_model.hpp"
+#include "simpact/models/billiards_scenario.hpp"
 #include "simpact/models/model_catalog.hpp"
 #include "simpact/sweep/parameter_space.hpp"
 
@@ -50,7 +50,7 @@ double best_of_three(const std::function<void()>& pass) {
 // BM_BilliardsBuildAndResolve's loop (core_bench): θ steps, make_problem, one argmin resolution;
 // `iterations` of it, returning a value that keeps the loop.
 int build_and_resolve(long iterations) {
-  const BilliardsModel model;
+  const BilliardsFamily model;
   ParameterSet params;
   ImpactWorkspace ws;
   ResolveOptions options;
@@ -93,7 +93,7 @@ int run(const std::string& path) {
   options.seed = config.seed;
   options.momenta = config.output.momenta;
   const ImpactTaskKernel kernel(make_model(config.model), options);
-  const std::unique_ptr<ImpactModel> model = make_model(config.model);
+  const std::unique_ptr<MechanismFamily> model = make_model(config.model);
   const ParameterSpace space(config);
   const std::int64_t tasks = space.task_count();
   auto scratch_base = kernel.make_scratch();
@@ -105,12 +105,15 @@ int run(const std::string& path) {
   const double sample = best_of_three([&] {
     for (std::int64_t k = 0; k < tasks; ++k) sink += static_cast<double>(space.parameters_of(k, params));
   });
-  ParameterBinding binding;
+  FamilyScratch family;
+  ImpactTerms terms;
+  PreImpact pre;
   ImpactSystem system;
   const double build = best_of_three([&] {
     for (std::int64_t k = 0; k < tasks; ++k) {
       space.parameters_of(k, params);
-      sink += model->build(params, binding, system).momentum_norm();
+      model->impact_at(params, family, terms, pre, nullptr);
+      sink += impact_problem_at<FixedSizes>(terms, pre, system).momentum_norm();
     }
   });
   const double compute = best_of_three([&] {

@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
       params.set(arg.substr(0, eq), std::atof(arg.c_str() + eq + 1));
   }
   const DynamicSystem system = make_dynamic_system("trex", params);
-  const DynamicModel& model = *system.model;
+  const Mechanism& model = *system.model;
   SimulationOptions options;
   options.dt = dt;
   options.monitor_energy = false;

@@ -37,7 +37,7 @@ std::string name(OrderingPolicy o) {
 
 }  // namespace
 
-ImpactTaskKernel::ImpactTaskKernel(std::unique_ptr<ImpactModel> model, ImpactStudyOptions options)
+ImpactTaskKernel::ImpactTaskKernel(std::unique_ptr<MechanismFamily> model, ImpactStudyOptions options)
     : model_(std::move(model)), options_(std::move(options)) {
   for (OrderingPolicy o : options_.orderings) {
     if (o == OrderingPolicy::kAll) {
@@ -124,7 +124,7 @@ ImpactTaskKernel::ImpactTaskKernel(std::unique_ptr<ImpactModel> model, ImpactStu
   }
   // Last, so that every other column keeps its place: what the model found on the way (a
   // mechanism's placed coordinates and smallest gap), per task.
-  const std::vector<ImpactModel::TaskValue> values = model_->task_values();
+  const std::vector<MechanismFamily::TaskValue> values = model_->task_values();
   model_values_ = values.size();
   for (std::size_t i = 0; i < values.size(); ++i)
     t.push_back(scalar({values[i].name, values[i].group, values[i].units, values[i].long_name},
@@ -149,33 +149,33 @@ TaskStatus ImpactTaskKernel::compute(std::int64_t task, const ParameterSet& para
                                      ImpactTaskScratch& scratch) const {
   if (scratch.values.ok.size() != single_.size())
     throw std::logic_error("ImpactTaskKernel: scratch not from make_scratch");
-  // The size path: fixed (allocation-free) unless these parameters give a larger system. A model
-  // with task values builds through its reporting calls (the same problem, bit for bit).
+  // The family's mechanism and state, then the size path: fixed (allocation-free) unless its
+  // closed contacts give a larger system.
   std::vector<double>& reported = scratch.values.model_values;
   std::fill(reported.begin(), reported.end(), kNaN);
   double* values = reported.empty() ? nullptr : reported.data();
-  if (model_->needs_dynamic_sizes(params)) {
+  model_->impact_at(params, scratch.family, scratch.terms, scratch.pre, values);
+  if (!impact_fits_fixed_sizes(scratch.terms, scratch.pre)) {
     if (!scratch.dynamic_workspace)
       scratch.dynamic_workspace = std::make_unique<DynamicImpactWorkspace>(options_.limits);
-    return compute_on(task,
-                      values ? model_->make_dynamic_problem_reporting(params, values)
-                             : model_->make_dynamic_problem(params),
+    return compute_on(task, impact_problem_at<DynamicSizes>(scratch.terms, scratch.pre),
                       *scratch.dynamic_workspace, scratch.values);
   }
-  if (values)
-    return compute_on(task, model_->make_problem_reporting(params, values), scratch.workspace,
-                      scratch.values);
-  return compute_on(task, model_->build(params, scratch.binding, scratch.system), scratch.workspace,
-                    scratch.values);
+  return compute_on(task, impact_problem_at<FixedSizes>(scratch.terms, scratch.pre, scratch.system),
+                    scratch.workspace, scratch.values);
 }
 
 void ImpactTaskKernel::check_parameters(const ParameterSet& params) const {
   // The same size dispatch as the task (compute): large systems (a cradle of more than 9 balls)
   // have no fixed-size problem but are admissible.
-  if (model_->needs_dynamic_sizes(params))
-    (void)model_->make_dynamic_problem(params);
+  FamilyScratch scratch;
+  ImpactTerms terms;
+  PreImpact pre;
+  model_->impact_at(params, scratch, terms, pre, nullptr);
+  if (impact_fits_fixed_sizes(terms, pre))
+    (void)impact_problem_at<FixedSizes>(terms, pre);
   else
-    (void)model_->make_problem(params);
+    (void)impact_problem_at<DynamicSizes>(terms, pre);
 }
 
 template <typename S>

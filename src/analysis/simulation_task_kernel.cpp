@@ -13,7 +13,7 @@
 #include "simpact/core/input_error.hpp"
 #include "simpact/integrate/simulation.hpp"
 #include "simpact/models/dynamic_models.hpp"
-#include "simpact/models/mechanism_dynamic_model.hpp"
+#include "simpact/models/file_mechanism.hpp"
 
 namespace simpact {
 
@@ -33,14 +33,14 @@ SimulationColumn scalar(ResultColumn column, F value) {
 }
 
 // ||p||_{M(q)⁻¹} = sqrt(pᵀ M(q)⁻¹ p).
-double kinetic_norm(const DynamicModel& model, const DynVector& q, const DynVector& p) {
+double kinetic_norm(const Mechanism& model, const DynVector& q, const DynVector& p) {
   const DynMatrix m = model.mass_matrix(q);
   const DynVector x = m.ldlt().solve(p);
   return std::sqrt(std::max(0.0, p.dot(x)));
 }
 
 // ξ of the header: ||p_a − p_b||_{M(q_a)⁻¹} / max(norm0, ||p_a||_{M(q_a)⁻¹}).
-double pair_indeterminacy(const DynamicModel& model, const DynVector& q_a, const DynVector& p_a,
+double pair_indeterminacy(const Mechanism& model, const DynVector& q_a, const DynVector& p_a,
                           const DynVector& p_b, double norm0) {
   const double diff = kinetic_norm(model, q_a, p_a - p_b);
   const double norm = std::max(norm0, kinetic_norm(model, q_a, p_a));
@@ -67,7 +67,7 @@ DynamicSystem build_system(const std::string& model, const ParameterSet& params)
 // A task's model and initial state: a built-in time-stepping model, or the mechanism file with
 // the task's qpos.*/qvel.* as (q0, v0) and its mass/size/pos edits.
 struct TaskSystem {
-  std::unique_ptr<DynamicModel> model;
+  std::unique_ptr<Mechanism> model;
   DynVector q0, v0;
 };
 
@@ -82,7 +82,7 @@ TaskSystem build_task_system(const SimulationStudyOptions& options, const Parame
   TaskSystem out;
   out.q0 = state.qpos;
   out.v0 = state.qvel;
-  out.model = std::make_unique<MechanismDynamicModel>(options.mechanism, std::move(state), "model");
+  out.model = std::make_unique<FileMechanism>(options.mechanism, std::move(state), "model");
   return out;
 }
 
@@ -345,7 +345,7 @@ TaskStatus SimulationTaskKernel::compute(std::int64_t task, const ParameterSet& 
   if (v.ok.size() != options_.orderings.size())
     throw std::logic_error("SimulationTaskKernel: scratch not from make_scratch");
   const TaskSystem system = build_task_system(options_, params);
-  const DynamicModel& model = *system.model;
+  const Mechanism& model = *system.model;
   const int n = model.dof();
   const int nq = model.configuration_size();
   if (options_.record > 0 && n != options_.record_dof)

@@ -119,7 +119,7 @@ double MidpointIntegrator::evaluate(const DynVector& q1, const DynVector& p1, do
                                     const DynVector& dq, DynVector& r, DynVector& p2, DynMatrix* jacobian,
                                     double* mass_norm) const {
   if (group_) return evaluate_group(q1, p1, t1, h, dq, r, p2, jacobian, mass_norm);
-  const DynamicModel& model = *model_;
+  const Mechanism& model = *model_;
   ContactScratch& s = contact_scratch();
   // q₂ = q₁ + Δq with Δq the unknown (see step()): v = Δq/h without cancellation.
   DynVector &qm = s.qm, &v = s.v;
@@ -165,7 +165,7 @@ double MidpointIntegrator::evaluate_residual(const DynVector& q1, const DynVecto
                                              const DynVector& dq, DynVector& r, DynVector& p2,
                                              MidpointWorkspace& ws) const {
   if (group_) return evaluate_group(q1, p1, t1, h, dq, r, p2, nullptr, nullptr);
-  const DynamicModel& model = *model_;
+  const Mechanism& model = *model_;
   DynVector& qm = ws.qm;  // the workspace's vectors: no allocation per step
   DynVector& v = ws.v;
   qm = q1 + 0.5 * dq;
@@ -553,7 +553,7 @@ DynVector MidpointIntegrator::displacement(const DynVector& q2, const DynVector&
 double MidpointIntegrator::evaluate_group(const DynVector& q1, const DynVector& p1, double t1, double h,
                                           const DynVector& x, DynVector& r, DynVector& p2,
                                           DynMatrix* jacobian, double* mass_norm) const {
-  const DynamicModel& model = *model_;
+  const Mechanism& model = *model_;
   DynVector qm, t_q, t_v, v_q, f;
   model.integrate(q1, x, 0.5, qm);
   const DynVector xi = x / h;

@@ -8,17 +8,33 @@
 
 #include "simpact/core/impact_problem.hpp"
 #include "simpact/core/plastic_impact.hpp"
+#include "simpact/models/impact_problem_at.hpp"
 
 namespace simpact {
 
 namespace {
 constexpr double kNever = -std::numeric_limits<double>::infinity();
+// The reset's impact: M(q*) and the normals of the contacts the event closed (all of them
+// closed), with p⁻ given.
+ImpactTerms terms_of(const DynMatrix& mass, const DynRowMatrix& normals) {
+  ImpactTerms terms;
+  terms.mass = mass;
+  terms.normals = normals;
+  terms.every_contact_closed = true;
+  return terms;
+}
+PreImpact momentum_state(const DynVector& p, double restitution) {
+  PreImpact pre;
+  pre.momentum = p;
+  pre.restitution = restitution;
+  return pre;
+}
 // The holding impulse of resting contacts at q* (Simulator::resolve): false when p already
 // satisfies them, else their plastic projection in p_out (converged: its KKT check passed).
 template <typename S>
 bool hold_resting(const DynMatrix& mass, const DynRowMatrix& held, const DynVector& ps, DynVector& p_out,
                   bool& converged) {
-  const BasicImpactProblem<S> hold(BasicKineticMetric<S>(mass), held, ps, 0.0);
+  const BasicImpactProblem<S> hold = impact_problem_at<S>(terms_of(mass, held), momentum_state(ps, 0.0));
   if (hold.feasible(hold.initial_rates())) return false;
   const BasicPlasticOutcome<S> outcome = plastic_outcome(hold);
   converged = outcome.converged;
@@ -38,7 +54,8 @@ struct ResetOutcome {
 template <typename S>
 ResetOutcome reset_with(const DynMatrix& mass, const DynRowMatrix& normals, const DynVector& p_in,
                         double restitution, const ResolveOptions& ro, BasicImpactWorkspace<S>& workspace) {
-  const BasicImpactProblem<S> problem(BasicKineticMetric<S>(mass), normals, p_in, restitution);
+  const BasicImpactProblem<S> problem =
+      impact_problem_at<S>(terms_of(mass, normals), momentum_state(p_in, restitution));
   const BasicImpactResolution<S> res = resolve_impact(problem, ro, workspace);
   ResetOutcome out;
   out.status = res.status;
@@ -72,7 +89,7 @@ NonFiniteStateError::NonFiniteStateError(long step, double time)
                       step, time)),
       step_(step) {}
 
-Simulator::Simulator(const DynamicModel& model, SimulationOptions options)
+Simulator::Simulator(const Mechanism& model, SimulationOptions options)
     : model_(&model),
       options_(with_release_tolerance(std::move(options))),
       integrator_(model, options_.newton),
@@ -532,7 +549,7 @@ double EnergyBookkeeping::residual() const {
   return final - initial - booked;
 }
 
-EnergyBookkeeping energy_bookkeeping(const DynamicModel& model, const Simulator& sim, double initial_energy) {
+EnergyBookkeeping energy_bookkeeping(const Mechanism& model, const Simulator& sim, double initial_energy) {
   EnergyBookkeeping out;
   out.initial = initial_energy;
   out.final = sim.energy();
@@ -553,7 +570,7 @@ EnergyBookkeeping energy_bookkeeping(const DynamicModel& model, const Simulator&
   return out;
 }
 
-SimulationResult simulate(const DynamicModel& model, const DynVector& q0, const DynVector& p0,
+SimulationResult simulate(const Mechanism& model, const DynVector& q0, const DynVector& p0,
                           const SimulationOptions& options) {
   Simulator sim(model, options);
   sim.reset(q0, p0);

@@ -9,7 +9,7 @@ namespace simpact {
 
 TrexPairRun run_trex_pair(const DynamicSystem& system, double dt, long steps, double restitution,
                           double force_split) {
-  const DynamicModel& model = *system.model;
+  const Mechanism& model = *system.model;
   SimulationOptions options;
   options.dt = dt;
   options.restitution = restitution;

@@ -8,7 +8,8 @@
 #include <stdexcept>
 
 #include "simpact/core/input_error.hpp"
-#include "simpact/models/impact_model.hpp"
+#include "simpact/models/ball_set.hpp"
+#include "simpact/models/mechanism_family.hpp"
 #include "simpact/models/scenario_registry.hpp"
 
 namespace simpact {
@@ -121,50 +122,15 @@ DynamicSystem make_tree8(double gravity) {
   return DynamicSystem{std::move(model), DofVector::Zero(n), DofVector::Zero(n)};
 }
 
-DynamicSystem make_cradle(int balls, double mass, double radius, double gap, double speed) {
-  const int n = balls;
-  auto model = std::make_unique<PlanarLinkage>("cradle", n, 0.0);
-  std::vector<std::string> names;
-  for (int i = 0; i < n; ++i) {
-    model->add_mass(mass, translation(n, i, -1), {}, radius);
-    names.push_back(fmt::format("x{}", i + 1));
-  }
-  for (int i = 0; i + 1 < n; ++i) model->add_sphere_contact(i, i + 1);
-  model->set_coordinate_names(names);
-  DofVector q0(n), v0 = DofVector::Zero(n);
-  for (int i = 1; i < n; ++i) q0[i] = 2.0 * radius * (i - 1);
-  q0[0] = -2.0 * radius - gap;
-  v0[0] = speed;
-  return DynamicSystem{std::move(model), q0, v0};
-}
-
-DynamicSystem make_billiards(double theta, double mass, double radius, double speed, double distance,
-                             double offset) {
-  constexpr int n = 6;
-  auto model = std::make_unique<PlanarLinkage>("billiards", n, 0.0);
-  const int a = model->add_mass(mass, translation(n, 0, 1), {}, radius);
-  const int b = model->add_mass(mass, translation(n, 2, 3), {}, radius);
-  const int c = model->add_mass(mass, translation(n, 4, 5), {}, radius);
-  model->add_sphere_contact(c, a);
-  model->add_sphere_contact(c, b);
-  model->set_coordinate_names({"x_a", "y_a", "x_b", "y_b", "x_c", "y_c"});
-  const double h = 0.5 * theta, d = 2.0 * radius;
-  DofVector q0(n), v0 = DofVector::Zero(n);
-  q0 << d * std::cos(h), d * std::sin(h), (d + offset) * std::cos(h), -(d + offset) * std::sin(h), -distance,
-      0.0;
-  v0[4] = speed;
-  return DynamicSystem{std::move(model), q0, v0};
-}
-
 DynamicSystem make_ball(double mass, double radius, double height, double speed, double gravity) {
-  auto model = std::make_unique<PlanarLinkage>("ball", 1, gravity);
-  const int ball = model->add_mass(mass, translation(1, -1, 0), {}, radius);
-  model->add_floor_contact(ball, 0.0);
-  model->set_coordinate_names({"y"});
-  DofVector q0(1), v0(1);
+  auto ball = std::make_unique<BallSet>("ball", 1, 1, gravity);
+  ball->set_ball(0, mass, radius);
+  ball->add_floor_contact(0, 0.0);
+  ball->set_coordinate_names({"y"});
+  DynVector q0(1), v0(1);
   q0[0] = height;
   v0[0] = speed;
-  return DynamicSystem{std::move(model), q0, v0};
+  return DynamicSystem{std::move(ball), q0, v0};
 }
 
 }  // namespace simpact

@@ -9,7 +9,7 @@ std::vector<std::string> model_names() {
   return scenario_names(Capability::kImpact);
 }
 
-std::unique_ptr<ImpactModel> make_model(const std::string& name) {
+std::unique_ptr<MechanismFamily> make_model(const std::string& name) {
   const Scenario* s = find_scenario(name);
   if (s != nullptr && s->has(Capability::kImpact)) return s->impact();
   std::string allowed;

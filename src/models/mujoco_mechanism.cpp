@@ -17,7 +17,7 @@
 #include "mujoco_mechanism_internals.hpp"
 #include "simpact/core/input_error.hpp"
 #include "simpact/core/magnitude_range.hpp"
-#include "simpact/models/impact_model.hpp"
+#include "simpact/models/mechanism_family.hpp"
 #include "simpact/models/mechanism_files.hpp"
 #include "simpact/models/mujoco_names.hpp"
 
@@ -841,9 +841,8 @@ void MujocoMechanism::evaluate_witnesses(const MechanismState& state, const Eige
   }
 }
 
-template <typename Problem>
-Problem MujocoMechanism::problem_at(MechanismState state, Workspace& workspace,
-                                    MechanismSolvedState* solved) const {
+void MujocoMechanism::impact_at(MechanismState state, Workspace& workspace, ImpactTerms& terms, PreImpact& pre,
+                                MechanismSolvedState* solved) const {
   place(state, workspace);
   MechanismEvaluation e;
   std::vector<MechanismWitness> witnesses;
@@ -866,19 +865,30 @@ Problem MujocoMechanism::problem_at(MechanismState state, Workspace& workspace,
     solved->gap_tolerance = gap_tolerance();
     solved->witnesses = witnesses;
   }
-  using Metric = typename Problem::KineticMetric;
-  const Eigen::VectorXd momentum =
-      state.momentum.size() > 0 ? state.momentum : Eigen::VectorXd(e.mass * state.qvel);
-  return Problem(Metric(e.mass), e.normals, momentum, state.restitution, e.gaps, gap_tolerance());
+  terms.mass = std::move(e.mass);
+  terms.mass_diagonal.resize(0);
+  terms.normals = e.normals;
+  terms.gaps = std::move(e.gaps);
+  terms.every_contact_closed = false;
+  pre.velocity = std::move(state.qvel);
+  pre.momentum = std::move(state.momentum);
+  pre.restitution = state.restitution;
+  pre.gap_tolerance = gap_tolerance();
 }
 
 ImpactProblem MujocoMechanism::make_problem(MechanismState state, Workspace& workspace,
                                             MechanismSolvedState* solved) const {
-  return problem_at<ImpactProblem>(std::move(state), workspace, solved);
+  ImpactTerms terms;
+  PreImpact pre;
+  impact_at(std::move(state), workspace, terms, pre, solved);
+  return impact_problem_at<FixedSizes>(terms, pre);
 }
 DynamicImpactProblem MujocoMechanism::make_dynamic_problem(MechanismState state, Workspace& workspace,
                                                            MechanismSolvedState* solved) const {
-  return problem_at<DynamicImpactProblem>(std::move(state), workspace, solved);
+  ImpactTerms terms;
+  PreImpact pre;
+  impact_at(std::move(state), workspace, terms, pre, solved);
+  return impact_problem_at<DynamicSizes>(terms, pre);
 }
 
 }  // namespace simpact

@@ -1,4 +1,4 @@
-// A mechanism file's time-stepping terms (models/mechanism_dynamic_model.hpp uses them): M(q)
+// A mechanism file's time-stepping terms (models/file_mechanism.hpp uses them): M(q)
 // alone, gravity and joint springs as a potential, damping, and the length the gaps round at.
 #include <fmt/format.h>
 #include <mujoco/mujoco.h>

@@ -1,6 +1,6 @@
 #include "simpact/models/parameter_binding.hpp"
 
-#include "simpact/models/impact_model.hpp"
+#include "simpact/models/mechanism_family.hpp"
 
 namespace simpact {
 

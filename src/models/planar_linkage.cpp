@@ -84,7 +84,7 @@ std::string PlanarLinkage::coordinate_unit(int i) const {
 
 std::string PlanarLinkage::coordinate_name(int i) const {
   if (i < static_cast<int>(coordinate_names_.size())) return coordinate_names_[static_cast<std::size_t>(i)];
-  return DynamicModel::coordinate_name(i);
+  return Mechanism::coordinate_name(i);
 }
 
 void PlanarLinkage::link_vectors(const DynVector& q, Vec2* s) const {

@@ -7,9 +7,9 @@
 #include <stdexcept>
 
 #include "simpact/core/input_error.hpp"
-#include "simpact/models/billiards_model.hpp"
-#include "simpact/models/cradle_model.hpp"
-#include "simpact/models/trex_impact_model.hpp"
+#include "simpact/models/billiards_scenario.hpp"
+#include "simpact/models/cradle_scenario.hpp"
+#include "simpact/models/trex_scenario.hpp"
 #include "simpact/models/trex_model.hpp"
 
 namespace simpact {
@@ -72,9 +72,9 @@ Scenario billiards() {
   Scenario s;
   s.name = "billiards";
   s.summary = "cue ball c breaking onto balls a and b (Fig. 5): theta = angle a-c-b";
-  s.impact = [] { return std::make_unique<BilliardsModel>(); };
+  s.impact = [] { return std::make_unique<BilliardsFamily>(); };
   s.parameters = schema(
-      BilliardsModel().parameters(), {"theta", "speed"},
+      BilliardsFamily().parameters(), {"theta", "speed"},
       {{"mass", "kg", "mass of every ball (time stepping)", 1.0, 1e-9, 1e9, false},
        {"radius", "m", "radius of every ball (time stepping)", 0.05, 1e-6, 1e6, false},
        {"distance", "m", "initial distance of the cue ball from its contact position", 0.01, 0.0, 1e6, false},
@@ -100,8 +100,8 @@ Scenario cradle() {
   Scenario s;
   s.name = "cradle";
   s.summary = "Newton's cradle: n balls in a row, ball 1 moving into ball 2";
-  s.impact = [] { return std::make_unique<CradleModel>(); };
-  s.parameters = schema(CradleModel().parameters(), {"n", "speed"},
+  s.impact = [] { return std::make_unique<CradleFamily>(); };
+  s.parameters = schema(CradleFamily().parameters(), {"n", "speed"},
                         {{"mass", "kg", "mass of every ball (time stepping)", 1.0, 1e-9, 1e9, false},
                          {"radius", "m", "radius of every ball (time stepping)", 0.05, 1e-6, 1e6, false},
                          {"gap", "m", "initial gap between ball 1 and ball 2", 0.1, 0.0, 1e6, false}},
@@ -123,8 +123,8 @@ Scenario trex() {
   Scenario s;
   s.name = "trex";
   s.summary = "TREX, the tailed biped of Sec. VII-B (docs/trex.md)";
-  s.impact = [] { return std::make_unique<TrexImpactModel>(); };
-  s.parameters = schema(TrexImpactModel().parameters(),
+  s.impact = [] { return std::make_unique<TrexFamily>(); };
+  s.parameters = schema(TrexFamily().parameters(),
                         {"r1", "r2", "l_u", "l_l", "theta", "phi_L", "gamma_L", "phi_R", "gamma_R", "phi_T"},
                         trex_drive_parameters());
   s.time_stepping = make_trex_from_parameters;

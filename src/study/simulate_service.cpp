@@ -11,7 +11,7 @@
 #include "simpact/io/simulate_json.hpp"
 #include "simpact/io/sweep_config_yaml.hpp"  // nearest_name
 #include "simpact/models/dynamic_models.hpp"
-#include "simpact/models/mechanism_dynamic_model.hpp"
+#include "simpact/models/file_mechanism.hpp"
 
 namespace simpact {
 
@@ -46,7 +46,7 @@ SimulationOptions options_of(const SimulateRequest& r) {
 }
 // A mechanism file's dynamic model; its default initial state is params' qpos.*/qvel.* (the
 // file's qpos0 and rest otherwise); mass/size/pos parameters edit the model.
-std::unique_ptr<DynamicModel> mechanism_dynamic_system(const SimulateMechanism& spec,
+std::unique_ptr<Mechanism> mechanism_dynamic_system(const SimulateMechanism& spec,
                                                        const ParameterSet& params, DynamicSystem& system) {
   auto mechanism = std::make_shared<const MujocoMechanism>(
       MechanismSpec{spec.file, spec.contacts, {}, kGapTolerance, "mechanism"});
@@ -56,7 +56,7 @@ std::unique_ptr<DynamicModel> mechanism_dynamic_system(const SimulateMechanism& 
       throw InputError("params." + name, "unknown parameter of the mechanism (see `simpact models FILE`)");
   }
   MechanismState state = mechanism->state_from(params);
-  auto model = std::make_unique<MechanismDynamicModel>(mechanism, state);
+  auto model = std::make_unique<FileMechanism>(mechanism, state);
   system.q0 = state.qpos;
   system.v0 = state.qvel;
   return model;
@@ -78,7 +78,7 @@ SimulateRun run_simulation(const std::string& json_text, const std::string& base
 SimulateReport run_simulation(const SimulateRequest& request) {
   const SimulationOptions options = options_of(request);
   DynamicSystem system;
-  std::unique_ptr<DynamicModel> mechanism_model;
+  std::unique_ptr<Mechanism> mechanism_model;
   if (!request.mechanism) {
     const auto& names = dynamic_model_names();
     if (std::find(names.begin(), names.end(), request.model) == names.end()) {
@@ -99,7 +99,7 @@ SimulateReport run_simulation(const SimulateRequest& request) {
     throw InputError("params." + e.field(), std::string(e.what()).substr(e.field().size() + 2));
   }
   if (mechanism_model) system.model.reset();
-  const DynamicModel& model = mechanism_model ? *mechanism_model : *system.model;
+  const Mechanism& model = mechanism_model ? *mechanism_model : *system.model;
   const int n = model.dof();
   const int nq = model.configuration_size();
   const bool group = nq != n;  // q0 has nq coordinates (quaternions), v0 and p0 nv velocities

@@ -7,7 +7,7 @@
 #include "simpact/analysis/simulation_task_kernel.hpp"
 #include "simpact/core/input_error.hpp"
 #include "simpact/models/dynamic_models.hpp"
-#include "simpact/models/mechanism_impact_model.hpp"
+#include "simpact/models/file_mechanism_family.hpp"
 #include "simpact/models/model_catalog.hpp"
 #include "simpact/models/test_functions.hpp"
 #include "simpact/study/input_binding.hpp"
@@ -91,7 +91,7 @@ std::unique_ptr<TaskKernel> make_task_kernel(const SweepConfig& config) {
   return std::make_unique<ImpactTaskKernel>(make_impact_model(config), study_options(config));
 }
 
-std::unique_ptr<ImpactModel> make_impact_model(const SweepConfig& config) {
+std::unique_ptr<MechanismFamily> make_impact_model(const SweepConfig& config) {
   if (!config.mechanism) return make_model(config.model);
   const MechanismFileSpec& f = *config.mechanism;
   // A placed coordinate is stored as placed/<name>, beside a copy of the grid axes in that group.
@@ -104,7 +104,7 @@ std::unique_ptr<ImpactModel> make_impact_model(const SweepConfig& config) {
                            "with monte_carlo or design");
   MechanismSpec spec{f.file, f.contacts, f.place, f.gap_tolerance, "model"};
   spec.witnesses = f.witnesses;
-  return std::make_unique<MechanismImpactModel>(std::make_shared<const MujocoMechanism>(std::move(spec)));
+  return std::make_unique<FileMechanismFamily>(std::make_shared<const MujocoMechanism>(std::move(spec)));
 }
 
 SweepConfig load_config(const std::string& path) {

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "simpact/analysis/impact_task_kernel.hpp"
-#include "simpact/models/billiards_model.hpp"
-#include "simpact/models/mechanism_impact_model.hpp"
+#include "simpact/models/billiards_scenario.hpp"
+#include "simpact/models/file_mechanism_family.hpp"
 
 namespace simpact {
 namespace {
@@ -35,7 +35,7 @@ std::shared_ptr<const MujocoMechanism> biped(std::vector<std::string> place) {
 ImpactTaskKernel kernel_of(std::shared_ptr<const MujocoMechanism> mechanism) {
   ImpactStudyOptions o;
   o.orderings = {OrderingPolicy::kAll, OrderingPolicy::kArgmin, OrderingPolicy::kArgmax};
-  return ImpactTaskKernel(std::make_unique<MechanismImpactModel>(std::move(mechanism)), o);
+  return ImpactTaskKernel(std::make_unique<FileMechanismFamily>(std::move(mechanism)), o);
 }
 
 int column(const ImpactTaskKernel& kernel, const std::string& group, const std::string& name) {
@@ -152,7 +152,7 @@ TEST(ImpactTaskKernelMechanism, NoClosedContactIsNaNUnderItsOwnStatus) {
 
 TEST(ImpactTaskKernelMechanism, BuiltInModelsReportNoTaskValues) {
   ImpactStudyOptions o;
-  const ImpactTaskKernel kernel(std::make_unique<BilliardsModel>(), o);
+  const ImpactTaskKernel kernel(std::make_unique<BilliardsFamily>(), o);
   for (const auto& c : kernel.columns()) {
     EXPECT_NE(c.group, "placed") << c.name;
     EXPECT_NE(c.group, "contacts") << c.name;

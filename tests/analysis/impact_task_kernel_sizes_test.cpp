@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "simpact/analysis/impact_task_kernel.hpp"
-#include "simpact/models/cradle_model.hpp"
+#include "simpact/models/cradle_scenario.hpp"
 
 namespace simpact {
 namespace {
@@ -27,7 +27,7 @@ TEST(ImpactTaskKernelSizes, TwentyBallCradleTakesTheDynamicPath) {
   ImpactStudyOptions o;
   o.orderings = {OrderingPolicy::kAll, OrderingPolicy::kArgmin, OrderingPolicy::kArgmax};
   o.momenta = true;
-  const ImpactTaskKernel kernel(std::make_unique<CradleModel>(), o);
+  const ImpactTaskKernel kernel(std::make_unique<CradleFamily>(), o);
   auto scratch = kernel.make_scratch();
   auto& s = static_cast<ImpactTaskScratch&>(*scratch);
   for (int n : {3, 20, 9, 20}) {  // fixed and dynamic tasks alternating on one scratch

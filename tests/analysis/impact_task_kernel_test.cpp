@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "simpact/core/impact_resolution.hpp"
-#include "simpact/models/billiards_model.hpp"
-#include "simpact/models/cradle_model.hpp"
+#include "simpact/models/billiards_scenario.hpp"
+#include "simpact/models/cradle_scenario.hpp"
 
 namespace simpact {
 namespace {
@@ -72,7 +72,7 @@ std::shared_ptr<ImpactTaskKernel> billiards_kernel(std::vector<OrderingPolicy> o
   o.momenta = momenta;
   o.limits = limits;
   o.seed = 7;
-  return std::make_shared<ImpactTaskKernel>(std::make_unique<BilliardsModel>(), o);
+  return std::make_shared<ImpactTaskKernel>(std::make_unique<BilliardsFamily>(), o);
 }
 std::shared_ptr<ImpactTaskKernel> cradle_kernel(std::vector<OrderingPolicy> orderings, bool momenta,
                                                 ResolveLimits limits = {}) {
@@ -81,7 +81,7 @@ std::shared_ptr<ImpactTaskKernel> cradle_kernel(std::vector<OrderingPolicy> orde
   o.momenta = momenta;
   o.limits = limits;
   o.seed = 7;
-  return std::make_shared<ImpactTaskKernel>(std::make_unique<CradleModel>(), o);
+  return std::make_shared<ImpactTaskKernel>(std::make_unique<CradleFamily>(), o);
 }
 
 // Kernels in every layout (with/without `all`, one to four single orderings, momenta, caps) and
@@ -320,8 +320,8 @@ TEST(ImpactTaskKernel, SharedPlasticGivesTheBitsOfSeparateResolutions) {
     for (std::size_t t = 0; t < k.params.size(); ++t) {
       auto v = evaluate(*k.kernel, k.params[t], nullptr, static_cast<std::int64_t>(t));
       const ImpactProblem problem = k.what.rfind("billiards", 0) == 0
-                                        ? BilliardsModel().make_problem(k.params[t])
-                                        : CradleModel().make_problem(k.params[t]);
+                                        ? BilliardsFamily().make_problem(k.params[t])
+                                        : CradleFamily().make_problem(k.params[t]);
       for (P o : singles) {
         ImpactWorkspace ws;
         ResolveOptions options;

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "simpact/core/impact_resolution.hpp"
-#include "simpact/models/billiards_model.hpp"
-#include "simpact/models/cradle_model.hpp"
+#include "simpact/models/billiards_scenario.hpp"
+#include "simpact/models/cradle_scenario.hpp"
 // After every other header: it defines malloc and friends (C library declarations first).
 #include "../support/malloc_counter.hpp"
 
@@ -52,7 +52,7 @@ ImpactProblem billiards(double theta, double restitution) {
   ParameterSet params;
   params.set("theta", theta);
   params.set("restitution", restitution);
-  return BilliardsModel().make_problem(params);
+  return BilliardsFamily().make_problem(params);
 }
 
 ImpactProblem four_contacts(double restitution) {
@@ -75,7 +75,7 @@ ImpactProblem cradle(int n, const std::vector<double>& masses) {
   ParameterSet params;
   params.set("n", n);
   for (int i = 0; i < n; ++i) params.set("m" + std::to_string(i + 1), masses[static_cast<std::size_t>(i)]);
-  return CradleModel().make_problem(params);
+  return CradleFamily().make_problem(params);
 }
 
 TEST(Allocation, ResolveImpactAllocatesNothingWithAWorkspace) {
@@ -120,7 +120,7 @@ TEST(Allocation, ReportWhatElseAllocates) {
   // the reflection loop).
   ParameterSet params;
   params.set("theta", 2.0);
-  const BilliardsModel model;
+  const BilliardsFamily model;
   const long model_problem = count_allocations([&] { model.make_problem(params); });
   const Eigen::MatrixXd m = Eigen::MatrixXd::Identity(6, 6);
   const ImpactProblem::RowMajorMatrix normals = ImpactProblem::RowMajorMatrix::Ones(2, 6);
@@ -129,7 +129,7 @@ TEST(Allocation, ReportWhatElseAllocates) {
       count_allocations([&] { ImpactProblem problem(KineticMetric(m), normals, p, 1.0); });
   const long workspace = count_allocations([] { ImpactWorkspace ws; });
   std::printf(
-      "[ info ] heap allocations: BilliardsModel::make_problem %ld, ImpactProblem from "
+      "[ info ] heap allocations: BilliardsFamily::make_problem %ld, ImpactProblem from "
       "prebuilt Eigen inputs %ld, ImpactWorkspace() %ld\n",
       model_problem, direct_problem, workspace);
   EXPECT_GE(workspace, 1);  // the enumeration stack is a std::vector, sized once

@@ -18,7 +18,7 @@
 #include "brute_force.hpp"
 #include "simpact/core/impact_resolution.hpp"
 #include "simpact/core/minimality.hpp"
-#include "simpact/models/billiards_model.hpp"
+#include "simpact/models/billiards_scenario.hpp"
 #include "test_support.hpp"
 
 namespace simpact {
@@ -36,7 +36,7 @@ ImpactProblem capped_billiards(double restitution = 1.0) {
   params.set("theta", 3.14);
   params.set("r_c", 0.01);
   params.set("restitution", restitution);
-  return BilliardsModel().make_problem(params);
+  return BilliardsFamily().make_problem(params);
 }
 
 ResolveLimits large_limits() {
@@ -394,7 +394,7 @@ TEST(Issue9Magnitudes, OutOfRangeInputsNameTheField) {
     ParameterSet params;
     params.set("theta", 2.0);
     params.set("speed", speed);
-    expect_input_error([&] { BilliardsModel().make_problem(params); }, "momentum");
+    expect_input_error([&] { BilliardsFamily().make_problem(params); }, "momentum");
   }
 }
 

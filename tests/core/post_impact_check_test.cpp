@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "simpact/models/cradle_model.hpp"
+#include "simpact/models/cradle_scenario.hpp"
 
 namespace simpact {
 namespace {
@@ -20,7 +20,7 @@ struct Checked {
 
 // Newton's cradle, three equal balls, ball 1 at speed 1: the propagative outcome is [0, 0, 1].
 Checked cradle() {
-  Checked c{CradleModel().make_problem({}), ImpactWorkspace{}, {}};
+  Checked c{CradleFamily().make_problem({}), ImpactWorkspace{}, {}};
   c.resolution = resolve_impact(c.problem, ResolveOptions{}, c.workspace);
   return c;
 }

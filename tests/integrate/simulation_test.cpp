@@ -1,5 +1,7 @@
 // Time stepping through impacts: the acceptance cases, each against a closed form or
 // against the impact core (`resolve`).
+#include "simpact/models/billiards_scenario.hpp"
+#include "simpact/models/cradle_scenario.hpp"
 #include "simpact/integrate/simulation.hpp"
 
 #include <gtest/gtest.h>
@@ -7,7 +9,7 @@
 #include <cmath>
 #include <string>
 
-#include "simpact/models/billiards_model.hpp"
+#include "simpact/models/billiards_scenario.hpp"
 #include "simpact/models/dynamic_models.hpp"
 
 namespace simpact {
@@ -75,7 +77,7 @@ TEST(Simulation, BilliardsFromADistance) {
   params.set("theta", theta);
   for (const char* m : {"m_a", "m_b", "m_c"}) params.set(m, 1.0);
   params.set("speed", 1.0);
-  const ImpactProblem reference = BilliardsModel().make_problem(params);
+  const ImpactProblem reference = BilliardsFamily().make_problem(params);
   DynVector final_states[2];
   int index = 0;
   for (OrderingPolicy policy : {OrderingPolicy::kArgmin, OrderingPolicy::kArgmax}) {

@@ -2,7 +2,7 @@
 * configs/cradle_file_timestep.yaml (the MJCF cradle, dt x restitution) equals the built-in
   cradle's time-stepped sweep over the same grid to 1e-9 (ξ, energies, impacts, recorded momenta;
   positions up to the files' body offsets);
-  the Newton iteration counts may differ (MechanismDynamicModel's derivatives of M and V are
+  the Newton iteration counts may differ (FileMechanism's derivatives of M and V are
   central differences);
 * it is bit-identical at 1 and 2 ranks (x 1 and 2 threads);
 * every cell ends at R·[0,0,1] + (1−R)·[1/3,1/3,1/3] m/s with E_end/E_0 = R² + (1 − R²)/3;

@@ -28,7 +28,7 @@
 #include "../support/temp_dir.hpp"
 #include "simpact/core/input_error.hpp"
 #include "simpact/integrate/simulation.hpp"
-#include "simpact/models/mechanism_dynamic_model.hpp"
+#include "simpact/models/file_mechanism.hpp"
 
 namespace simpact {
 namespace {
@@ -96,7 +96,7 @@ TEST(FloatingBase, HumanoidFreeFlightConservesMomentaAndEnergy) {
   const testing::TempDir dir("simpact-floating");
   const auto mechanism = load_mechanism(weightless_humanoid(dir));
   const MechanismState state = mechanism->state_from({});
-  const MechanismDynamicModel model(mechanism, state);
+  const FileMechanism model(mechanism, state);
   ASSERT_EQ(model.configuration_size(), 29);
   ASSERT_EQ(model.dof(), 27);
   ASSERT_EQ(model.rotation_blocks(), (std::vector<int>{3, 6}));
@@ -149,7 +149,7 @@ TEST(FloatingBase, HumanoidFreeFlightConservesMomentaAndEnergy) {
 
 // The humanoid dropped with its pelvis rolled 0.02 rad and pitched 0.3 rad back (heels first, the
 // right foot 2 ms before the left), through its touchdowns.
-SimulationResult drop(const MechanismDynamicModel& model, const MujocoMechanism& mechanism,
+SimulationResult drop(const FileMechanism& model, const MujocoMechanism& mechanism,
                       double restitution, long steps) {
   DynVector q0 = mechanism.default_qpos();
   q0[2] = 1.1;
@@ -165,7 +165,7 @@ SimulationResult drop(const MechanismDynamicModel& model, const MujocoMechanism&
 
 TEST(FloatingBase, HumanoidElasticTouchdownsKeepTheEnergy) {
   const auto mechanism = load_mechanism(example("humanoid.xml"), {{"floor", "foot_l"}, {"floor", "foot_r"}});
-  const MechanismDynamicModel model(mechanism, mechanism->state_from({}));
+  const FileMechanism model(mechanism, mechanism->state_from({}));
   const SimulationResult run = drop(model, *mechanism, 1.0, 300);
   int elastic = 0;
   bool left = false, right = false;
@@ -185,7 +185,7 @@ TEST(FloatingBase, HumanoidElasticTouchdownsKeepTheEnergy) {
 
 // The largest |⟨p, u_i⟩_g| / approach speed over an impact's closed contacts (0: each at rest along
 // its normal after it), and whether every closed contact was approaching.
-double worst_rest(const MechanismDynamicModel& model, const ImpactRecord& i, bool& approaching) {
+double worst_rest(const FileMechanism& model, const ImpactRecord& i, bool& approaching) {
   DynRowMatrix normals;
   model.gap_jacobian(i.configuration, normals);
   const Eigen::LDLT<DynMatrix> m(model.mass_matrix(i.configuration));
@@ -199,7 +199,7 @@ double worst_rest(const MechanismDynamicModel& model, const ImpactRecord& i, boo
 
 TEST(FloatingBase, HumanoidFeetAreTwoContactsEachAgainstTheFloor) {
   const auto mechanism = load_mechanism(example("humanoid.xml"), {{"floor", "foot_l"}, {"floor", "foot_r"}});
-  const MechanismDynamicModel model(mechanism, mechanism->state_from({}));
+  const FileMechanism model(mechanism, mechanism->state_from({}));
   ASSERT_EQ(model.contacts(), 4);  // each capsule's heel and toe end-cap centres
   EXPECT_EQ(model.feature_name(0), "floor/foot_l#0");
   EXPECT_EQ(model.feature_name(3), "floor/foot_r#1");
@@ -232,7 +232,7 @@ TEST(FloatingBase, WitnessesDeepestKeepsOneGapPerContactAndTooManyFeaturesAreRef
   spec.contacts = {{"floor", "foot_l"}, {"floor", "foot_r"}};
   spec.witnesses = "deepest";
   const auto deepest = std::make_shared<const MujocoMechanism>(spec);
-  const MechanismDynamicModel model(deepest, deepest->state_from({}));
+  const FileMechanism model(deepest, deepest->state_from({}));
   ASSERT_EQ(model.contacts(), 2);
   EXPECT_EQ(model.feature_name(1), "floor/foot_r");
   // A body of 9 boxes on a floor: 72 corners, over the 64 time stepping takes.
@@ -246,7 +246,7 @@ TEST(FloatingBase, WitnessesDeepestKeepsOneGapPerContactAndTooManyFeaturesAreRef
   write(path, xml + "</body></worldbody></mujoco>");
   const auto raft = load_mechanism(path, {{"floor", "raft"}});
   try {
-    const MechanismDynamicModel refused(raft, raft->state_from({}));
+    const FileMechanism refused(raft, raft->state_from({}));
     FAIL() << "72 features accepted";
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "mechanism.contacts");
@@ -256,7 +256,7 @@ TEST(FloatingBase, WitnessesDeepestKeepsOneGapPerContactAndTooManyFeaturesAreRef
 
 TEST(FloatingBase, HumanoidPlasticTouchdownsStopEveryClosedContact) {
   const auto mechanism = load_mechanism(example("humanoid.xml"), {{"floor", "foot_l"}, {"floor", "foot_r"}});
-  const MechanismDynamicModel model(mechanism, mechanism->state_from({}));
+  const FileMechanism model(mechanism, mechanism->state_from({}));
   // 0.5 s: both heels, then both toes land (each capsule's end caps are separate contacts, so a
   // foot lying flat rests on two smooth gaps instead of one that switches between heel and toe).
   const SimulationResult run = drop(model, *mechanism, 0.0, 500);
@@ -292,7 +292,7 @@ TEST(FloatingBase, FlatBoxDropsToRestOnFourCorners) {
         "<body name='block' pos='0 0 0.5'><freejoint name='root'/>"
         "<geom name='box' type='box' size='0.2 0.1 0.05' mass='2'/></body></worldbody></mujoco>");
   const auto mechanism = load_mechanism(path, {{"floor", "box"}});
-  const MechanismDynamicModel model(mechanism, mechanism->state_from({}));
+  const FileMechanism model(mechanism, mechanism->state_from({}));
   ASSERT_EQ(model.contacts(), 8);
   DynVector q0 = mechanism->default_qpos();
   q0[2] = 0.2;
@@ -335,7 +335,7 @@ TEST(FloatingBase, BallPendulumConservesVerticalAngularMomentum) {
         "<geom name='weight' type='box' pos='0.3 0.1 -1' size='0.1 0.2 0.05' mass='3'/>"
         "</body></worldbody></mujoco>");
   const auto mechanism = load_mechanism(path);
-  const MechanismDynamicModel model(mechanism, mechanism->state_from({}));
+  const FileMechanism model(mechanism, mechanism->state_from({}));
   ASSERT_EQ(model.configuration_size(), 4);
   ASSERT_EQ(model.dof(), 3);
   DynVector q0(4);

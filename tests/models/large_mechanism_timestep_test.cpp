@@ -12,7 +12,7 @@
 #include "../support/temp_dir.hpp"
 #include "simpact/core/fixed_size.hpp"
 #include "simpact/integrate/simulation.hpp"
-#include "simpact/models/mechanism_dynamic_model.hpp"
+#include "simpact/models/file_mechanism.hpp"
 
 namespace simpact {
 namespace {
@@ -36,7 +36,7 @@ TEST(LargeMechanismTimestep, HundredCoordinatesStep) {
     f << "</worldbody></mujoco>";
   }
   const auto mechanism = load_mechanism(path);
-  const MechanismDynamicModel model(mechanism, mechanism->state_from({}));
+  const FileMechanism model(mechanism, mechanism->state_from({}));
   ASSERT_EQ(model.dof(), 100);
   ASSERT_GT(model.dof(), kMaxDof);
   DynVector q0 = DynVector::Zero(100), v0 = DynVector::Zero(100);
@@ -69,7 +69,7 @@ TEST(LargeMechanismTimestep, TwelveBallCradleTakesTheDynamicReset) {
     f << "</worldbody></mujoco>";
   }
   const auto mechanism = load_mechanism(path, contacts);
-  const MechanismDynamicModel model(mechanism, mechanism->state_from({}));
+  const FileMechanism model(mechanism, mechanism->state_from({}));
   ASSERT_EQ(model.contacts(), 11);
   ASSERT_GT(model.contacts(), kMaxContacts);
   DynVector q0 = DynVector::Zero(balls), v0 = DynVector::Zero(balls);

@@ -20,7 +20,7 @@ TEST(ModelCatalog, NamesAndConstruction) {
   EXPECT_NE(std::find(names.begin(), names.end(), "billiards"), names.end());
   EXPECT_NE(std::find(names.begin(), names.end(), "cradle"), names.end());
   for (const std::string& name : names) {
-    const std::unique_ptr<ImpactModel> model = make_model(name);
+    const std::unique_ptr<MechanismFamily> model = make_model(name);
     ASSERT_NE(model, nullptr);
     EXPECT_EQ(model->name(), name);
   }
@@ -38,7 +38,7 @@ TEST(ModelCatalog, NamesAndConstruction) {
 
 TEST(ModelCatalog, ParameterDescriptionsAreComplete) {
   for (const std::string& name : model_names()) {
-    const std::unique_ptr<ImpactModel> model = make_model(name);
+    const std::unique_ptr<MechanismFamily> model = make_model(name);
     std::set<std::string> seen;
     bool has_restitution = false;
     for (const ParameterInfo& p : model->parameters()) {

@@ -17,9 +17,9 @@
 #include "../support/resolution_summary.hpp"
 #include "simpact/core/impact_resolution.hpp"
 #include "simpact/core/input_error.hpp"
-#include "simpact/models/billiards_model.hpp"
-#include "simpact/models/cradle_model.hpp"
-#include "simpact/models/mechanism_impact_model.hpp"
+#include "simpact/models/billiards_scenario.hpp"
+#include "simpact/models/cradle_scenario.hpp"
+#include "simpact/models/file_mechanism_family.hpp"
 
 namespace simpact {
 namespace {
@@ -94,7 +94,7 @@ TEST(MujocoMechanism, CradleMatchesBuiltinEqualAndUnequalMasses) {
           builtin.set("m" + std::to_string(i + 1), masses[i]);
           file.set(std::string("mass.") + names[i], masses[i]);
         }
-        const ImpactProblem a = CradleModel().make_problem(builtin);
+        const ImpactProblem a = CradleFamily().make_problem(builtin);
         const ImpactProblem b = mechanism_problem(mechanism, file);
         ASSERT_EQ(b.contacts(), n - 1);
         expect_same(
@@ -119,7 +119,7 @@ TEST(MujocoMechanism, BilliardsMatchesBuiltinOverThetaGrid) {
     file.set("qpos.bx", 2 * std::cos(h) - base);
     file.set("qpos.by", -2 * std::sin(h) + base);
     file.set("qvel.cx", 1.0);
-    const Summary a = summarize(BilliardsModel().make_problem(builtin));
+    const Summary a = summarize(BilliardsFamily().make_problem(builtin));
     const Summary b = summarize(mechanism_problem(mechanism, file));
     expect_same(a, b, 1e-9, "theta=" + std::to_string(theta));
     ++compared;
@@ -209,8 +209,8 @@ TEST(MujocoMechanism, BadInputNamesTheField) {
 }
 
 // One model serves every thread: each builds through its own workspace, with the same bits.
-TEST(MechanismImpactModel, ThreadsGiveTheSameProblem) {
-  const MechanismImpactModel model(std::make_shared<const MujocoMechanism>(
+TEST(FileMechanismFamily, ThreadsGiveTheSameProblem) {
+  const FileMechanismFamily model(std::make_shared<const MujocoMechanism>(
       spec_of("billiards.xml", {{"ball_c", "ball_a"}, {"ball_c", "ball_b"}})));
   ParameterSet params;
   params.set("qvel.cx", 1.0);

@@ -1,5 +1,5 @@
 // The sweep's fast model path: ParameterBinding reads parameters by cached position (rebinding
-// when the names change) with read_parameter's checks, and ImpactModel::build gives bit for bit
+// when the names change) with read_parameter's checks, and MechanismFamily::build gives bit for bit
 // the problem of make_problem — for billiards (its own build) and the cradle (the default).
 #include "simpact/models/parameter_binding.hpp"
 
@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "simpact/core/input_error.hpp"
-#include "simpact/models/billiards_model.hpp"
-#include "simpact/models/cradle_model.hpp"
+#include "simpact/models/billiards_scenario.hpp"
+#include "simpact/models/cradle_scenario.hpp"
 
 namespace simpact {
 namespace {
@@ -101,10 +101,21 @@ void expect_same_problem(const ImpactProblem& a, const ImpactProblem& b) {
   EXPECT_EQ(a.restitution(), b.restitution());
 }
 
-TEST(ImpactModelBuild, BilliardsBuildIsMakeProblemBitForBit) {
-  const BilliardsModel model;
-  ParameterBinding binding;
+// The sweep's fast path: the family's terms into reused scratch, the problem into a reused system.
+struct FastPath {
+  FamilyScratch scratch;
+  ImpactTerms terms;
+  PreImpact pre;
   ImpactSystem system;
+  ImpactProblem build(const MechanismFamily& family, const ParameterSet& p) {
+    family.impact_at(p, scratch, terms, pre, nullptr);
+    return impact_problem_at<FixedSizes>(terms, pre, system);
+  }
+};
+
+TEST(ImpactModelBuild, BilliardsBuildIsMakeProblemBitForBit) {
+  const BilliardsFamily model;
+  FastPath fast;
   for (int i = 0; i < 16; ++i) {
     ParameterSet p;  // the layout of a Monte Carlo sweep: fixed, axis, draws
     p.set("speed", 1.0 + 0.1 * i);
@@ -113,24 +124,23 @@ TEST(ImpactModelBuild, BilliardsBuildIsMakeProblemBitForBit) {
     p.set("r_a", 0.95 + 0.006 * i);
     p.set("m_c", 4.0 + 0.3 * i);
     p.set("psi", 0.01 * (i - 8));
-    const ImpactProblem built = model.build(p, binding, system);
-    EXPECT_EQ(&built.system(), &system);
+    const ImpactProblem built = fast.build(model, p);
+    EXPECT_EQ(&built.system(), &fast.system);
     expect_same_problem(built, model.make_problem(p));
   }
   ParameterSet bad;
   bad.set("theta", 0.5);  // below π/3: a and b overlap
-  EXPECT_THROW(model.build(bad, binding, system), InputError);
+  EXPECT_THROW(fast.build(model, bad), InputError);
 }
 
 TEST(ImpactModelBuild, DefaultBuildCopiesMakeProblem) {
-  const CradleModel model;
-  ParameterBinding binding;
-  ImpactSystem system;
+  const CradleFamily model;
+  FastPath fast;
   ParameterSet p;
   p.set("n", 4);
   p.set("speed", 2.0);
   p.set("restitution", 0.5);
-  expect_same_problem(model.build(p, binding, system), model.make_problem(p));
+  expect_same_problem(fast.build(model, p), model.make_problem(p));
 }
 
 }  // namespace

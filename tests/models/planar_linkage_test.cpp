@@ -1,5 +1,7 @@
 // Every hand-derived derivative of the time-stepping models against central finite differences:
 // T_q, T_v = M v, T_qq, T_qv, V_q, V_qq, Dφ, and the DEL residual's Jacobian.
+#include "simpact/models/billiards_scenario.hpp"
+#include "simpact/models/cradle_scenario.hpp"
 #include "simpact/models/planar_linkage.hpp"
 
 #include <gtest/gtest.h>
@@ -36,7 +38,7 @@ double relative_error(const DynMatrix& a, const DynMatrix& b) {
   return (a - b).cwiseAbs().maxCoeff() / std::max(1.0, b.cwiseAbs().maxCoeff());
 }
 
-void check_model(const DynamicModel& model, int seed) {
+void check_model(const Mechanism& model, int seed) {
   const int n = model.dof();
   const DynVector q = pseudo_random(n, 0.8, seed), v = pseudo_random(n, 1.3, seed + 5);
   KineticDerivatives k;
@@ -107,14 +109,14 @@ void check_model(const DynamicModel& model, int seed) {
   // built from kinetic() and potential() (checked above).
   DynVector tq, tv, vq, tq0, tv0, vq0;
   model.momentum_terms(q, v, tq, tv, vq);
-  model.DynamicModel::momentum_terms(q, v, tq0, tv0, vq0);
+  model.Mechanism::momentum_terms(q, v, tq0, tv0, vq0);
   EXPECT_LT(relative_error(tq, tq0), 1e-13) << model.name();
   EXPECT_LT(relative_error(tv, tv0), 1e-13) << model.name();
   EXPECT_LT(relative_error(vq, vq0), 1e-13) << model.name();
   DynMatrix fast, generic;
   double norm = 0.0, norm0 = 0.0;
   model.del_matrix(q, v, -1.0 / h, 0.5, 0.25 * h, fast, norm);
-  model.DynamicModel::del_matrix(q, v, -1.0 / h, 0.5, 0.25 * h, generic, norm0);
+  model.Mechanism::del_matrix(q, v, -1.0 / h, 0.5, 0.25 * h, generic, norm0);
   EXPECT_LT(relative_error(fast, generic), 1e-13) << model.name();
   EXPECT_NEAR(norm, norm0, 0.1 * norm0) << model.name();
 }
@@ -138,7 +140,7 @@ TEST(PlanarLinkage, BilliardsAndBallDerivatives) {
 
 TEST(PlanarLinkage, GapJacobianMatchesFiniteDifferences) {
   const DynamicSystem billiards = make_billiards(2.0, 1.0, 0.05, 1.0, 0.01, 0.0);
-  const DynamicModel& model = *billiards.model;
+  const Mechanism& model = *billiards.model;
   const DynVector q = billiards.q0 + pseudo_random(6, 0.01, 3);
   DynRowMatrix jac;
   model.gap_jacobian(q, jac);

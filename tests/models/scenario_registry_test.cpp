@@ -59,7 +59,7 @@ TEST(ScenarioRegistry, ViewsAreWhatTheConstructorsRead) {
     SCOPED_TRACE(s.name);
     if (s.has(Capability::kImpact)) {
       const auto view = s.parameters_for(Capability::kImpact);
-      const std::unique_ptr<ImpactModel> impact = make_model(s.name);
+      const std::unique_ptr<MechanismFamily> impact = make_model(s.name);
       const auto& model = impact->parameters();
       ASSERT_EQ(view.size(), model.size());
       for (std::size_t i = 0; i < view.size(); ++i) EXPECT_TRUE(same(view[i], model[i])) << view[i].name;
@@ -141,7 +141,7 @@ TEST(ScenarioRegistry, EveryParameterHasAFiniteEnforcedRange) {
       const std::string where = s.name + (c == Capability::kImpact ? " (impact)" : " (time stepping)");
       for (const ParameterInfo& p : s.parameters_for(c)) expect_finite_and_enforced(p, where), ++checked;
       if (c == Capability::kImpact) {
-        const std::unique_ptr<ImpactModel> model = make_model(s.name);
+        const std::unique_ptr<MechanismFamily> model = make_model(s.name);
         for (const ParameterInfo& p : model->parameters()) expect_finite_and_enforced(p, where);
       } else {
         for (const ParameterInfo& p : dynamic_model_parameters(s.name)) expect_finite_and_enforced(p, where);
@@ -177,7 +177,7 @@ TEST(ScenarioRegistry, TimeSteppingSpeedsAreBounded) {
       if (p.name == "speed") {
         EXPECT_EQ(p.max, 1e6);
       }
-    const std::unique_ptr<ImpactModel> model = make_model(name);
+    const std::unique_ptr<MechanismFamily> model = make_model(name);
     for (const ParameterInfo& p : model->parameters())
       if (p.name == "speed") {
         EXPECT_GT(p.max, 1e6);

@@ -11,7 +11,7 @@
 
 #include "simpact/core/impact_diagnostics.hpp"
 #include "simpact/core/input_error.hpp"
-#include "simpact/models/trex_impact_model.hpp"
+#include "simpact/models/trex_scenario.hpp"
 
 namespace simpact {
 namespace {
@@ -101,8 +101,8 @@ TEST(TrexDesign, DesignOnlyStepHoldsThePostureAngles) {
   EXPECT_LT(r.w[kTrexR2], r.w[kTrexR1]);
 }
 
-TEST(TrexImpactModel, PlacesFootAndTailOnTheFloorFallingAtSpeed) {
-  const TrexImpactModel model;
+TEST(TrexFamily, PlacesFootAndTailOnTheFloorFallingAtSpeed) {
+  const TrexFamily model;
   ParameterSet params;
   params.set("speed", 2.0);
   const DofVector q = model.placed_configuration(params);
@@ -117,8 +117,8 @@ TEST(TrexImpactModel, PlacesFootAndTailOnTheFloorFallingAtSpeed) {
   EXPECT_NEAR(normalized_gram(problem)(0, 1), placed.cosine, 1e-10);
 }
 
-TEST(TrexImpactModel, InadmissiblePosturesNameTheParameter) {
-  const TrexImpactModel model;
+TEST(TrexFamily, InadmissiblePosturesNameTheParameter) {
+  const TrexFamily model;
   ParameterSet params;
   params.set("r2", 0.08);  // above r1: no taper, no tail length
   EXPECT_THROW(model.make_problem(params), InputError);

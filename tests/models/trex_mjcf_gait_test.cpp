@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "simpact/integrate/simulation.hpp"
-#include "simpact/models/mechanism_dynamic_model.hpp"
+#include "simpact/models/file_mechanism.hpp"
 #include "simpact/models/trex_model.hpp"
 #include "simpact/models/trex_stance.hpp"
 
@@ -45,13 +45,13 @@ DofVector stance_of(int gait) {
   return trex_double_touchdown(row.design, stance);
 }
 
-double kinetic_norm(const DynamicModel& model, const DynVector& q, const DynVector& p) {
+double kinetic_norm(const Mechanism& model, const DynVector& q, const DynVector& p) {
   const DynMatrix m = model.mass_matrix(q);
   return std::sqrt(std::max(0.0, p.dot(DynVector(m.ldlt().solve(p)))));
 }
 
 // ξ(t) between the argmin and argmax runs (the time-stepped sweep's trajectory ξ, p₀ = 0).
-std::vector<double> xi_of(const DynamicModel& model, const SimulationResult& a, const SimulationResult& b) {
+std::vector<double> xi_of(const Mechanism& model, const SimulationResult& a, const SimulationResult& b) {
   std::vector<double> xi;
   for (std::size_t r = 0; r < a.records.size(); ++r) {
     const double diff = kinetic_norm(model, a.records[r].q, a.records[r].p - b.records[r].p);
@@ -71,7 +71,7 @@ TEST(TrexMjcfGait, FollowsTheBuiltinWithHeldHipsAndNoFriction) {
     drive.friction = 0.0;
     const DynamicSystem builtin = make_trex(row.design, stance, kDrop, drive);
     const auto mechanism = load(gait == 1 ? "trex_initial_gait.xml" : "trex.xml");
-    const MechanismDynamicModel file(mechanism, mechanism->state_from({}));
+    const FileMechanism file(mechanism, mechanism->state_from({}));
     const DynVector q0 = builtin.q0, p0 = DynVector::Zero(kTrexDof);
     SimulationOptions options;
     options.dt = 1e-4;

@@ -13,7 +13,7 @@
 #include "../support/resolution_summary.hpp"
 #include "simpact/core/impact_resolution.hpp"
 #include "simpact/models/mujoco_mechanism.hpp"
-#include "simpact/models/trex_impact_model.hpp"
+#include "simpact/models/trex_scenario.hpp"
 #include "simpact/models/trex_stance.hpp"
 
 namespace simpact {
@@ -106,7 +106,7 @@ TEST(TrexMjcf, MassMatrixGapsAndNormalsMatchBuiltin) {
 
 TEST(TrexMjcf, ImpactOutcomesAndXiMatchBuiltin) {
   const TrexTableRow row = trex_table1_optimized();
-  const TrexImpactModel builtin;
+  const TrexFamily builtin;
   const MujocoMechanism mechanism(trex_spec({{"floor", "foot_R"}, {"floor", "tail_tip"}}));
   auto ws = mechanism.make_workspace();
   int nonzero_xi = 0;

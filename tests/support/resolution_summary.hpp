@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 #include <vector>
 
@@ -33,7 +34,15 @@ inline ResolutionSummary summarize(const ImpactProblem& problem) {
     items.emplace_back(std::vector<double>(o.momentum.data(), o.momentum.data() + o.momentum.size()),
                        o.energy);
   }
-  std::sort(items.begin(), items.end());
+  // Sorted component by component on a grid of 1e-9·||p⁻||: a component that is 0 up to rounding
+  // (a coordinate no contact moves) ties instead of ordering the outcomes by its noise.
+  const double grid = 1e-9 * problem.momentum_norm();
+  auto key = [grid](const std::vector<double>& p) {
+    std::vector<double> k(p.size());
+    for (std::size_t i = 0; i < p.size(); ++i) k[i] = grid > 0 ? std::round(p[i] / grid) : p[i];
+    return k;
+  };
+  std::stable_sort(items.begin(), items.end(), [&](const auto& a, const auto& b) { return key(a.first) < key(b.first); });
   for (auto& [p, e] : items) {
     s.outcomes.push_back(p);
     s.energies.push_back(e);

@@ -17,7 +17,7 @@
 
 #include "simpact/core/impact_resolution.hpp"
 #include "simpact/core/ordering_policy.hpp"
-#include "simpact/models/impact_model.hpp"
+#include "simpact/models/mechanism_family.hpp"
 #include "simpact/sweep/column_table.hpp"
 #include "simpact/sweep/task_kernel.hpp"
 
@@ -50,7 +50,7 @@ struct ImpactTaskValues {
   std::vector<Eigen::VectorXd> momenta;  // its p⁺ in the first `dof` entries (valid where ok)
   // ξ between single orderings a < b, in the order (0,1), (0,2), …, (1,2), …
   std::vector<double> pair_xi;
-  // The model's task values (ImpactModel::task_values: a mechanism's placed coordinates, its
+  // The model's task values (MechanismFamily::task_values: a mechanism's placed coordinates, its
   // smallest gap), sized by make_scratch; NaN until the model reported them.
   std::vector<double> model_values;
 };
@@ -58,13 +58,15 @@ struct ImpactTaskValues {
 // A result column and the code that computes it: `extract` writes exactly column.length values.
 using ImpactColumn = ExtractedColumn<ImpactTaskValues>;
 
-// The per-thread state of the kernel: the task's system (rebuilt in place), where the model's
-// parameters sit in the tasks' ParameterSet, the core workspace and the task's values.
+// The per-thread state of the kernel: the family's scratch, the task's impact terms and system
+// (rebuilt in place), the core workspace and the task's values.
 class ImpactTaskScratch final : public TaskScratch {
  public:
   explicit ImpactTaskScratch(const ResolveLimits& limits) : workspace(limits) {}
+  FamilyScratch family;  // the family's parameter positions and mechanism, rebuilt per task
+  ImpactTerms terms;     // the mechanism at the task's configuration
+  PreImpact pre;         // and its pre-impact state
   ImpactSystem system;
-  ParameterBinding binding;
   ImpactWorkspace workspace;
   std::unique_ptr<DynamicImpactWorkspace> dynamic_workspace;  // made by the first larger system
   ImpactTaskValues values;
@@ -72,7 +74,7 @@ class ImpactTaskScratch final : public TaskScratch {
 
 class ImpactTaskKernel final : public TaskKernel {
  public:
-  ImpactTaskKernel(std::unique_ptr<ImpactModel> model, ImpactStudyOptions options);
+  ImpactTaskKernel(std::unique_ptr<MechanismFamily> model, ImpactStudyOptions options);
   const std::vector<ResultColumn>& columns() const override { return columns_; }
   std::unique_ptr<TaskScratch> make_scratch() const override;
   // compute, then every column's extractor in column order.
@@ -93,7 +95,7 @@ class ImpactTaskKernel final : public TaskKernel {
   template <typename S>
   TaskStatus compute_on(std::int64_t task, const BasicImpactProblem<S>& problem,
                         BasicImpactWorkspace<S>& workspace, ImpactTaskValues& values) const;
-  std::unique_ptr<ImpactModel> model_;
+  std::unique_ptr<MechanismFamily> model_;
   ImpactStudyOptions options_;
   std::vector<ImpactColumn> table_;
   std::vector<ResultColumn> columns_;

@@ -40,7 +40,7 @@ namespace simpact {
 
 struct SimulationStudyOptions {
   std::string model;  // a dynamic model name (dynamic_model_names()), or the mechanism's file
-  // A mechanism file (`model: {file: ...}`): each task builds a MechanismDynamicModel from it,
+  // A mechanism file (`model: {file: ...}`): each task builds a FileMechanism from it,
   // its initial state from the task's qpos.*/qvel.* and its edits from mass/size/pos.*.
   std::shared_ptr<const MujocoMechanism> mechanism;
   std::vector<OrderingPolicy> orderings{OrderingPolicy::kArgmin, OrderingPolicy::kArgmax};  // single policies

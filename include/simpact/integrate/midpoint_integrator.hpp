@@ -7,7 +7,7 @@
 //   p₁ + D₁L_d(q₁, q₂) + h/2·F = 0   — solved for q₂ by Newton with the exact Jacobian
 //   J = h/4 (T_qq − V_qq + F_q) + ½ (T_qv − T_qvᵀ + F_v) − M/h,
 //   p₂ = D₂L_d(q₁, q₂) + h/2·F.
-// On a group (DynamicModel::rotation_blocks(): ball joints, free joints) the same rule is taken in
+// On a group (Mechanism::rotation_blocks(): ball joints, free joints) the same rule is taken in
 // the Lie algebra (a Lie-group variational integrator): the unknown is the step's velocity
 // ξ ∈ R^nv (Newton on x = hξ), q₂ = q₁ ⊕ x, q_m = q₁ ⊕ x/2, L_d = h·L(q_m, ξ), with g = T_q − V_q
 // (+ F) the left-trivialized derivative at (q_m, ξ) (central differences through ⊕). Per rotation
@@ -25,7 +25,7 @@
 // Resting contacts (after a plastic Zeno impact) are held by impulses at q₁:
 //   p₁ + D₁L_d + h/2·F + Dφ_A(q₁)ᵀλ = 0,  φ_A(q₂) = 0,
 // solved for (q₂, λ) by the same Newton; λ < 0 (pulling) tells the caller to release a contact.
-// With Coulomb friction (DynamicModel::friction_coefficient() > 0) a tangential impulse Dt_A(q₁)ᵀβ
+// With Coulomb friction (Mechanism::friction_coefficient() > 0) a tangential impulse Dt_A(q₁)ᵀβ
 // joins λ: stick (Dt_i Δq = 0) or slide (β_i = ∓μλ_i against the slip), modes by active set.
 #pragma once
 
@@ -35,7 +35,7 @@
 #include <string>
 #include <vector>
 
-#include "simpact/models/dynamic_model.hpp"
+#include "simpact/models/mechanism.hpp"
 
 namespace simpact {
 
@@ -110,9 +110,9 @@ struct MidpointStep {
 
 class MidpointIntegrator {
  public:
-  explicit MidpointIntegrator(const DynamicModel& model, NewtonOptions options = {})
+  explicit MidpointIntegrator(const Mechanism& model, NewtonOptions options = {})
       : model_(&model), options_(options), group_(model.on_group()) {}
-  const DynamicModel& model() const { return *model_; }
+  const Mechanism& model() const { return *model_; }
   const NewtonOptions& options() const { return options_; }
 
   // One step of length h from (q₁, p₁) at time t₁. q₂ holds the initial guess on entry (pass
@@ -133,10 +133,10 @@ class MidpointIntegrator {
   // R, p₂ and (optionally) ∂R/∂q₂ at q₂ = q₁ + dq; returns the scale s.
   double evaluate(const DynVector& q1, const DynVector& p1, double t1, double h, const DynVector& dq,
                   DynVector& r, DynVector& p2, DynMatrix* jacobian, double* floor) const;
-  // R and p₂ only (DynamicModel::momentum_terms: no mass matrix); returns s.
+  // R and p₂ only (Mechanism::momentum_terms: no mass matrix); returns s.
   double evaluate_residual(const DynVector& q1, const DynVector& p1, double t1, double h, const DynVector& dq,
                            DynVector& r, DynVector& p2, MidpointWorkspace& ws) const;
-  // ∂R/∂q₂ at q₂ = q₁ + dq (DynamicModel::del_matrix plus the forces' derivatives) and |M|∞.
+  // ∂R/∂q₂ at q₂ = q₁ + dq (Mechanism::del_matrix plus the forces' derivatives) and |M|∞.
   void del_jacobian(const DynVector& q1, double t1, double h, const DynVector& dq, DynMatrix& jac,
                     double& mass_norm, MidpointWorkspace& ws) const;
   MidpointStep step_with_contacts(const DynVector& q1, const DynVector& p1, double t1, double h,
@@ -161,7 +161,7 @@ class MidpointIntegrator {
   // q₂ − q₁ in velocity coordinates (R^n: the difference; on a group: log(q₁⁻¹q₂)).
   DynVector displacement(const DynVector& q2, const DynVector& q1) const;
 
-  const DynamicModel* model_;
+  const Mechanism* model_;
   NewtonOptions options_;
   bool group_ = false;
 };

@@ -26,7 +26,7 @@
 #include "simpact/core/impact_resolution.hpp"
 #include "simpact/core/ordering_policy.hpp"
 #include "simpact/integrate/midpoint_integrator.hpp"
-#include "simpact/models/dynamic_model.hpp"
+#include "simpact/models/mechanism.hpp"
 
 namespace simpact {
 
@@ -90,7 +90,7 @@ struct StateRecord {
 
 class Simulator {
  public:
-  Simulator(const DynamicModel& model, SimulationOptions options);
+  Simulator(const Mechanism& model, SimulationOptions options);
   // Throws NonFiniteStateError (step 0) for a NaN or infinite q0 or p0.
   void reset(const DynVector& q0, const DynVector& p0, double t0 = 0.0);
   // One step of Δt, impacts included. Throws NewtonError, ImpactError or NonFiniteStateError.
@@ -100,7 +100,7 @@ class Simulator {
   const DynVector& p() const { return p_; }
   double t() const { return t_; }
   long step() const { return step_; }
-  double energy() const { return model_->energy(q_, p_); }  // as DynamicModel::energy, bit for bit
+  double energy() const { return model_->energy(q_, p_); }  // as Mechanism::energy, bit for bit
   const std::vector<ImpactRecord>& impacts() const { return impacts_; }
   int last_step_iterations() const { return last_iterations_; }
   long jacobian_factorizations() const { return newton_.factorizations; }  // since construction
@@ -118,7 +118,7 @@ class Simulator {
   double plastic_impact_energy_change() const {
     return plastic_energy_change_;
   }  // its plastic impacts' share
-  // force_work() is F·Δq by the model's force parts (DynamicModel::force_part_name: springs,
+  // force_work() is F·Δq by the model's force parts (Mechanism::force_part_name: springs,
   // dampers, drives, ...) plus, with a force split θ ≠ ½, the energy of the split's impulses.
   const std::vector<double>& force_work_parts() const { return force_work_parts_; }
   double force_split_work() const { return split_work_; }
@@ -132,13 +132,13 @@ class Simulator {
   void resolve(const DynVector& qs, const DynVector& ps, double ts, const DynVector& phi_star,
                const int* hitting, int hitting_count, DynVector& p_after, bool& any_impact);
 
-  const DynamicModel* model_;
+  const Mechanism* model_;
   SimulationOptions options_;
   MidpointIntegrator integrator_;
   MidpointWorkspace newton_;   // the Jacobian factorization reused between steps
   ImpactWorkspace workspace_;  // the reset's fixed path (d ≤ kMaxDof, ≤ kMaxContacts closed contacts)
   std::unique_ptr<DynamicImpactWorkspace> dynamic_workspace_;  // beyond it, made at the first such impact
-  bool group_ = false;  // the model's configuration lives on a group (DynamicModel::on_group)
+  bool group_ = false;  // the model's configuration lives on a group (Mechanism::on_group)
   // q ⊕ h·v (q + h·v on R^n) and (q₂ ⊖ q₁)/h.
   void advance_from(const DynVector& q, const DynVector& v, double h, DynVector& out) const;
   void mean_velocity(const DynVector& q2, const DynVector& q1, double h, DynVector& out) const;
@@ -163,7 +163,7 @@ class Simulator {
   DynVector work_jn_, work_jf_, work_x_, work_y_, work_held_, work_c_;
   DynRowMatrix work_normals_, work_tangents_;
   ActiveContacts after_step_, kept_;  // advance()'s resting sets
-  // The energy monitor's scratch: E = ½ pᵀM⁻¹p + V(q) as DynamicModel::energy, without allocating.
+  // The energy monitor's scratch: E = ½ pᵀM⁻¹p + V(q) as Mechanism::energy, without allocating.
   KineticDerivatives kinetic_;
   Eigen::LLT<DynMatrix> mass_factor_;
   DynVector zero_velocity_, velocity_, gradient_;
@@ -195,7 +195,7 @@ struct EnergyBookkeeping {
   std::vector<double> work;
   double residual() const;
 };
-EnergyBookkeeping energy_bookkeeping(const DynamicModel& model, const Simulator& sim, double initial_energy);
+EnergyBookkeeping energy_bookkeeping(const Mechanism& model, const Simulator& sim, double initial_energy);
 
 struct SimulationResult {
   EnergyBookkeeping energy;
@@ -208,7 +208,7 @@ struct SimulationResult {
   double t = 0.0;
 };
 
-SimulationResult simulate(const DynamicModel& model, const DynVector& q0, const DynVector& p0,
+SimulationResult simulate(const Mechanism& model, const DynVector& q0, const DynVector& p0,
                           const SimulationOptions& options);
 
 }  // namespace simpact

@@ -96,7 +96,7 @@ struct ImpactModelCatalog {
   std::function<std::vector<ParameterInfo>(const std::string& model)> parameters;
   // Throws InputError naming the bare parameter ("theta") for invalid parameters.
   std::function<ImpactProblem(const std::string& model, const ParameterSet& params)> make_problem;
-  // Optional: a model's systems beyond the fixed capacity (ImpactModel::needs_dynamic_sizes).
+  // Optional: a model's systems beyond the fixed capacity (MechanismFamily::needs_dynamic_sizes).
   std::function<bool(const std::string& model, const ParameterSet& params)> needs_dynamic_sizes;
   std::function<DynamicImpactProblem(const std::string& model, const ParameterSet& params)>
       make_dynamic_problem;

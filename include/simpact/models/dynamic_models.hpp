@@ -1,4 +1,6 @@
-// The time-stepping models (all PlanarLinkage; numbers in SI units):
+// The time-stepping models (chain, tree8: PlanarLinkage; cradle, billiards, ball: BallSet, the
+// billiards and cradle ones built by their scenarios, models/billiards_scenario.hpp and
+// cradle_scenario.hpp, with the impacts; numbers in SI units):
 //   chain     planar N-link pendulum: q = relative joint angles about z (all zero: every link
 //             hanging along −y, positive counterclockwise), link_length, a point mass at each
 //             link's end, gravity g along −y, V = Σ m g y (y = 0 at the pivot), optional joint
@@ -31,8 +33,9 @@
 
 namespace simpact {
 
+// A built scenario: its mechanism and default initial state.
 struct DynamicSystem {
-  std::unique_ptr<PlanarLinkage> model;
+  std::unique_ptr<Mechanism> model;
   DynVector q0;  // default initial configuration (nq)
   DynVector v0;  // default initial velocity (nv)
 };
@@ -48,9 +51,6 @@ DynamicSystem make_dynamic_system(const std::string& name, const ParameterSet& p
 DynamicSystem make_chain(int links, double link_length = 1.0, double mass = 1.0, double gravity = 9.81,
                          double damping = 0.0);
 DynamicSystem make_tree8(double gravity = 9.81);
-DynamicSystem make_cradle(int balls, double mass, double radius, double gap, double speed);
-DynamicSystem make_billiards(double theta, double mass, double radius, double speed, double distance,
-                             double offset);
 DynamicSystem make_ball(double mass, double radius, double height, double speed, double gravity);
 
 }  // namespace simpact

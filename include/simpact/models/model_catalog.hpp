@@ -5,12 +5,12 @@
 #include <string>
 #include <vector>
 
-#include "simpact/models/impact_model.hpp"
+#include "simpact/models/mechanism_family.hpp"
 
 namespace simpact {
 
 std::vector<std::string> model_names();
 // Throws InputError("model", "unknown model 'x' (allowed: ...)").
-std::unique_ptr<ImpactModel> make_model(const std::string& name);
+std::unique_ptr<MechanismFamily> make_model(const std::string& name);
 
 }  // namespace simpact

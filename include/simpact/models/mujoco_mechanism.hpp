@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "simpact/core/impact_problem.hpp"
+#include "simpact/models/impact_problem_at.hpp"
 #include "simpact/core/parameter_info.hpp"
 #include "simpact/core/parameter_set.hpp"
 
@@ -169,9 +170,12 @@ class MujocoMechanism {
   // qpos indices of spec().place, in its order.
   const std::vector<int>& place_coordinates() const { return place_qpos_; }
 
-  // The impact at the (placed) state: every contact with φ_i ≤ the gap tolerance is closed (none
-  // closed is not an error: the problem then has no contact). `solved`, when given, receives the
-  // configuration resolved at and its gaps.
+  // The mechanism at the (placed) state as an impact sees it: M(q), every witness row's gap and
+  // normal (those with φ_i ≤ the gap tolerance close; none closed is not an error: the problem then
+  // has no contact) and the pre-impact state. `solved`, when given, receives the configuration
+  // resolved at and its gaps. make_problem and make_dynamic_problem: impact_problem_at of it.
+  void impact_at(MechanismState state, Workspace& workspace, ImpactTerms& terms, PreImpact& pre,
+                 MechanismSolvedState* solved = nullptr) const;
   ImpactProblem make_problem(MechanismState state, Workspace& workspace,
                              MechanismSolvedState* solved = nullptr) const;
   DynamicImpactProblem make_dynamic_problem(MechanismState state, Workspace& workspace,
@@ -184,7 +188,7 @@ class MujocoMechanism {
   // True when the state's system exceeds the fixed capacity (nv > kMaxDof or > kMaxContacts).
   bool needs_dynamic_sizes() const;
 
-  // ---- time stepping (models/mechanism_dynamic_model.hpp) ----
+  // ---- time stepping (models/file_mechanism.hpp) ----
   // M(q) alone (no contacts) under state.edits.
   void mass_matrix(const MechanismState& state, const Eigen::VectorXd& qpos, Workspace& workspace,
                    Eigen::MatrixXd& mass) const;
@@ -222,8 +226,6 @@ class MujocoMechanism {
   double length_scale_ = 1.0;
   std::vector<int> place_qpos_;  // qpos indices solved by place()
 
-  template <typename Problem>
-  Problem problem_at(MechanismState state, Workspace& workspace, MechanismSolvedState* solved) const;
 };
 
 // Resolves `path` from `base_dir` when it is relative (config and JSON paths are relative to

@@ -23,11 +23,11 @@
 #include <vector>
 
 #include "simpact/core/fixed_size.hpp"
-#include "simpact/models/dynamic_model.hpp"
+#include "simpact/models/mechanism.hpp"
 
 namespace simpact {
 
-class PlanarLinkage final : public DynamicModel {
+class PlanarLinkage final : public Mechanism {
  public:
   static constexpr int kMaxMasses = 16;
   static constexpr int kMaxTerms = 32;

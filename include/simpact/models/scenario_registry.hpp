@@ -1,9 +1,9 @@
 // The one registry of the built-in scenarios (billiards, cradle, trex, ball, chain, tree8): each
 // is registered once, with one typed parameter schema (name, units, default, range, meaning) and
-// the capabilities it has — an impact model (`model: NAME`, `simpact resolve`) and/or a
+// the capabilities it has — an impact family (`model: NAME`, `simpact resolve`) and/or a
 // time-stepping model (`simulate: {model: NAME}`, `simpact simulate`). A parameter both
 // constructors read is one entry, used by both; the others say which one reads them. The impact
-// view (ImpactModel::parameters()) and the time-stepping view (dynamic_model_parameters) are
+// view (MechanismFamily::parameters()) and the time-stepping view (dynamic_model_parameters) are
 // subsets of the schema in its order; `simpact models NAME`, config validation, resolve and
 // simulate all read them from here.
 //
@@ -20,7 +20,7 @@
 
 #include "simpact/core/parameter_info.hpp"
 #include "simpact/models/dynamic_models.hpp"
-#include "simpact/models/impact_model.hpp"
+#include "simpact/models/mechanism_family.hpp"
 
 namespace simpact {
 
@@ -28,7 +28,7 @@ enum class Capability { kImpact, kTimeStepping };
 
 struct ScenarioParameter {
   ParameterInfo info;
-  bool impact = false;         // read by the impact model
+  bool impact = false;         // read by the impact family
   bool time_stepping = false;  // read by the time-stepping builder
   // A shared parameter's range for the time-stepping builder where it is narrower than the impact
   // model's (the cradle's speed: any velocity up to the core's magnitudes for an impact, [0, 1e6]
@@ -47,7 +47,7 @@ struct Scenario {
   std::string name;
   std::string summary;                                   // one line
   std::vector<ScenarioParameter> parameters;             // the schema
-  std::function<std::unique_ptr<ImpactModel>()> impact;  // empty: no impact model
+  std::function<std::unique_ptr<MechanismFamily>()> impact;  // empty: no impacts
   TimeSteppingBuilder time_stepping;                     // empty: no time-stepping model
   std::string impact_note, time_stepping_note;           // constraints beyond the ranges
 

@@ -24,7 +24,7 @@ std::vector<std::string> sweep_model_names();
 std::vector<ParameterInfo> sweep_model_parameters(const std::string& name);
 bool is_impact_model(const std::string& name);
 // The impact model of a config: a built-in by name, or its mechanism file.
-std::unique_ptr<ImpactModel> make_impact_model(const SweepConfig& config);
+std::unique_ptr<MechanismFamily> make_impact_model(const SweepConfig& config);
 // The kernel of config.model: SimulationTaskKernel (simulate:), ImpactTaskKernel or
 // FunctionTaskKernel. The sweep engine only sees the TaskKernel interface.
 std::unique_ptr<TaskKernel> make_task_kernel(const SweepConfig& config);

@@ -1,8 +1,8 @@
-// Time stepping a mechanism file (integrate/mechanism_dynamic_model.hpp): the MJCF chain follows
+// Time stepping a mechanism file (integrate/file_mechanism.hpp): the MJCF chain follows
 // the built-in chain's trajectory over 1 000 steps, and the MJCF cradle at 60 Hz, 600 Hz and 6 kHz
 // ends at R·[0,0,v] + (1−R)·[v/3,v/3,v/3] with E₁/E₀ = R² + (1−R²)/3 (eq. 16's blend of the
 // unique elastic outcome and the plastic one), for R ∈ {1, 0.7, 0}.
-#include "simpact/models/mechanism_dynamic_model.hpp"
+#include "simpact/models/file_mechanism.hpp"
 
 #include <gtest/gtest.h>
 
@@ -36,9 +36,9 @@ DynVector vec(std::initializer_list<double> x) {
   return v;
 }
 
-TEST(MechanismDynamicModel, ChainFollowsTheBuiltinChain) {
+TEST(FileMechanism, ChainFollowsTheBuiltinChain) {
   const auto mechanism = load("chain.xml", {});
-  const MechanismDynamicModel mjcf(mechanism, mechanism->state_from({}));
+  const FileMechanism mjcf(mechanism, mechanism->state_from({}));
   const DynamicSystem builtin = make_chain(4);
   const DynVector q0 = vec({0.5, -0.3, 0.2, 0.1});
   const DynVector v0 = vec({0.0, 0.4, 0.0, -0.2});
@@ -59,9 +59,9 @@ TEST(MechanismDynamicModel, ChainFollowsTheBuiltinChain) {
   EXPECT_LT(worst, 1e-9) << "largest difference in q or p over 1000 steps";
 }
 
-TEST(MechanismDynamicModel, CradleEndsAtTheRestitutionBlendAtEveryRate) {
+TEST(FileMechanism, CradleEndsAtTheRestitutionBlendAtEveryRate) {
   const auto mechanism = load("cradle3.xml", {{"ball_a", "ball_b"}, {"ball_b", "ball_c"}});
-  const MechanismDynamicModel cradle(mechanism, mechanism->state_from({}));
+  const FileMechanism cradle(mechanism, mechanism->state_from({}));
   const double v = 1.3;
   for (double rate : {60.0, 600.0, 6000.0})
     for (double r : {1.0, 0.7, 0.0}) {
@@ -79,7 +79,7 @@ TEST(MechanismDynamicModel, CradleEndsAtTheRestitutionBlendAtEveryRate) {
     }
 }
 
-TEST(MechanismDynamicModel, RefusesJointsItCannotStep) {
+TEST(FileMechanism, RefusesJointsItCannotStep) {
   // A spring on a ball joint: V(q) takes springs on hinges and slides only, so it would be lost.
   const testing::TempDir dir("simpact-balljoint");
   const std::string path = dir / "ball_spring.xml";
@@ -93,7 +93,7 @@ TEST(MechanismDynamicModel, RefusesJointsItCannotStep) {
   spec.file = path;
   const auto mechanism = std::make_shared<const MujocoMechanism>(spec);
   try {
-    MechanismDynamicModel model(mechanism, mechanism->state_from({}));
+    FileMechanism model(mechanism, mechanism->state_from({}));
     FAIL() << "no error";
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "mechanism.file");

@@ -1,4 +1,4 @@
-#include "simpact/models/mechanism_impact_model.hpp"
+#include "simpact/models/file_mechanism_family.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -14,40 +14,24 @@ std::uint64_t next_model_id() {
 }
 }  // namespace
 
-MechanismImpactModel::MechanismImpactModel(std::shared_ptr<const MujocoMechanism> mechanism)
+FileMechanismFamily::FileMechanismFamily(std::shared_ptr<const MujocoMechanism> mechanism)
     : mechanism_(std::move(mechanism)), id_(next_model_id()) {}
 
-std::string MechanismImpactModel::name() const {
+std::string FileMechanismFamily::name() const {
   return mechanism_->spec().file;
 }
 
 // One workspace per (thread, model): MuJoCo's mjData is scratch that threads must not share.
 // Ids are never reused, so a workspace never outlives its meaning; a thread keeps its few
 // workspaces until it ends.
-MujocoMechanism::Workspace& MechanismImpactModel::workspace() const {
+MujocoMechanism::Workspace& FileMechanismFamily::workspace() const {
   thread_local std::unordered_map<std::uint64_t, MujocoMechanism::WorkspacePtr> workspaces;
   auto& slot = workspaces[id_];
   if (!slot) slot = mechanism_->make_workspace();
   return *slot;
 }
 
-ImpactProblem MechanismImpactModel::make_problem(const ParameterSet& params) const {
-  MechanismState state = mechanism_->state_from(params);
-  mechanism_->check_state(state, "qpos", "qvel");
-  return mechanism_->make_problem(std::move(state), workspace());
-}
-
-bool MechanismImpactModel::needs_dynamic_sizes(const ParameterSet&) const {
-  return mechanism_->needs_dynamic_sizes();
-}
-
-DynamicImpactProblem MechanismImpactModel::make_dynamic_problem(const ParameterSet& params) const {
-  MechanismState state = mechanism_->state_from(params);
-  mechanism_->check_state(state, "qpos", "qvel");
-  return mechanism_->make_dynamic_problem(std::move(state), workspace());
-}
-
-std::vector<ImpactModel::TaskValue> MechanismImpactModel::task_values() const {
+std::vector<MechanismFamily::TaskValue> FileMechanismFamily::task_values() const {
   std::vector<TaskValue> out;
   const auto& names = mechanism_->qpos_names();
   for (int i : mechanism_->place_coordinates()) {
@@ -79,23 +63,13 @@ void report(const MujocoMechanism& mechanism, const MechanismSolvedState& solved
 }
 }  // namespace
 
-ImpactProblem MechanismImpactModel::make_problem_reporting(const ParameterSet& params, double* values) const {
+void FileMechanismFamily::impact_at(const ParameterSet& params, FamilyScratch& /*scratch*/, ImpactTerms& terms,
+                                    PreImpact& pre, double* values) const {
   MechanismState state = mechanism_->state_from(params);
   mechanism_->check_state(state, "qpos", "qvel");
   MechanismSolvedState solved;
-  ImpactProblem problem = mechanism_->make_problem(std::move(state), workspace(), &solved);
-  report(*mechanism_, solved, values);
-  return problem;
-}
-
-DynamicImpactProblem MechanismImpactModel::make_dynamic_problem_reporting(const ParameterSet& params,
-                                                                          double* values) const {
-  MechanismState state = mechanism_->state_from(params);
-  mechanism_->check_state(state, "qpos", "qvel");
-  MechanismSolvedState solved;
-  DynamicImpactProblem problem = mechanism_->make_dynamic_problem(std::move(state), workspace(), &solved);
-  report(*mechanism_, solved, values);
-  return problem;
+  mechanism_->impact_at(std::move(state), workspace(), terms, pre, values ? &solved : nullptr);
+  if (values) report(*mechanism_, solved, values);
 }
 
 }  // namespace simpact

@@ -1,23 +1,23 @@
-#include "simpact/models/dynamic_model.hpp"
+#include "simpact/models/mechanism.hpp"
 
 #include <Eigen/Cholesky>
 
 namespace simpact {
 
-const std::vector<int>& DynamicModel::rotation_blocks() const {
+const std::vector<int>& Mechanism::rotation_blocks() const {
   static const std::vector<int> none;
   return none;
 }
 
-void DynamicModel::integrate(const DynVector& q, const DynVector& v, double s, DynVector& out) const {
+void Mechanism::integrate(const DynVector& q, const DynVector& v, double s, DynVector& out) const {
   out = q + s * v;
 }
 
-void DynamicModel::difference(const DynVector& q2, const DynVector& q1, DynVector& v) const {
+void Mechanism::difference(const DynVector& q2, const DynVector& q1, DynVector& v) const {
   v = q2 - q1;
 }
 
-void DynamicModel::force(const DynVector& /*q*/, const DynVector& /*v*/, double /*t*/, DynVector& f,
+void Mechanism::force(const DynVector& /*q*/, const DynVector& /*v*/, double /*t*/, DynVector& f,
                          DynMatrix* f_q, DynMatrix* f_v) const {
   const int n = dof();
   f.setZero(n);
@@ -25,7 +25,7 @@ void DynamicModel::force(const DynVector& /*q*/, const DynVector& /*v*/, double 
   if (f_v) f_v->setZero(n, n);
 }
 
-void DynamicModel::momentum_terms(const DynVector& q, const DynVector& v, DynVector& t_q, DynVector& t_v,
+void Mechanism::momentum_terms(const DynVector& q, const DynVector& v, DynVector& t_q, DynVector& t_v,
                                   DynVector& v_q) const {
   KineticDerivatives k;
   kinetic(q, v, false, k);
@@ -34,7 +34,7 @@ void DynamicModel::momentum_terms(const DynVector& q, const DynVector& v, DynVec
   potential(q, v_q, nullptr);
 }
 
-void DynamicModel::del_matrix(const DynVector& q, const DynVector& v, double c_m, double c_s, double c_h,
+void Mechanism::del_matrix(const DynVector& q, const DynVector& v, double c_m, double c_s, double c_h,
                               DynMatrix& out, double& mass_norm) const {
   KineticDerivatives k;
   kinetic(q, v, true, k);
@@ -45,35 +45,42 @@ void DynamicModel::del_matrix(const DynVector& q, const DynVector& v, double c_m
   mass_norm = k.mass.cwiseAbs().rowwise().sum().maxCoeff();
 }
 
-void DynamicModel::gaps(const DynVector& /*q*/, DynVector& phi) const {
+void Mechanism::gaps(const DynVector& /*q*/, DynVector& phi) const {
   phi.resize(0);
 }
 
-void DynamicModel::gap_jacobian(const DynVector& /*q*/, DynRowMatrix& jacobian) const {
+void Mechanism::gap_jacobian(const DynVector& /*q*/, DynRowMatrix& jacobian) const {
   jacobian.resize(0, dof());
 }
 
-void DynamicModel::tangent_jacobian(const DynVector& /*q*/, DynRowMatrix& jacobian) const {
+void Mechanism::tangent_jacobian(const DynVector& /*q*/, DynRowMatrix& jacobian) const {
   jacobian.setZero(contacts(), dof());
 }
 
-DynMatrix DynamicModel::mass_matrix(const DynVector& q) const {
+DynMatrix Mechanism::mass_matrix(const DynVector& q) const {
   KineticDerivatives k;
   kinetic(q, DynVector::Zero(dof()), false, k);
   return k.mass;
 }
 
-double DynamicModel::energy(const DynVector& q, const DynVector& p) const {
+void Mechanism::impact_terms(const DynVector& q, ImpactTerms& out) const {
+  out.mass = mass_matrix(q);
+  out.mass_diagonal.resize(0);
+  gaps(q, out.gaps);
+  gap_jacobian(q, out.normals);
+}
+
+double Mechanism::energy(const DynVector& q, const DynVector& p) const {
   const Eigen::LLT<DynMatrix> factor(mass_matrix(q));
   DynVector gradient;
   return 0.5 * p.dot(factor.solve(p)) + potential(q, gradient, nullptr);
 }
 
-std::string DynamicModel::force_part_name(int /*part*/) const {
+std::string Mechanism::force_part_name(int /*part*/) const {
   return "forces";
 }
 
-void DynamicModel::force_part(int /*part*/, const DynVector& q, const DynVector& v, double t,
+void Mechanism::force_part(int /*part*/, const DynVector& q, const DynVector& v, double t,
                               DynVector& f) const {
   force(q, v, t, f, nullptr, nullptr);
 }

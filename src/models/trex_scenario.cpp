@@ -1,4 +1,4 @@
-#include "simpact/models/trex_impact_model.hpp"
+#include "simpact/models/trex_scenario.hpp"
 
 #include <fmt/format.h>
 
@@ -7,6 +7,7 @@
 #include "simpact/core/input_error.hpp"
 #include "simpact/core/magnitude_range.hpp"
 #include "simpact/models/trex_design.hpp"
+#include "simpact/models/trex_model.hpp"
 
 namespace simpact {
 
@@ -54,7 +55,7 @@ Placed place(const std::vector<ParameterInfo>& infos, const ParameterSet& params
 
 }  // namespace
 
-TrexImpactModel::TrexImpactModel() {
+TrexFamily::TrexFamily() {
   const TrexTableRow initial = trex_table1_initial();
   parameters_ = trex_design_parameters();
   parameters_.push_back(
@@ -78,24 +79,23 @@ TrexImpactModel::TrexImpactModel() {
   parameters_.push_back(restitution_parameter());
 }
 
-DofVector TrexImpactModel::placed_configuration(const ParameterSet& params) const {
+DofVector TrexFamily::placed_configuration(const ParameterSet& params) const {
   return place(parameters_, params).q;
 }
 
-ImpactProblem TrexImpactModel::make_problem(const ParameterSet& params) const {
+void TrexFamily::impact_at(const ParameterSet& params, FamilyScratch& /*scratch*/, ImpactTerms& terms,
+                           PreImpact& pre, double* /*values*/) const {
   const Placed p = place(parameters_, params);
   const double speed = read_parameter(params, parameters_[kSpeed]);
-  NormalMatrix jac;
-  p.geometry.gap_jacobian(p.q, jac);
-  ImpactProblem::RowMajorMatrix normals(2, kTrexDof);
-  normals.row(0) = jac.row(p.foot);
-  normals.row(1) = jac.row(kTrexTailTip);
-  const DofMatrix mass = p.geometry.mass_matrix(p.q);
-  DofVector velocity = DofVector::Zero(kTrexDof);
-  velocity[kTrexY] = -speed;
-  const Eigen::VectorXd momentum = mass * velocity;
-  return ImpactProblem(KineticMetric(mass), normals, momentum,
-                       read_parameter(params, parameters_[kRestitution]));
+  // The time-stepping robot's linkage (its joint laws do not enter an impact): M(q) and the three
+  // floor contacts; the foot and the tail tip are closed, the other foot above the floor (place).
+  const std::unique_ptr<PlanarLinkage> linkage = make_trex_linkage(p.geometry.design(), p.q, TrexDrive{});
+  linkage->impact_terms(p.q, terms);
+  pre.velocity = DynVector::Zero(kTrexDof);
+  pre.velocity[kTrexY] = -speed;
+  pre.momentum.resize(0);
+  pre.restitution = read_parameter(params, parameters_[kRestitution]);
+  pre.gap_tolerance = kGapTolerance;
 }
 
 }  // namespace simpact

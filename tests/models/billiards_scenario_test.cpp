@@ -2,7 +2,7 @@
 // Dφ_a = [n_a, 0, −n_a]; normalized cosine cos θ/(m_c √((1/m_a+1/m_c)(1/m_b+1/m_c))), ½cos θ for
 // equal masses; ξ(θ) = 0 at θ = π/2 (any masses and radii) and θ = π, and for unequal masses also
 // where G_12 = −cos(π/m); the smallest θ is π/3 for equal radii.
-#include "simpact/models/billiards_model.hpp"
+#include "simpact/models/billiards_scenario.hpp"
 
 #include <gtest/gtest.h>
 
@@ -29,8 +29,8 @@ ImpactResolution resolve(const ImpactProblem& problem) {
   return resolve_impact(problem, ResolveOptions{}, ws);
 }
 
-TEST(BilliardsModel, GeometryMassesAndCue) {
-  const BilliardsModel model;
+TEST(BilliardsFamily, GeometryMassesAndCue) {
+  const BilliardsFamily model;
   const double theta = 1.9, half = theta / 2;
   ParameterSet params = with_theta(theta);
   params.set("r_a", 2.0);
@@ -60,8 +60,8 @@ TEST(BilliardsModel, GeometryMassesAndCue) {
   EXPECT_NEAR(problem.gram()(0, 1), std::cos(theta) / m(4, 4), 1e-15);
 }
 
-TEST(BilliardsModel, PsiRotatesTheCue) {
-  const BilliardsModel model;
+TEST(BilliardsFamily, PsiRotatesTheCue) {
+  const BilliardsFamily model;
   const double theta = 2.0;
   for (const double psi : {-0.6, 0.0, 0.3, 1.0}) {
     ParameterSet params = with_theta(theta);
@@ -80,8 +80,8 @@ TEST(BilliardsModel, PsiRotatesTheCue) {
   EXPECT_THROW(model.make_problem(too_far), InputError);
 }
 
-TEST(BilliardsModel, NormalizedCosineIsHalfCosThetaForEqualMasses) {
-  const BilliardsModel model;
+TEST(BilliardsFamily, NormalizedCosineIsHalfCosThetaForEqualMasses) {
+  const BilliardsFamily model;
   for (int i = 0; i <= 12; ++i) {
     const double theta = kPi / 3 + i * (2 * kPi / 3) / 12;
     const ImpactDiagnostics diag = diagnose(model.make_problem(with_theta(theta)));
@@ -96,8 +96,8 @@ TEST(BilliardsModel, NormalizedCosineIsHalfCosThetaForEqualMasses) {
   EXPECT_NEAR(diagnose(model.make_problem(params)).normalized_gram(0, 1), expected, 1e-15);
 }
 
-TEST(BilliardsModel, XiVanishesAtRightAngleAndGrazing) {
-  const BilliardsModel model;
+TEST(BilliardsFamily, XiVanishesAtRightAngleAndGrazing) {
+  const BilliardsFamily model;
   for (const double theta : {kPi / 2, kPi}) {
     const ImpactResolution res = resolve(model.make_problem(with_theta(theta)));
     EXPECT_NE(res.status, ResolveStatus::kCapHit);
@@ -115,9 +115,9 @@ TEST(BilliardsModel, XiVanishesAtRightAngleAndGrazing) {
   }
 }
 
-TEST(BilliardsModel, XiIsPositiveAwayFromTheZeros) {
+TEST(BilliardsFamily, XiIsPositiveAwayFromTheZeros) {
   // Fig. 5: equal balls, θ from π/3 to π; zeros only at π/2 and π.
-  const BilliardsModel model;
+  const BilliardsFamily model;
   for (int i = 0; i <= 40; ++i) {
     const double theta = kPi / 3 + i * (2 * kPi / 3) / 40;
     if (std::abs(theta - kPi / 2) < 0.03 || kPi - theta < 0.03) continue;
@@ -126,8 +126,8 @@ TEST(BilliardsModel, XiIsPositiveAwayFromTheZeros) {
   }
 }
 
-TEST(BilliardsModel, RightAngleZeroIsIndependentOfMassesAndRadii) {
-  const BilliardsModel model;
+TEST(BilliardsFamily, RightAngleZeroIsIndependentOfMassesAndRadii) {
+  const BilliardsFamily model;
   std::vector<ParameterSet> choices(3, with_theta(kPi / 2));
   choices[0].set("r_c", 2.0);
   choices[0].set("r_a", 0.5);
@@ -154,8 +154,8 @@ TEST(BilliardsModel, RightAngleZeroIsIndependentOfMassesAndRadii) {
 }
 
 // With unequal masses ξ also vanishes where G_12 = −cos(π/m): solve for θ given the masses.
-TEST(BilliardsModel, DihedralAnglesWithUnequalMasses) {
-  const BilliardsModel model;
+TEST(BilliardsFamily, DihedralAnglesWithUnequalMasses) {
+  const BilliardsFamily model;
   struct Case {
     int m;
     double m_a, m_b, m_c;
@@ -189,11 +189,11 @@ TEST(BilliardsModel, DihedralAnglesWithUnequalMasses) {
   }
 }
 
-TEST(BilliardsModel, SmallestAngle) {
-  EXPECT_NEAR(BilliardsModel::min_theta(1, 1, 1), kPi / 3, 1e-15);
+TEST(BilliardsFamily, SmallestAngle) {
+  EXPECT_NEAR(BilliardsFamily::min_theta(1, 1, 1), kPi / 3, 1e-15);
   // Law of cosines: sides r_a + r_c, r_b + r_c around θ, r_a + r_b opposite.
-  EXPECT_NEAR(BilliardsModel::min_theta(0.5, 1.0, 2.0), std::acos(13.0 / 15.0), 1e-15);
-  const BilliardsModel model;
+  EXPECT_NEAR(BilliardsFamily::min_theta(0.5, 1.0, 2.0), std::acos(13.0 / 15.0), 1e-15);
+  const BilliardsFamily model;
   EXPECT_NO_THROW(model.make_problem(with_theta(kPi / 3)));
   try {
     model.make_problem(with_theta(kPi / 3 - 1e-3));
@@ -206,12 +206,12 @@ TEST(BilliardsModel, SmallestAngle) {
   ParameterSet big = with_theta(1.2);
   big.set("r_a", 3.0);
   big.set("r_b", 3.0);
-  EXPECT_GT(BilliardsModel::min_theta(3, 3, 1), 1.2);
+  EXPECT_GT(BilliardsFamily::min_theta(3, 3, 1), 1.2);
   EXPECT_THROW(model.make_problem(big), InputError);
 }
 
-TEST(BilliardsModel, MissingAndOutOfRangeParameters) {
-  const BilliardsModel model;
+TEST(BilliardsFamily, MissingAndOutOfRangeParameters) {
+  const BilliardsFamily model;
   const auto field_of = [&](const ParameterSet& params) -> std::string {
     try {
       model.make_problem(params);

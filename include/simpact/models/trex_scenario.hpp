@@ -11,18 +11,19 @@
 // Defaults: Table I's "Initial" row.
 #pragma once
 
-#include "simpact/models/impact_model.hpp"
+#include "simpact/models/mechanism_family.hpp"
 #include "simpact/models/trex_geometry.hpp"
 
 namespace simpact {
 
-class TrexImpactModel final : public ImpactModel {
+class TrexFamily final : public MechanismFamily {
  public:
-  TrexImpactModel();
+  TrexFamily();
   std::string name() const override { return "trex"; }
   const std::vector<ParameterInfo>& parameters() const override { return parameters_; }
   int max_dof() const override { return kTrexDof; }
-  ImpactProblem make_problem(const ParameterSet& params) const override;
+  void impact_at(const ParameterSet& params, FamilyScratch& scratch, ImpactTerms& terms, PreImpact& pre,
+                 double* values) const override;
   // The placed configuration of `params` (throws InputError like make_problem).
   DofVector placed_configuration(const ParameterSet& params) const;
 

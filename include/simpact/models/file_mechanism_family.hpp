@@ -1,35 +1,31 @@
-// A mechanism file as an ImpactModel: the sweep engine's view of `model: {file: ..., contacts:
+// A mechanism file as a MechanismFamily: the sweep engine's view of `model: {file: ..., contacts:
 // [...]}`. A task's parameters (qpos.*, qvel.*, mass.*, size.*, pos.*, restitution) name the state
-// and the edits; the problem is the mechanism's impact there, after `place`. Each thread builds
-// through its own MuJoCo workspace, so one model serves every OpenMP thread.
+// and the edits; the impact is the mechanism's there, after `place`. Each thread builds through
+// its own MuJoCo workspace, so one family serves every OpenMP thread.
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "simpact/models/impact_model.hpp"
+#include "simpact/models/mechanism_family.hpp"
 #include "simpact/models/mujoco_mechanism.hpp"
 
 namespace simpact {
 
-class MechanismImpactModel : public ImpactModel {
+class FileMechanismFamily : public MechanismFamily {
  public:
-  explicit MechanismImpactModel(std::shared_ptr<const MujocoMechanism> mechanism);
+  explicit FileMechanismFamily(std::shared_ptr<const MujocoMechanism> mechanism);
   std::string name() const override;
   const std::vector<ParameterInfo>& parameters() const override { return mechanism_->parameters(); }
   int max_dof() const override { return mechanism_->nv(); }
-  ImpactProblem make_problem(const ParameterSet& params) const override;
-  bool needs_dynamic_sizes(const ParameterSet& params) const override;
-  DynamicImpactProblem make_dynamic_problem(const ParameterSet& params) const override;
+  void impact_at(const ParameterSet& params, FamilyScratch& scratch, ImpactTerms& terms, PreImpact& pre,
+                 double* values) const override;
   // Per task: each `place` coordinate as solved (group "placed", named by its parameter:
   // placed/qpos.root_z) and the contacts' smallest gap at the resolved configuration
   // (contacts/min_gap [m]: > the gap tolerance when no contact closed) and the number of closed
   // witness points (contacts/closed: the impact's closed contacts).
   std::vector<TaskValue> task_values() const override;
-  ImpactProblem make_problem_reporting(const ParameterSet& params, double* values) const override;
-  DynamicImpactProblem make_dynamic_problem_reporting(const ParameterSet& params,
-                                                      double* values) const override;
   const MujocoMechanism& mechanism() const { return *mechanism_; }
 
  private:

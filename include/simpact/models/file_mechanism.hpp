@@ -1,4 +1,4 @@
-// A mechanism file (models/mujoco_mechanism.hpp) as a DynamicModel, so `simpact simulate` and
+// A mechanism file (models/mujoco_mechanism.hpp) as a Mechanism, so `simpact simulate` and
 // time-stepped sweeps step any robot (hinges, slides, ball and free joints) through its impacts with the same
 // midpoint integrator and propagative reset as the built-in models. MuJoCo gives M(q), gravity, joint springs
 // and damping, the gaps and the normals; the derivatives of T = ½ vᵀM(q)v that the DEL Newton needs are
@@ -13,16 +13,16 @@
 #include <string>
 #include <vector>
 
-#include "simpact/models/dynamic_model.hpp"
+#include "simpact/models/mechanism.hpp"
 #include "simpact/models/mujoco_mechanism.hpp"
 
 namespace simpact {
 
-class MechanismDynamicModel final : public DynamicModel {
+class FileMechanism final : public Mechanism {
  public:
   // Throws InputError naming `field` for a spring on a ball or free joint (V would miss it), or
   // more than kMaxDynamicDof velocities or kMaxDynamicContacts contacts (the reset's limits).
-  MechanismDynamicModel(std::shared_ptr<const MujocoMechanism> mechanism, MechanismState edits,
+  FileMechanism(std::shared_ptr<const MujocoMechanism> mechanism, MechanismState edits,
                         const std::string& field = "mechanism");
   std::string name() const override { return mechanism_->spec().file; }
   int dof() const override { return mechanism_->nv(); }

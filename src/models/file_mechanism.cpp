@@ -1,4 +1,4 @@
-#include "simpact/models/mechanism_dynamic_model.hpp"
+#include "simpact/models/file_mechanism.hpp"
 
 #include <fmt/format.h>
 #include <mujoco/mujoco.h>
@@ -56,7 +56,7 @@ std::vector<Eigen::Vector3d> plane_features(const mjModel* m, int g, double& rad
 
 }  // namespace
 
-MechanismDynamicModel::MechanismDynamicModel(std::shared_ptr<const MujocoMechanism> mechanism,
+FileMechanism::FileMechanism(std::shared_ptr<const MujocoMechanism> mechanism,
                                              MechanismState edits, const std::string& field)
     : mechanism_(std::move(mechanism)), edits_(std::move(edits)), damping_(mechanism_->damping()) {
   if (mechanism_->nv() > kMaxDynamicDof)
@@ -144,7 +144,7 @@ MechanismDynamicModel::MechanismDynamicModel(std::shared_ptr<const MujocoMechani
   }
 }
 
-void MechanismDynamicModel::integrate(const DynVector& q, const DynVector& v, double s,
+void FileMechanism::integrate(const DynVector& q, const DynVector& v, double s,
                                       DynVector& out) const {
   if (rotation_blocks_.empty()) {
     out = q + s * v;
@@ -154,7 +154,7 @@ void MechanismDynamicModel::integrate(const DynVector& q, const DynVector& v, do
   mj_integratePos(mj_, out.data(), v.data(), s);
 }
 
-void MechanismDynamicModel::difference(const DynVector& q2, const DynVector& q1, DynVector& v) const {
+void FileMechanism::difference(const DynVector& q2, const DynVector& q1, DynVector& v) const {
   if (rotation_blocks_.empty()) {
     v = q2 - q1;
     return;
@@ -163,11 +163,11 @@ void MechanismDynamicModel::difference(const DynVector& q2, const DynVector& q1,
   mj_differentiatePos(mj_, v.data(), 1.0, q1.data(), q2.data());
 }
 
-std::string MechanismDynamicModel::configuration_name(int i) const {
+std::string FileMechanism::configuration_name(int i) const {
   return mechanism_->qpos_names().at(static_cast<std::size_t>(i)).substr(5);  // "qpos.<joint>"
 }
 
-std::string MechanismDynamicModel::configuration_unit(int i) const {
+std::string FileMechanism::configuration_unit(int i) const {
   for (int j = 0; j < mj_->njnt; ++j) {
     const int adr = mj_->jnt_qposadr[j], type = mj_->jnt_type[j];
     const int size = type == mjJNT_FREE ? 7 : type == mjJNT_BALL ? 4 : 1;
@@ -179,7 +179,7 @@ std::string MechanismDynamicModel::configuration_unit(int i) const {
   return "";
 }
 
-bool MechanismDynamicModel::normalize_configuration(DynVector& q, const std::string& field) const {
+bool FileMechanism::normalize_configuration(DynVector& q, const std::string& field) const {
   bool normalized = false;
   for (int j = 0; j < mj_->njnt; ++j) {
     const int type = mj_->jnt_type[j];
@@ -203,7 +203,7 @@ bool MechanismDynamicModel::normalize_configuration(DynVector& q, const std::str
   return normalized;
 }
 
-double MechanismDynamicModel::perturb(const DynVector& q, int a, DynVector& plus, DynVector& minus) const {
+double FileMechanism::perturb(const DynVector& q, int a, DynVector& plus, DynVector& minus) const {
   const int index = dof_qpos_[static_cast<std::size_t>(a)];
   if (index >= 0) {  // a Euclidean coordinate: today's steps, bit for bit
     plus = q;
@@ -221,17 +221,17 @@ double MechanismDynamicModel::perturb(const DynVector& q, int a, DynVector& plus
   return 2.0 * kRotationStep;
 }
 
-MujocoMechanism::Workspace& MechanismDynamicModel::workspace() const {
+MujocoMechanism::Workspace& FileMechanism::workspace() const {
   return *workspace_;
 }
 
-Eigen::MatrixXd MechanismDynamicModel::mass_at(const DynVector& q) const {
+Eigen::MatrixXd FileMechanism::mass_at(const DynVector& q) const {
   Eigen::MatrixXd m;
   mechanism_->mass_matrix(edits_, q, workspace(), m);
   return m;
 }
 
-DynVector MechanismDynamicModel::kinetic_gradient(const DynVector& q, const DynVector& v) const {
+DynVector FileMechanism::kinetic_gradient(const DynVector& q, const DynVector& v) const {
   const int n = dof();
   DynVector t_q(n);
   DynVector plus, minus;
@@ -247,7 +247,7 @@ DynVector MechanismDynamicModel::kinetic_gradient(const DynVector& q, const DynV
   return t_q;
 }
 
-void MechanismDynamicModel::kinetic(const DynVector& q, const DynVector& v, bool second,
+void FileMechanism::kinetic(const DynVector& q, const DynVector& v, bool second,
                                     KineticDerivatives& out) const {
   const int n = dof();
   const Eigen::MatrixXd m = mass_at(q);
@@ -272,7 +272,7 @@ void MechanismDynamicModel::kinetic(const DynVector& q, const DynVector& v, bool
   out.t_qq = 0.5 * (out.t_qq + out.t_qq.transpose()).eval();
 }
 
-double MechanismDynamicModel::potential(const DynVector& q, DynVector& gradient, DynMatrix* hessian) const {
+double FileMechanism::potential(const DynVector& q, DynVector& gradient, DynMatrix* hessian) const {
   Eigen::VectorXd g;
   const double v = mechanism_->potential(edits_, q, workspace(), &g);
   gradient = g;
@@ -291,7 +291,7 @@ double MechanismDynamicModel::potential(const DynVector& q, DynVector& gradient,
   return v;
 }
 
-void MechanismDynamicModel::force(const DynVector& /*q*/, const DynVector& v, double /*t*/, DynVector& f,
+void FileMechanism::force(const DynVector& /*q*/, const DynVector& v, double /*t*/, DynVector& f,
                                   DynMatrix* f_q, DynMatrix* f_v) const {
   const int n = dof();
   f = -(damping_.array() * Eigen::ArrayXd(v)).matrix();
@@ -302,23 +302,23 @@ void MechanismDynamicModel::force(const DynVector& /*q*/, const DynVector& v, do
   }
 }
 
-std::string MechanismDynamicModel::force_part_name(int /*part*/) const {
+std::string FileMechanism::force_part_name(int /*part*/) const {
   return "joint_damping";
 }
 
-void MechanismDynamicModel::force_part(int /*part*/, const DynVector& q, const DynVector& v, double t,
+void FileMechanism::force_part(int /*part*/, const DynVector& q, const DynVector& v, double t,
                                        DynVector& f) const {
   force(q, v, t, f, nullptr, nullptr);
 }
 
-std::string MechanismDynamicModel::feature_name(int i) const {
+std::string FileMechanism::feature_name(int i) const {
   const Feature& f = features_.at(static_cast<std::size_t>(i));
   const auto& names = mechanism_->spec().contacts.at(static_cast<std::size_t>(f.contact));
   if (f.geom < 0) return fmt::format("{}/{}", names.first, names.second);
   return fmt::format("{}/{}#{}", names.first, names.second, f.index);
 }
 
-void MechanismDynamicModel::feature_gaps(const DynVector& q, DynVector* phi, DynRowMatrix* jacobian) const {
+void FileMechanism::feature_gaps(const DynVector& q, DynVector* phi, DynRowMatrix* jacobian) const {
   const int k = contacts(), nv = dof();
   if (phi) phi->resize(k);
   if (jacobian) jacobian->setZero(k, nv);
@@ -358,15 +358,15 @@ void MechanismDynamicModel::feature_gaps(const DynVector& q, DynVector* phi, Dyn
   }
 }
 
-void MechanismDynamicModel::gaps(const DynVector& q, DynVector& phi) const {
+void FileMechanism::gaps(const DynVector& q, DynVector& phi) const {
   feature_gaps(q, &phi, nullptr);
 }
 
-void MechanismDynamicModel::gap_jacobian(const DynVector& q, DynRowMatrix& jacobian) const {
+void FileMechanism::gap_jacobian(const DynVector& q, DynRowMatrix& jacobian) const {
   feature_gaps(q, nullptr, &jacobian);
 }
 
-double MechanismDynamicModel::gap_length_scale(const DynVector& q) const {
+double FileMechanism::gap_length_scale(const DynVector& q) const {
   return mechanism_->gap_length_scale(edits_, q, workspace());
 }
 

@@ -32,9 +32,25 @@ struct KineticDerivatives {
   DynMatrix t_qv;       // (t_qv)_ab = ∂²T/∂q_a∂v_b (filled when second derivatives are asked)
 };
 
-class DynamicModel {
+// A mechanism at one configuration q, as an impact sees it: M(q), the contacts' gaps φ_i(q) and
+// normals Dφ_i(q). impact_problem_at (models/impact_problem_at.hpp) turns it and a pre-impact
+// state into the impact problem.
+struct ImpactTerms {
+  DynMatrix mass;             // M(q), unless mass_diagonal is set
+  DynVector mass_diagonal;    // non-empty: M = diag(mass_diagonal) (point masses; mass unused)
+  DynRowMatrix normals;       // Dφ_i(q), one row per contact
+  DynVector gaps;             // φ_i(q)
+  bool every_contact_closed = false;  // gaps ignored: a scenario built touching closes them all
+  int dof() const { return static_cast<int>(mass_diagonal.size() > 0 ? mass_diagonal.size() : mass.rows()); }
+};
+
+// One mechanism description (issue 34 §1): coordinates q (nq) and velocities v (nv) with names,
+// M(q), potential and non-conservative forces, gaps φ(q) and their covectors, and the update
+// q ⊕ v·dt. Built-in scenarios, mechanism files and the time stepper all speak it; impacts are
+// assembled from it by impact_problem_at alone.
+class Mechanism {
  public:
-  virtual ~DynamicModel() = default;
+  virtual ~Mechanism() = default;
   virtual std::string name() const = 0;
   virtual int dof() const = 0;  // nv: velocities, momenta, forces
   // nq: coordinates of q. Larger than dof() when the configuration lives on a group (a ball
@@ -107,6 +123,10 @@ class DynamicModel {
   // (all-zero rows: a frictionless contact).
   virtual double friction_coefficient() const { return 0.0; }
   virtual void tangent_jacobian(const DynVector& q, DynRowMatrix& jacobian) const;
+
+  // M(q), φ(q) and Dφ(q) at q for an impact there. The default: mass_matrix, gaps and
+  // gap_jacobian; a model with a diagonal M says so (mass_diagonal).
+  virtual void impact_terms(const DynVector& q, ImpactTerms& out) const;
 
   // M(q) alone (energy monitoring, initial velocities).
   DynMatrix mass_matrix(const DynVector& q) const;

@@ -1,7 +1,7 @@
 // Newton's cradle (Fig. 2a, Example 1) through the model: the swap matrices, eq. (15), the
 // [1,0,0] → [0,0,1] outcome (not the paper's set-S answer [0,1,0]), longer chains, and the
 // unequal-mass chain 1,3,1,3,1,3 whose outcome is not unique.
-#include "simpact/models/cradle_model.hpp"
+#include "simpact/models/cradle_scenario.hpp"
 
 #include <gtest/gtest.h>
 
@@ -51,8 +51,8 @@ std::vector<DofVector> outcomes(const ImpactProblem& problem, OrderingPolicy pol
   return result;
 }
 
-TEST(CradleModel, SwapMatricesAndInvolution) {
-  const ImpactProblem problem = CradleModel().make_problem(cradle_params(3));
+TEST(CradleFamily, SwapMatricesAndInvolution) {
+  const ImpactProblem problem = CradleFamily().make_problem(cradle_params(3));
   ASSERT_EQ(problem.dof(), 3);
   ASSERT_EQ(problem.contacts(), 2);
   EXPECT_EQ(problem.metric().mass_matrix(), DofMatrix::Identity(3, 3));
@@ -70,9 +70,9 @@ TEST(CradleModel, SwapMatricesAndInvolution) {
   EXPECT_EQ(problem.normals().row(1), Eigen::RowVector3d(0, -1, 1));
 }
 
-TEST(CradleModel, BothContactsViolatedEndsReversedForEveryPolicy) {
+TEST(CradleFamily, BothContactsViolatedEndsReversedForEveryPolicy) {
   // p⁻ = [1, 0, −1] (A moving right, C moving left): eq. (15), p⁺ = p⁻ · antidiag = [−1, 0, 1].
-  const ImpactProblem problem = CradleModel().make_problem(cradle_params(3, {}, {1, 0, -1}));
+  const ImpactProblem problem = CradleFamily().make_problem(cradle_params(3, {}, {1, 0, -1}));
   Eigen::Matrix3d reversal;
   reversal << 0, 0, 1, 0, 1, 0, 1, 0, 0;
   const Eigen::Vector3d expected = (Eigen::RowVector3d(1, 0, -1) * reversal).transpose();
@@ -94,12 +94,12 @@ TEST(CradleModel, BothContactsViolatedEndsReversedForEveryPolicy) {
   EXPECT_GE(diag.theorem1_bound, ws.outcomes.items[0].shortest);  // Theorem 1: 6 ≥ 3
 }
 
-TEST(CradleModel, AnyDoublyViolatingMomentumIsReversed) {
+TEST(CradleFamily, AnyDoublyViolatingMomentumIsReversed) {
   // Equal masses, velocities v1 > v2 > v3 (both contacts closing): p⁺ = p⁻ · antidiag, i.e. the
   // velocities are reversed in order, for every policy and as the only outcome.
   std::mt19937_64 gen(101);
   std::uniform_real_distribution<double> uniform(-2.0, 2.0);
-  const CradleModel model;
+  const CradleFamily model;
   for (int trial = 0; trial < 50; ++trial) {
     double v[3] = {uniform(gen), uniform(gen), uniform(gen)};
     std::sort(v, v + 3, [](double a, double b) { return a > b; });
@@ -114,10 +114,10 @@ TEST(CradleModel, AnyDoublyViolatingMomentumIsReversed) {
   }
 }
 
-TEST(CradleModel, OneIncomingBallEndsWithTheLastBallMoving) {
+TEST(CradleFamily, OneIncomingBallEndsWithTheLastBallMoving) {
   // Default parameters: n = 3, unit masses, ball 1 at speed 1: p⁻ = [1, 0, 0] → [0, 0, 1].
   // The paper's set S (contacts infeasible at the start) would stop at [0, 1, 0], B moving into C.
-  const ImpactProblem problem = CradleModel().make_problem(cradle_params(3));
+  const ImpactProblem problem = CradleFamily().make_problem(cradle_params(3));
   EXPECT_EQ(problem.momentum(), Eigen::Vector3d(1, 0, 0));
   for (const OrderingPolicy policy : kPolicies) {
     ImpactResolution res;
@@ -131,9 +131,9 @@ TEST(CradleModel, OneIncomingBallEndsWithTheLastBallMoving) {
   }
 }
 
-TEST(CradleModel, EqualMassChainsPassTheMomentumThrough) {
+TEST(CradleFamily, EqualMassChainsPassTheMomentumThrough) {
   for (const int n : {4, 5, 6}) {
-    const ImpactProblem problem = CradleModel().make_problem(cradle_params(n));
+    const ImpactProblem problem = CradleFamily().make_problem(cradle_params(n));
     DofVector expected = DofVector::Zero(n);
     expected[n - 1] = 1.0;
     for (const OrderingPolicy policy : kPolicies) {
@@ -146,8 +146,8 @@ TEST(CradleModel, EqualMassChainsPassTheMomentumThrough) {
   }
 }
 
-TEST(CradleModel, AlternatingMassesAreNotUnique) {
-  const ImpactProblem problem = CradleModel().make_problem(cradle_params(6, {1, 3, 1, 3, 1, 3}));
+TEST(CradleFamily, AlternatingMassesAreNotUnique) {
+  const ImpactProblem problem = CradleFamily().make_problem(cradle_params(6, {1, 3, 1, 3, 1, 3}));
   ImpactResolution res;
   const std::vector<DofVector> out = outcomes(problem, OrderingPolicy::kAll, &res);
   EXPECT_EQ(res.status, ResolveStatus::kOk);
@@ -165,10 +165,10 @@ TEST(CradleModel, AlternatingMassesAreNotUnique) {
   }
 }
 
-TEST(CradleModel, TwoBallClosedForm) {
+TEST(CradleFamily, TwoBallClosedForm) {
   // 1-D elastic collision: v1' = (m1 − m2)/(m1 + m2) v1, v2' = 2 m1/(m1 + m2) v1.
   const double m1 = 2.0, m2 = 5.0, v1 = 1.5;
-  const ImpactProblem problem = CradleModel().make_problem(cradle_params(2, {m1, m2}, {v1}));
+  const ImpactProblem problem = CradleFamily().make_problem(cradle_params(2, {m1, m2}, {v1}));
   EXPECT_EQ(problem.momentum(), Eigen::Vector2d(m1 * v1, 0.0));
   const std::vector<DofVector> out = outcomes(problem, OrderingPolicy::kAll);
   ASSERT_EQ(out.size(), 1u);
@@ -177,8 +177,8 @@ TEST(CradleModel, TwoBallClosedForm) {
   EXPECT_NEAR(v[1], 2 * m1 / (m1 + m2) * v1, 1e-15);
 }
 
-TEST(CradleModel, ParameterValidationNamesTheParameter) {
-  const CradleModel model;
+TEST(CradleFamily, ParameterValidationNamesTheParameter) {
+  const CradleFamily model;
   ParameterSet m7 = cradle_params(3);
   m7.set("m7", 1.0);  // ball 7 of a 3-ball cradle
   expect_input_error([&] { model.make_problem(m7); }, "m7");
@@ -214,10 +214,10 @@ TEST(CradleModel, ParameterValidationNamesTheParameter) {
   expect_input_error([&] { model.make_dynamic_problem(cradle_params(kMaxCradleBalls + 1)); }, "n");
 }
 
-TEST(CradleModel, VelocitiesAndRestitutionAreRead) {
+TEST(CradleFamily, VelocitiesAndRestitutionAreRead) {
   ParameterSet params = cradle_params(3, {2, 1, 4}, {1, 0.5, -0.25});
   params.set("restitution", 0.3);
-  const ImpactProblem problem = CradleModel().make_problem(params);
+  const ImpactProblem problem = CradleFamily().make_problem(params);
   EXPECT_EQ(problem.momentum(), Eigen::Vector3d(2, 0.5, -1));
   EXPECT_EQ(problem.restitution(), 0.3);
 }
