@@ -9,10 +9,10 @@
 // before every step.
 #include <benchmark/benchmark.h>
 
-#include "simpact/models/billiards_scenario.hpp"
-#include "simpact/models/cradle_scenario.hpp"
 #include "simpact/integrate/simulation.hpp"
 #include "simpact/integrate/trex_gait.hpp"
+#include "simpact/models/billiards_scenario.hpp"
+#include "simpact/models/cradle_scenario.hpp"
 #include "simpact/models/dynamic_models.hpp"
 
 namespace {

@@ -40,7 +40,6 @@ BasicImpactProblem<S> problem_of(const MechanismFamily& family, const ParameterS
   return impact_problem_at<S>(terms, pre);
 }
 
-
 std::shared_ptr<const MujocoMechanism> load(const std::string& file,
                                             std::vector<std::pair<std::string, std::string>> contacts,
                                             std::vector<std::string> place = {}) {

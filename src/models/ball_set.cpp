@@ -33,7 +33,8 @@ std::string BallSet::coordinate_name(int i) const {
   return "q" + std::to_string(i);
 }
 
-void BallSet::kinetic(const DynVector& /*q*/, const DynVector& v, bool second, KineticDerivatives& out) const {
+void BallSet::kinetic(const DynVector& /*q*/, const DynVector& v, bool second,
+                      KineticDerivatives& out) const {
   const int n = dof();
   out.t_v = mass_diagonal_.cwiseProduct(v);
   out.energy = 0.5 * v.dot(out.t_v);

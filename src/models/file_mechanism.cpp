@@ -56,8 +56,8 @@ std::vector<Eigen::Vector3d> plane_features(const mjModel* m, int g, double& rad
 
 }  // namespace
 
-FileMechanism::FileMechanism(std::shared_ptr<const MujocoMechanism> mechanism,
-                                             MechanismState edits, const std::string& field)
+FileMechanism::FileMechanism(std::shared_ptr<const MujocoMechanism> mechanism, MechanismState edits,
+                             const std::string& field)
     : mechanism_(std::move(mechanism)), edits_(std::move(edits)), damping_(mechanism_->damping()) {
   if (mechanism_->nv() > kMaxDynamicDof)
     throw InputError(field + ".file",
@@ -144,8 +144,7 @@ FileMechanism::FileMechanism(std::shared_ptr<const MujocoMechanism> mechanism,
   }
 }
 
-void FileMechanism::integrate(const DynVector& q, const DynVector& v, double s,
-                                      DynVector& out) const {
+void FileMechanism::integrate(const DynVector& q, const DynVector& v, double s, DynVector& out) const {
   if (rotation_blocks_.empty()) {
     out = q + s * v;
     return;
@@ -248,7 +247,7 @@ DynVector FileMechanism::kinetic_gradient(const DynVector& q, const DynVector& v
 }
 
 void FileMechanism::kinetic(const DynVector& q, const DynVector& v, bool second,
-                                    KineticDerivatives& out) const {
+                            KineticDerivatives& out) const {
   const int n = dof();
   const Eigen::MatrixXd m = mass_at(q);
   out.mass = m;
@@ -292,7 +291,7 @@ double FileMechanism::potential(const DynVector& q, DynVector& gradient, DynMatr
 }
 
 void FileMechanism::force(const DynVector& /*q*/, const DynVector& v, double /*t*/, DynVector& f,
-                                  DynMatrix* f_q, DynMatrix* f_v) const {
+                          DynMatrix* f_q, DynMatrix* f_v) const {
   const int n = dof();
   f = -(damping_.array() * Eigen::ArrayXd(v)).matrix();
   if (f_q) f_q->setZero(n, n);
@@ -307,7 +306,7 @@ std::string FileMechanism::force_part_name(int /*part*/) const {
 }
 
 void FileMechanism::force_part(int /*part*/, const DynVector& q, const DynVector& v, double t,
-                                       DynVector& f) const {
+                               DynVector& f) const {
   force(q, v, t, f, nullptr, nullptr);
 }
 

@@ -63,8 +63,8 @@ void report(const MujocoMechanism& mechanism, const MechanismSolvedState& solved
 }
 }  // namespace
 
-void FileMechanismFamily::impact_at(const ParameterSet& params, FamilyScratch& /*scratch*/, ImpactTerms& terms,
-                                    PreImpact& pre, double* values) const {
+void FileMechanismFamily::impact_at(const ParameterSet& params, FamilyScratch& /*scratch*/,
+                                    ImpactTerms& terms, PreImpact& pre, double* values) const {
   MechanismState state = mechanism_->state_from(params);
   mechanism_->check_state(state, "qpos", "qvel");
   MechanismSolvedState solved;

@@ -18,7 +18,7 @@ void Mechanism::difference(const DynVector& q2, const DynVector& q1, DynVector& 
 }
 
 void Mechanism::force(const DynVector& /*q*/, const DynVector& /*v*/, double /*t*/, DynVector& f,
-                         DynMatrix* f_q, DynMatrix* f_v) const {
+                      DynMatrix* f_q, DynMatrix* f_v) const {
   const int n = dof();
   f.setZero(n);
   if (f_q) f_q->setZero(n, n);
@@ -26,7 +26,7 @@ void Mechanism::force(const DynVector& /*q*/, const DynVector& /*v*/, double /*t
 }
 
 void Mechanism::momentum_terms(const DynVector& q, const DynVector& v, DynVector& t_q, DynVector& t_v,
-                                  DynVector& v_q) const {
+                               DynVector& v_q) const {
   KineticDerivatives k;
   kinetic(q, v, false, k);
   t_q = k.t_q;
@@ -35,7 +35,7 @@ void Mechanism::momentum_terms(const DynVector& q, const DynVector& v, DynVector
 }
 
 void Mechanism::del_matrix(const DynVector& q, const DynVector& v, double c_m, double c_s, double c_h,
-                              DynMatrix& out, double& mass_norm) const {
+                           DynMatrix& out, double& mass_norm) const {
   KineticDerivatives k;
   kinetic(q, v, true, k);
   DynVector gradient;
@@ -81,7 +81,7 @@ std::string Mechanism::force_part_name(int /*part*/) const {
 }
 
 void Mechanism::force_part(int /*part*/, const DynVector& q, const DynVector& v, double t,
-                              DynVector& f) const {
+                           DynVector& f) const {
   force(q, v, t, f, nullptr, nullptr);
 }
 

@@ -841,8 +841,8 @@ void MujocoMechanism::evaluate_witnesses(const MechanismState& state, const Eige
   }
 }
 
-void MujocoMechanism::impact_at(MechanismState state, Workspace& workspace, ImpactTerms& terms, PreImpact& pre,
-                                MechanismSolvedState* solved) const {
+void MujocoMechanism::impact_at(MechanismState state, Workspace& workspace, ImpactTerms& terms,
+                                PreImpact& pre, MechanismSolvedState* solved) const {
   place(state, workspace);
   MechanismEvaluation e;
   std::vector<MechanismWitness> witnesses;

@@ -9,8 +9,8 @@
 #include "simpact/core/input_error.hpp"
 #include "simpact/models/billiards_scenario.hpp"
 #include "simpact/models/cradle_scenario.hpp"
-#include "simpact/models/trex_scenario.hpp"
 #include "simpact/models/trex_model.hpp"
+#include "simpact/models/trex_scenario.hpp"
 
 namespace simpact {
 

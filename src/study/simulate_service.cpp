@@ -46,8 +46,8 @@ SimulationOptions options_of(const SimulateRequest& r) {
 }
 // A mechanism file's dynamic model; its default initial state is params' qpos.*/qvel.* (the
 // file's qpos0 and rest otherwise); mass/size/pos parameters edit the model.
-std::unique_ptr<Mechanism> mechanism_dynamic_system(const SimulateMechanism& spec,
-                                                       const ParameterSet& params, DynamicSystem& system) {
+std::unique_ptr<Mechanism> mechanism_dynamic_system(const SimulateMechanism& spec, const ParameterSet& params,
+                                                    DynamicSystem& system) {
   auto mechanism = std::make_shared<const MujocoMechanism>(
       MechanismSpec{spec.file, spec.contacts, {}, kGapTolerance, "mechanism"});
   for (const auto& [name, value] : params.entries()) {

@@ -70,7 +70,8 @@ simpact::ParameterSet task_parameters(const simpact::ParameterSpace& space, std:
   return params;
 }
 
-void check_task(const simpact::ParameterSpace& space, const simpact::MechanismFamily& model, std::int64_t task) {
+void check_task(const simpact::ParameterSpace& space, const simpact::MechanismFamily& model,
+                std::int64_t task) {
   const simpact::ParameterSet params = task_parameters(space, task);
   try {
     (void)model.make_problem(params);

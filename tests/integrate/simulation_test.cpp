@@ -1,7 +1,5 @@
 // Time stepping through impacts: the acceptance cases, each against a closed form or
 // against the impact core (`resolve`).
-#include "simpact/models/billiards_scenario.hpp"
-#include "simpact/models/cradle_scenario.hpp"
 #include "simpact/integrate/simulation.hpp"
 
 #include <gtest/gtest.h>
@@ -10,6 +8,7 @@
 #include <string>
 
 #include "simpact/models/billiards_scenario.hpp"
+#include "simpact/models/cradle_scenario.hpp"
 #include "simpact/models/dynamic_models.hpp"
 
 namespace simpact {

@@ -149,8 +149,8 @@ TEST(FloatingBase, HumanoidFreeFlightConservesMomentaAndEnergy) {
 
 // The humanoid dropped with its pelvis rolled 0.02 rad and pitched 0.3 rad back (heels first, the
 // right foot 2 ms before the left), through its touchdowns.
-SimulationResult drop(const FileMechanism& model, const MujocoMechanism& mechanism,
-                      double restitution, long steps) {
+SimulationResult drop(const FileMechanism& model, const MujocoMechanism& mechanism, double restitution,
+                      long steps) {
   DynVector q0 = mechanism.default_qpos();
   q0[2] = 1.1;
   q0.segment<4>(3) = roll_pitch(0.02, -0.3);

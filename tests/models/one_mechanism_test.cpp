@@ -98,8 +98,9 @@ TEST(OneMechanism, TrexImpactIsTheGeometrysClosedForm) {
     p.set("speed", 0.8);
     const DofVector q = family.placed_configuration(p);
     const ImpactProblem problem = family.make_problem(p);
-    const TrexGeometry g(TrexDesign{family.parameters()[0].default_value, family.parameters()[1].default_value,
-                                    family.parameters()[2].default_value, family.parameters()[3].default_value});
+    const TrexGeometry g(
+        TrexDesign{family.parameters()[0].default_value, family.parameters()[1].default_value,
+                   family.parameters()[2].default_value, family.parameters()[3].default_value});
     NormalMatrix jac;
     g.gap_jacobian(q, jac);
     ASSERT_EQ(problem.contacts(), 2);

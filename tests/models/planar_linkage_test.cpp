@@ -1,7 +1,5 @@
 // Every hand-derived derivative of the time-stepping models against central finite differences:
 // T_q, T_v = M v, T_qq, T_qv, V_q, V_qq, Dφ, and the DEL residual's Jacobian.
-#include "simpact/models/billiards_scenario.hpp"
-#include "simpact/models/cradle_scenario.hpp"
 #include "simpact/models/planar_linkage.hpp"
 
 #include <gtest/gtest.h>
@@ -10,6 +8,8 @@
 #include <functional>
 
 #include "simpact/integrate/midpoint_integrator.hpp"
+#include "simpact/models/billiards_scenario.hpp"
+#include "simpact/models/cradle_scenario.hpp"
 #include "simpact/models/dynamic_models.hpp"
 
 namespace simpact {

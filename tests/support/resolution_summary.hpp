@@ -42,7 +42,8 @@ inline ResolutionSummary summarize(const ImpactProblem& problem) {
     for (std::size_t i = 0; i < p.size(); ++i) k[i] = grid > 0 ? std::round(p[i] / grid) : p[i];
     return k;
   };
-  std::stable_sort(items.begin(), items.end(), [&](const auto& a, const auto& b) { return key(a.first) < key(b.first); });
+  std::stable_sort(items.begin(), items.end(),
+                   [&](const auto& a, const auto& b) { return key(a.first) < key(b.first); });
   for (auto& [p, e] : items) {
     s.outcomes.push_back(p);
     s.energies.push_back(e);

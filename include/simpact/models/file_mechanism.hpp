@@ -23,7 +23,7 @@ class FileMechanism final : public Mechanism {
   // Throws InputError naming `field` for a spring on a ball or free joint (V would miss it), or
   // more than kMaxDynamicDof velocities or kMaxDynamicContacts contacts (the reset's limits).
   FileMechanism(std::shared_ptr<const MujocoMechanism> mechanism, MechanismState edits,
-                        const std::string& field = "mechanism");
+                const std::string& field = "mechanism");
   std::string name() const override { return mechanism_->spec().file; }
   int dof() const override { return mechanism_->nv(); }
   int configuration_size() const override { return mechanism_->nq(); }

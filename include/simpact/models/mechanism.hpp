@@ -36,10 +36,10 @@ struct KineticDerivatives {
 // normals Dφ_i(q). impact_problem_at (models/impact_problem_at.hpp) turns it and a pre-impact
 // state into the impact problem.
 struct ImpactTerms {
-  DynMatrix mass;             // M(q), unless mass_diagonal is set
-  DynVector mass_diagonal;    // non-empty: M = diag(mass_diagonal) (point masses; mass unused)
-  DynRowMatrix normals;       // Dφ_i(q), one row per contact
-  DynVector gaps;             // φ_i(q)
+  DynMatrix mass;                     // M(q), unless mass_diagonal is set
+  DynVector mass_diagonal;            // non-empty: M = diag(mass_diagonal) (point masses; mass unused)
+  DynRowMatrix normals;               // Dφ_i(q), one row per contact
+  DynVector gaps;                     // φ_i(q)
   bool every_contact_closed = false;  // gaps ignored: a scenario built touching closes them all
   int dof() const { return static_cast<int>(mass_diagonal.size() > 0 ? mass_diagonal.size() : mass.rows()); }
 };

@@ -50,8 +50,8 @@ class MechanismFamily {
   // The mechanism and state `params` name, as the impact sees them: the mechanism's impact terms
   // at its configuration (into `terms`) and the pre-impact state (into `pre`). `values`:
   // task_values().size() doubles to fill, or nullptr. Throws InputError naming the parameter.
-  virtual void impact_at(const ParameterSet& params, FamilyScratch& scratch, ImpactTerms& terms, PreImpact& pre,
-                         double* values) const = 0;
+  virtual void impact_at(const ParameterSet& params, FamilyScratch& scratch, ImpactTerms& terms,
+                         PreImpact& pre, double* values) const = 0;
 
   // The impact of `params` through impact_at and impact_problem_at (owning its system): on the
   // fixed path (make_problem: InputError naming the family when it does not fit) or the dynamic one.

@@ -24,9 +24,9 @@
 #include <vector>
 
 #include "simpact/core/impact_problem.hpp"
-#include "simpact/models/impact_problem_at.hpp"
 #include "simpact/core/parameter_info.hpp"
 #include "simpact/core/parameter_set.hpp"
+#include "simpact/models/impact_problem_at.hpp"
 
 // MuJoCo's types, declared only (mujoco/mujoco.h stays in models/ and audit/ sources).
 struct mjModel_;
@@ -225,7 +225,6 @@ class MujocoMechanism {
   std::vector<int> contact_geoms_;  // every geom a contact stands for (both sides)
   double length_scale_ = 1.0;
   std::vector<int> place_qpos_;  // qpos indices solved by place()
-
 };
 
 // Resolves `path` from `base_dir` when it is relative (config and JSON paths are relative to

@@ -45,11 +45,11 @@ using TimeSteppingBuilder = std::function<DynamicSystem(const std::map<std::stri
 
 struct Scenario {
   std::string name;
-  std::string summary;                                   // one line
-  std::vector<ScenarioParameter> parameters;             // the schema
+  std::string summary;                                       // one line
+  std::vector<ScenarioParameter> parameters;                 // the schema
   std::function<std::unique_ptr<MechanismFamily>()> impact;  // empty: no impacts
-  TimeSteppingBuilder time_stepping;                     // empty: no time-stepping model
-  std::string impact_note, time_stepping_note;           // constraints beyond the ranges
+  TimeSteppingBuilder time_stepping;                         // empty: no time-stepping model
+  std::string impact_note, time_stepping_note;               // constraints beyond the ranges
 
   bool has(Capability c) const { return c == Capability::kImpact ? bool(impact) : bool(time_stepping); }
   // The parameters `c` reads, in schema order.
