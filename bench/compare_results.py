@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Largest relative difference between the numeric datasets of two simpact result files.
 
     bench/compare_results.py A.h5 B.h5
@@ -28,7 +28,7 @@ def main():
         if name not in da or name not in db:
             print(f"{name}: only in {'B' if name not in da else 'A'}")
             continue
-        x, y = da[name][()], db[name][()]
+        x, y = np.asarray(da[name][()]), np.asarray(db[name][()])
         if x.dtype.kind not in "fiu" or y.dtype.kind not in "fiu":
             if x.shape != y.shape or not np.array_equal(x, y):
                 print(f"{name}: non-numeric, differs")
