@@ -167,6 +167,11 @@ class MujocoMechanism {
   // tolerance); a no-op without `place`. Throws InputError naming the contact and its gap.
   void place(MechanismState& state, Workspace& workspace) const;
 
+  // Per contact (spec().contacts order): the geom pairs it stands for, (first side, second side);
+  // a side naming a body stands for each of its geoms. What an engine rebuilding the mechanism
+  // lets collide (audit/).
+  const std::vector<std::vector<std::pair<int, int>>>& contact_geom_pairs() const { return contact_pairs_; }
+
   // qpos indices of spec().place, in its order.
   const std::vector<int>& place_coordinates() const { return place_qpos_; }
 
