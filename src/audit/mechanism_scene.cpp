@@ -122,7 +122,8 @@ MechanismScene mechanism_scene(const MujocoMechanism& mechanism, const Mechanism
                                MujocoMechanism::Workspace& workspace, const std::string& engine,
                                const std::string& field) {
   const auto [m, d] = mechanism.mujoco_at(state, state.qpos, workspace);
-  // Velocities from MuJoCo's own kinematics: the links' twists are what it says they are.
+  // Velocities from MuJoCo's own kinematics: the links' twists are what it says they are. The
+  // workspace's qvel is overwritten; its other users run the position pass before reading it.
   std::copy_n(state.qvel.data(), m->nv, d->qvel);
   mj_comVel(m, d);
   MechanismScene scene;
